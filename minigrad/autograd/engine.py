@@ -1,0 +1,342 @@
+"""The backward engine: ``backward`` and ``grad`` (``torch.autograd.backward`` / ``.grad``).
+
+Iterative: the graph reachable from the roots is discovered with an explicit stack, dependency
+counts are taken, and nodes run from a ready queue ordered like PyTorch's CPU engine (most recently
+created node first; gradient accumulators as soon as they are ready). Gradients arriving at one
+node input from several consumers are summed with the dispatched ``add`` op, in arrival order.
+
+Centrally, for every gradient a node returns (PyTorch's ``validate_outputs``): a gradient whose
+shape is broadcast-expanded relative to the input is summed back with ``sum_to_size``, and one
+whose dtype differs is cast to the input's dtype; so ops need not unbroadcast or cast themselves.
+"""
+from __future__ import annotations
+
+import heapq
+import weakref
+
+from ..dispatch import dispatch
+from .function import AccumulateGrad, FunctionCtx
+from .grad_mode import _grad_state
+
+__all__ = ["backward", "grad"]
+
+_ACC_SEQ = 1 << 62
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _make_grads(outputs, grads):
+    from ..tensor import Tensor
+    grads = _as_tuple(grads) if grads is not None else (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad_tensors/grad_outputs has length {len(grads)} but outputs has "
+                           f"length {len(outputs)}")
+    res = []
+    for out, g in zip(outputs, grads):
+        if g is None:
+            if out._requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out.dtype.is_floating_point:
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
+                g = dispatch("ones_like", out)
+        elif not isinstance(g, Tensor):
+            g = dispatch("full", out.shape, g, dtype=out.dtype)
+        elif g.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {list(g.shape)} "
+                               f"and output[0] has a shape of {list(out.shape)}.")
+        res.append(g)
+    return res
+
+
+def _root_edge(t, i):
+    if not t._requires_grad:
+        raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                           "grad_fn")
+    from .function import _edge
+    return _edge(t)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (``torch.autograd.backward``).
+
+    Args:
+        tensors: a Tensor or sequence of Tensors to differentiate.
+        grad_tensors: matching gradients (None allowed for scalar outputs: ones).
+        retain_graph: keep saved tensors for another backward; defaults to ``create_graph``.
+        create_graph: record the backward itself (higher-order gradients).
+        inputs: accumulate only into these leaves (or non-leaves' ``.grad``).
+
+    Raises:
+        RuntimeError: non-scalar output without a gradient ("grad can be implicitly created only
+            for scalar outputs"), an output that does not require grad, a graph already freed, a
+            saved tensor modified in place, a shape mismatch in the given gradients.
+    """
+    outs = _as_tuple(tensors)
+    grads = _make_grads(outs, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _as_tuple(inputs)
+    if inputs:
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    _execute(outs, grads, retain_graph, create_graph, inputs, capture=False)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching ``.grad`` (``torch.autograd.grad``).
+
+    Returns:
+        a tuple with one Tensor (or None when unused and ``allow_unused``) per input.
+
+    Raises:
+        RuntimeError: an input that does not require grad ("One of the differentiated Tensors does
+            not require grad"), or is not used in the graph and ``allow_unused`` is False
+            ("One of the differentiated Tensors appears to not have been used in the graph. Set
+            allow_unused=True if this is the desired behavior."); plus ``backward``'s errors.
+    """
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by minigrad")
+    single = not isinstance(inputs, (list, tuple))
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for t in ins:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    res = _execute(outs, grads, retain_graph, create_graph, ins, capture=True)
+    final = []
+    for t, g in zip(ins, res):
+        if g is None:
+            if materialize_grads:
+                g = dispatch("zeros_like", t)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+        final.append(g)
+    return tuple(final)
+
+
+def _key_of(t):
+    from .function import _edge
+    return _edge(t)
+
+
+def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
+    roots = [_root_edge(t, i) for i, t in enumerate(outs)]
+    # 1. discover the graph and count dependencies (iterative DFS)
+    deps = {}
+    seen = set()
+    stack = []
+    for n, _ in roots:
+        if n not in seen:
+            seen.add(n)
+            stack.append(n)
+    while stack:
+        n = stack.pop()
+        for nx, _ in n.next_functions:
+            if nx is None:
+                continue
+            deps[nx] = deps.get(nx, 0) + 1
+            if nx not in seen:
+                seen.add(nx)
+                stack.append(nx)
+    # capture targets: (node, output_nr) -> input index
+    targets = {}
+    if inputs:
+        for i, t in enumerate(inputs):
+            targets[_key_of(t)] = i
+    captured = [None] * len(inputs)
+    buffers = {}
+    gs = _grad_state
+    prev = gs.enabled
+    gs.enabled = create_graph
+    try:
+        for (n, nr), g in zip(roots, grads):
+            _accumulate(buffers, n, nr, g)
+        heap = []
+        for n, _ in roots:
+            if deps.get(n, 0) == 0 and n in buffers and not any(n is h[2] for h in heap):
+                heapq.heappush(heap, (-_seq_of(n), id(n), n))
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            buf = buffers.pop(node)
+            if targets:
+                for nr, g in enumerate(buf):
+                    k = (node, nr)
+                    if k in targets and g is not None:
+                        idx = targets[k]
+                        captured[idx] = g if captured[idx] is None else dispatch("add", captured[idx], g)
+            if type(node) is AccumulateGrad:
+                g = buf[0]
+                if g is not None and not capture and (not inputs or (node, 0) in targets):
+                    _accumulate_leaf(node.variable, g, create_graph)
+                continue
+            in_grads = _call_node(node, buf, retain_graph)
+            nexts = node.next_functions
+            metas = node._input_meta
+            for i, (nx, nr) in enumerate(nexts):
+                if nx is None:
+                    continue
+                g = in_grads[i] if i < len(in_grads) else None
+                if g is not None:
+                    g = _validate(node, i, g, metas[i])
+                    _accumulate(buffers, nx, nr, g)
+                d = deps[nx] - 1
+                deps[nx] = d
+                if d == 0 and nx in buffers:
+                    heapq.heappush(heap, (-_seq_of(nx), id(nx), nx))
+                elif d == 0:
+                    _drop_unreached(nx, deps, buffers, heap, retain_graph)
+    finally:
+        gs.enabled = prev
+    return captured
+
+
+def _drop_unreached(node, deps, buffers, heap, retain_graph):
+    """A node whose every consumer sent no gradient: propagate 'nothing' to its inputs."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if not retain_graph:
+            n._release()
+        for nx, _ in n.next_functions:
+            if nx is None:
+                continue
+            deps[nx] -= 1
+            if deps[nx] == 0:
+                if nx in buffers:
+                    heapq.heappush(heap, (-_seq_of(nx), id(nx), nx))
+                else:
+                    stack.append(nx)
+
+
+def _seq_of(n):
+    return _ACC_SEQ if type(n) is AccumulateGrad else n._seq
+
+
+def _accumulate(buffers, node, nr, g):
+    buf = buffers.get(node)
+    if buf is None:
+        nout = getattr(node, "_num_outputs", 1) if isinstance(node, FunctionCtx) else 1
+        buf = buffers[node] = [None] * max(nout, nr + 1)
+    old = buf[nr]
+    buf[nr] = g if old is None else dispatch("add", old, g)
+
+
+def _call_node(node, buf, retain_graph):
+    # tensor hooks and node pre-hooks
+    if node._pre_hooks:
+        for h in list(node._pre_hooks):
+            if isinstance(h, tuple):
+                nr, fn = h
+                if buf[nr] is not None:
+                    r = fn(buf[nr])
+                    if r is not None:
+                        buf[nr] = r
+            else:
+                r = h(tuple(buf))
+                if r is not None:
+                    buf = list(r)
+    fn = node._function
+    if any(g is None for g in buf):
+        if node.materialize_grads:
+            metas = getattr(node, "_out_meta", ())
+            for i, g in enumerate(buf):
+                if g is None and i < len(metas) and metas[i] is not None:
+                    shape, dt = metas[i]
+                    buf[i] = dispatch("zeros", shape, dtype=dt)
+    try:
+        res = fn.backward(node, *buf)
+    finally:
+        if not retain_graph:
+            node._release()
+    if not isinstance(res, tuple):
+        res = (res,)
+    n_in = len(node.next_functions)
+    if len(res) != n_in:
+        if len(res) > n_in and all(r is None for r in res[n_in:]):
+            res = res[:n_in]
+        elif len(res) < n_in and all(nx is None for nx, _ in node.next_functions[len(res):]):
+            res = res + (None,) * (n_in - len(res))
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {n_in}, got {len(res)})")
+    if node._hooks:
+        for h in list(node._hooks):
+            r = h(res, tuple(buf))
+            if r is not None:
+                res = tuple(r)
+    return res
+
+
+def _validate(node, i, g, meta):
+    from ..tensor import Tensor
+    if meta is None:
+        return g
+    if not isinstance(g, Tensor):
+        raise TypeError(f"function {node.name()} returned a gradient of type {type(g).__name__} "
+                        f"at index {i}; expected a Tensor or None")
+    shape, dtype = meta
+    if g.shape != shape:
+        if not _expandable(shape, g.shape):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} "
+                               f"- got {list(g.shape)} but expected shape compatible with "
+                               f"{list(shape)}")
+        g = dispatch("sum_to_size", g, shape)
+    if g.dtype is not dtype:
+        g = dispatch("_to_copy", g, dtype=dtype)
+    return g
+
+
+def _expandable(shape, target):
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != t and s != 1:
+            return False
+    return True
+
+
+def _accumulate_leaf(v, g, create_graph):
+    if v._hooks:
+        for fn in list(v._hooks):
+            r = fn(g)
+            if r is not None:
+                g = r
+    if v.grad is None:
+        v.grad = g if create_graph else g._detached_copy()
+    elif create_graph:
+        v.grad = dispatch("add", v.grad, g)
+    else:
+        v.grad.add_(g)
+    if v._post_acc_hooks:
+        for fn in list(v._post_acc_hooks):
+            fn(v)
+
+
+def register_retain_grad(t):
+    """Make non-leaf ``t`` keep its gradient in ``t.grad`` (``Tensor.retain_grad``)."""
+    ref = weakref.ref(t)
+
+    def hook(g):
+        tt = ref()
+        if tt is not None:
+            if tt.grad is None:
+                tt.grad = g._detached_copy()
+            else:
+                tt.grad = dispatch("add", tt.grad, g).detach()
+        return None
+    return hook

@@ -1,0 +1,264 @@
+"""``Function`` and its context: user-definable differentiable ops (``torch.autograd.Function``).
+
+A ``Function`` subclass defines ``forward(ctx, *args, **kwargs)`` and ``backward(ctx, *grads)``.
+``apply`` runs ``forward`` with grad mode off and, when grad mode is on and a tensor input
+requires grad, makes ``ctx`` the ``grad_fn`` of the outputs. The ctx *is* the graph node, as in
+PyTorch: its class is named ``<FunctionName>Backward`` (built-in ops set ``_backward_name``, e.g.
+``"AddBackward0"``), and it offers ``save_for_backward``, ``saved_tensors`` (with PyTorch's
+freed-graph and in-place version checks), ``needs_input_grad``, ``mark_non_differentiable``,
+``set_materialize_grads`` and ``next_functions``.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .grad_mode import _grad_state
+
+__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor"]
+
+_seq = itertools.count()
+
+FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward.")
+
+
+class Node:
+    """A node of the backward graph (``torch.autograd.graph.Node``).
+
+    Attributes:
+        next_functions: tuple of ``(node or None, output_nr)``, one per differentiable input.
+        _input_meta: per input ``(shape, dtype)`` or None, used to validate incoming grads.
+    """
+
+    __slots__ = ("next_functions", "_input_meta", "_seq", "_pre_hooks", "_hooks", "__weakref__")
+
+    def __init__(self):
+        self.next_functions = ()
+        self._input_meta = ()
+        self._seq = next(_seq)
+        self._pre_hooks = None
+        self._hooks = None
+
+    def name(self) -> str:
+        """The node's class name, e.g. ``"MulBackward0"``."""
+        return type(self).__name__
+
+    def register_hook(self, fn):
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; see PyTorch."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """Call ``fn(grad_outputs)`` before this node runs; a non-None return replaces them."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)
+        return _RemovableHandle(self._pre_hooks, fn)
+
+    def _release(self):
+        pass
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class _RemovableHandle:
+    def __init__(self, lst, item):
+        self._lst, self._item = lst, item
+
+    def remove(self):
+        try:
+            self._lst.remove(self._item)
+        except ValueError:
+            pass
+
+
+class AccumulateGrad(Node):
+    """The node that accumulates a leaf's gradient into ``leaf.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self._input_meta = ((variable.shape, variable.dtype),)
+
+
+class SavedTensor:
+    """A tensor saved for backward: keeps the array and the version it was saved at.
+
+    An op's own output is stored without its ``grad_fn`` (so no reference cycle keeps the graph
+    alive) and rebuilt on unpack, like PyTorch's ``SavedVariable``.
+    """
+
+    __slots__ = ("tensor", "data", "dtype", "version", "vc", "is_output", "requires_grad",
+                 "base", "output_nr")
+
+    def __init__(self, t, node):
+        self.vc = t._vc
+        self.version = t._vc[0]
+        self.is_output = t.grad_fn is node and node is not None
+        if self.is_output:
+            self.tensor = None
+            self.data, self.dtype, self.base = t._data, t.dtype, t._base
+            self.requires_grad, self.output_nr = t._requires_grad, t._output_nr
+        else:
+            self.tensor = t
+
+    def unpack(self, node):
+        if self.vc[0] != self.version:
+            t = self.tensor
+            shape = list(t.shape) if t is not None else list(self.data.shape)
+            dt = (t.dtype if t is not None else self.dtype).name
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{dt} {shape}], which is output 0 of {node.name()}, is at "
+                f"version {self.vc[0]}; expected version {self.version} instead.")
+        if not self.is_output:
+            return self.tensor
+        from ..tensor import Tensor
+        t = Tensor._make(self.data, self.dtype)
+        t._vc = self.vc
+        t._base = self.base
+        if self.requires_grad:
+            t._requires_grad = True
+            t.grad_fn = node
+            t._output_nr = self.output_nr
+        return t
+
+
+class FunctionCtx(Node):
+    """The context passed to ``forward``/``backward`` (and the graph node itself)."""
+
+    __slots__ = ("_saved", "_freed", "needs_input_grad", "_non_diff", "materialize_grads",
+                 "__dict__")
+
+    def __init__(self):
+        super().__init__()
+        self._saved = None
+        self._freed = False
+        self.needs_input_grad = ()
+        self._non_diff = None
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (or None) for ``backward``; read them back via ``saved_tensors``."""
+        self._saved = tuple(None if t is None else SavedTensor(t, self) for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        """The saved tensors, checked against in-place modification.
+
+        Raises:
+            RuntimeError: after the graph was freed by a backward without ``retain_graph``, or when
+                a saved tensor was modified in place since it was saved.
+        """
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        if self._saved is None:
+            return ()
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    def mark_non_differentiable(self, *tensors):
+        """Mark outputs that get no gradient (``requires_grad=False`` outputs)."""
+        self._non_diff = set(id(t) for t in tensors)
+
+    def mark_dirty(self, *tensors):
+        """Accepted for compatibility; in-place ops bump versions themselves."""
+
+    def set_materialize_grads(self, value: bool):
+        """When False, undefined output grads reach ``backward`` as None instead of zeros."""
+        self.materialize_grads = value
+
+    def _release(self):
+        if self._saved is not None:
+            self._saved = None
+            self._freed = True
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, ns):
+        super().__init__(name, bases, ns)
+        bname = ns.get("_backward_name") or (name + "Backward")
+        cls._node_cls = type(bname, (FunctionCtx,), {"_function": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of differentiable ops (``torch.autograd.Function``).
+
+    Subclass it with static ``forward(ctx, *args, **kwargs)`` returning a Tensor or a tuple of
+    Tensors, and ``backward(ctx, *grad_outputs)`` returning one gradient (or None) per positional
+    input of ``forward``. Call it with ``MyFn.apply(*args)``. ``forward`` runs with grad mode off;
+    ``backward`` runs with grad mode on only under ``create_graph=True``.
+
+    Deliberate difference: ``vmap``/``setup_context`` styles are not supported.
+    """
+
+    _backward_name = None
+    _op_name = None
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from ..tensor import Tensor
+        ctx = cls._node_cls()
+        gs = _grad_state
+        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        record = gs.enabled and True in needs
+        ctx.needs_input_grad = needs
+        prev = gs.enabled
+        gs.enabled = False
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            gs.enabled = prev
+        if record:
+            out = _connect(ctx, args, needs, out)
+        elif ctx._saved is not None:
+            ctx._saved = None
+        return out
+
+
+def _edge(t):
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    acc = t._grad_accumulator
+    if acc is None:
+        acc = t._grad_accumulator = AccumulateGrad(t)
+    return (acc, 0)
+
+
+def _connect(ctx, args, needs, out):
+    ctx.next_functions = tuple(_edge(a) if n else (None, 0) for a, n in zip(args, needs))
+    ctx._input_meta = tuple((a.shape, a.dtype) if n else None for a, n in zip(args, needs))
+    is_tuple = isinstance(out, tuple)
+    outs = list(out) if is_tuple else [out]
+    nd = ctx._non_diff
+    for i, o in enumerate(outs):
+        if o is None or not o.dtype.is_floating_point or (nd and id(o) in nd):
+            continue
+        if o.grad_fn is not None or o._requires_grad:
+            # forward returned an input (or a tensor already in a graph) as-is: PyTorch returns
+            # a view of it; we return a new Tensor sharing its storage and version counter.
+            o = outs[i] = o._alias()
+        o._requires_grad = True
+        o.grad_fn = ctx
+        o._output_nr = i
+    ctx._num_outputs = len(outs)
+    ctx._out_meta = tuple(None if o is None else (o.shape, o.dtype) for o in outs)
+    return tuple(outs) if is_tuple else outs[0]

@@ -1,0 +1,149 @@
+"""The dispatcher: the one entry point of every op, forward and backward.
+
+``dispatch(op_name, *args, **kwargs)`` looks the op up in the registry and runs it through the
+mode stack. A *mode* (autocast, a profiler, a tracer, a numerics monitor) is an object with a
+``__minigrad_dispatch__(op_name, args, kwargs, call_next)`` method; modes run innermost (most
+recently pushed) first and each either returns ``call_next(args, kwargs)`` (possibly with changed
+arguments) or a result of its own. While a mode runs, ops it dispatches itself (e.g. the casts that
+autocast inserts) see only the modes outside it, as with PyTorch's ``TorchDispatchMode``.
+
+After the modes, ``Function.apply`` of the registered op runs: dtype promotion, the opmath kernel,
+one rounding, and the graph node when grad mode is on.
+
+Mirrors PyTorch's dispatcher + ``torch.utils._python_dispatch.TorchDispatchMode`` in spirit; the
+mode protocol is our own.
+"""
+from __future__ import annotations
+
+import threading
+
+__all__ = ["dispatch", "register_op", "get_op", "registered_ops", "DispatchMode",
+           "push_mode", "pop_mode", "current_modes"]
+
+_OPS: dict = {}
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.modes = []      # the mode stack, outermost first
+        self.limit = None    # while a mode runs: how many outer modes later dispatches may see
+
+
+_state = _State()
+
+
+def register_op(name: str, fn=None):
+    """Register ``fn`` (a ``Function`` subclass, or any callable) as the op ``name``.
+
+    Usable as a decorator: ``@register_op("add")``. Re-registering a name replaces it.
+    """
+    def deco(f):
+        _OPS[name] = f
+        if getattr(f, "_op_name", None) is None and isinstance(f, type):
+            f._op_name = name
+        return f
+    return deco if fn is None else deco(fn)
+
+
+def get_op(name: str):
+    """The callable registered as ``name``.
+
+    Raises:
+        NotImplementedError: when no op of that name exists.
+    """
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise NotImplementedError(f"minigrad has no op named {name!r}") from None
+
+
+def registered_ops() -> list:
+    """Names of all registered ops, sorted."""
+    return sorted(_OPS)
+
+
+def _apply(op_name, args, kwargs):
+    f = _OPS.get(op_name)
+    if f is None:
+        get_op(op_name)
+    apply = getattr(f, "apply", None)
+    return apply(*args, **kwargs) if apply is not None else f(*args, **kwargs)
+
+
+def dispatch(op_name: str, *args, **kwargs):
+    """Run the op ``op_name`` on ``args``/``kwargs`` through the mode stack.
+
+    Returns whatever the op returns (a Tensor or a tuple of Tensors).
+
+    Raises:
+        NotImplementedError: for an unknown op name; otherwise whatever the op or a mode raises.
+    """
+    st = _state
+    modes = st.modes
+    if not modes:
+        return _apply(op_name, args, kwargs)
+    n = len(modes) if st.limit is None else st.limit
+    return _run_modes(op_name, args, kwargs, n)
+
+
+def _run_modes(op_name, args, kwargs, n):
+    if n == 0:
+        return _apply(op_name, args, kwargs)
+    st = _state
+    mode = st.modes[n - 1]
+    saved = st.limit
+
+    def call_next(a, k):
+        inner_saved = st.limit
+        st.limit = saved
+        try:
+            return _run_modes(op_name, a, k, n - 1)
+        finally:
+            st.limit = inner_saved
+
+    st.limit = n - 1
+    try:
+        return mode.__minigrad_dispatch__(op_name, args, kwargs, call_next)
+    finally:
+        st.limit = saved
+
+
+def push_mode(mode) -> None:
+    """Push ``mode`` on this thread's mode stack (innermost)."""
+    _state.modes.append(mode)
+
+
+def pop_mode(mode=None):
+    """Pop the innermost mode (which must be ``mode`` when given).
+
+    Raises:
+        RuntimeError: when the stack is empty or its top is not ``mode``.
+    """
+    modes = _state.modes
+    if not modes or (mode is not None and modes[-1] is not mode):
+        raise RuntimeError(f"pop_mode: {mode!r} is not the innermost dispatch mode")
+    return modes.pop()
+
+
+def current_modes() -> tuple:
+    """The mode stack, outermost first (a copy)."""
+    return tuple(_state.modes)
+
+
+class DispatchMode:
+    """Base class for modes: a context manager that pushes itself on enter and pops on exit.
+
+    Subclasses override ``__minigrad_dispatch__(op_name, args, kwargs, call_next)``; the default
+    just calls ``call_next(args, kwargs)``.
+    """
+
+    def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
+        return call_next(args, kwargs)
+
+    def __enter__(self):
+        push_mode(self)
+        return self
+
+    def __exit__(self, *exc):
+        pop_mode(self)
+        return False

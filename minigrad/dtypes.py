@@ -1,0 +1,268 @@
+"""Dtype objects and PyTorch's type-promotion rules.
+
+Mirrors ``torch.dtype``, ``torch.promote_types``, ``torch.result_type``, ``torch.finfo`` and
+``torch.iinfo``. NumPy's own helpers (``np.finfo``, ``np.result_type``, ``np.issubdtype``) do not
+know bfloat16 correctly, so every dtype fact in minigrad comes from this module.
+
+Storage formats: float16 is ``np.float16``, bfloat16 is ``ml_dtypes.bfloat16`` (true 2-byte
+storage); float8 formats are left for a later issue.
+"""
+from __future__ import annotations
+
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+__all__ = [
+    "DType", "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+    "uint8", "bool_", "double", "float", "half", "long", "int", "short", "all_dtypes",
+    "from_numpy", "as_dtype", "promote_types", "result_type", "opmath_dtype", "finfo", "iinfo",
+    "get_default_dtype", "set_default_dtype", "is_floating_point",
+]
+
+
+class DType:
+    """A tensor element type (mirrors ``torch.dtype``).
+
+    Attributes:
+        name: PyTorch's name, e.g. ``"float32"``; ``repr`` gives ``minigrad.float32``.
+        np: the NumPy dtype used for storage (``ml_dtypes.bfloat16`` for bfloat16).
+        itemsize: bytes per element.
+        is_floating_point: True for float64/32/16 and bfloat16.
+        is_signed: as ``torch.dtype.is_signed``.
+    """
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_kind", "_rank")
+
+    def __init__(self, name, np_dtype, kind, rank):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self._kind = kind          # 0 bool, 1 integer, 2 floating (PyTorch's categories)
+        self._rank = rank
+        self.is_floating_point = kind == 2
+        self.is_signed = name not in ("bool", "uint8")
+
+    @property
+    def is_complex(self):
+        return False
+
+    def to_real(self):
+        return self
+
+    def __repr__(self):
+        return f"minigrad.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+bool_ = DType("bool", np.bool_, 0, 0)
+uint8 = DType("uint8", np.uint8, 1, 1)
+int8 = DType("int8", np.int8, 1, 2)
+int16 = DType("int16", np.int16, 1, 3)
+int32 = DType("int32", np.int32, 1, 4)
+int64 = DType("int64", np.int64, 1, 5)
+float16 = DType("float16", np.float16, 2, 6)
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, 2, 6)
+float32 = DType("float32", np.float32, 2, 7)
+float64 = DType("float64", np.float64, 2, 8)
+
+# PyTorch's aliases
+double, float, half, long, int, short = float64, float32, float16, int64, int32, int16
+
+all_dtypes = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+_BY_NP = {d.np: d for d in all_dtypes}
+_BY_NAME = {d.name: d for d in all_dtypes}
+_BY_NAME.update({"double": float64, "float": float32, "half": float16, "long": int64,
+                 "int": int32, "short": int16, "bf16": bfloat16, "fp16": float16,
+                 "fp32": float32, "fp64": float64})
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> DType:
+    """The dtype of float Python scalars and float factories (``torch.get_default_dtype``)."""
+    return _default_dtype
+
+
+def set_default_dtype(d) -> None:
+    """Set the default float dtype (``torch.set_default_dtype``); float32 or float64 only.
+
+    Raises:
+        TypeError: for a non-floating dtype, as PyTorch does.
+    """
+    global _default_dtype
+    d = as_dtype(d)
+    if d not in (float32, float64, float16, bfloat16):
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_dtype = d
+
+
+def from_numpy(np_dtype) -> DType:
+    """The minigrad dtype that stores as ``np_dtype``.
+
+    Raises:
+        TypeError: for NumPy dtypes minigrad has no counterpart for (complex, strings, ...).
+    """
+    try:
+        return _BY_NP[np.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"minigrad has no dtype for numpy dtype {np_dtype!r}") from None
+
+
+def as_dtype(d) -> DType:
+    """Accept a DType, a name ("float16"), a NumPy dtype, or the Python types float/int/bool.
+
+    Raises:
+        TypeError: when ``d`` names no dtype.
+    """
+    if isinstance(d, DType):
+        return d
+    if d is builtins.float:
+        return _default_dtype
+    if d is builtins.int:
+        return int64
+    if d is builtins.bool:
+        return bool_
+    if isinstance(d, str):
+        try:
+            return _BY_NAME[d.replace("minigrad.", "").replace("torch.", "")]
+        except KeyError:
+            raise TypeError(f"unknown dtype name {d!r}") from None
+    name = getattr(d, "name", None)   # torch.dtype objects: map by name
+    if name is None and type(d).__name__ == "dtype" and str(d).startswith("torch."):
+        name = str(d)[6:]
+    if isinstance(name, str) and name in _BY_NAME and not isinstance(d, np.dtype):
+        return _BY_NAME[name]
+    return from_numpy(d)
+
+
+def is_floating_point(d) -> bool:
+    """True for float64, float32, float16 and bfloat16."""
+    return as_dtype(d).is_floating_point
+
+
+def promote_types(a, b) -> DType:
+    """The smallest dtype both ``a`` and ``b`` convert to safely (``torch.promote_types``).
+
+    float16 with bfloat16 gives float32; an integer with a float gives that float; bool is below
+    every other type; uint8 with a signed integer gives the next wider signed type (as PyTorch).
+    """
+    a, b = as_dtype(a), as_dtype(b)
+    if a is b:
+        return a
+    if {a, b} == {float16, bfloat16}:
+        return float32
+    if a._kind != b._kind:
+        return a if a._kind > b._kind else b
+    if a._kind == 1 and uint8 in (a, b):
+        other = b if a is uint8 else a
+        return int16 if other is int8 else other
+    return a if a._rank > b._rank else b
+
+
+def _combine(higher, lower):
+    """PyTorch's combine_categories (c10 ResultTypeState)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_floating_point:
+        return higher
+    if higher is bool_ or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*args) -> DType:
+    """The dtype of an op's result over tensors and Python scalars (``torch.result_type``).
+
+    PyTorch's three-tier rule: dimensioned tensors, then 0-dim tensors, then Python scalars
+    ("wrapped numbers": float -> default dtype, int -> int64, bool -> bool); a lower tier only
+    matters when its category (bool < integer < float) is higher. So ``fp16_tensor * 2.5`` stays
+    float16, ``int_tensor * 2.5`` is float32 and ``fp16 + bf16`` is float32.
+
+    Raises:
+        TypeError: for an argument that is neither a Tensor nor a bool/int/float.
+    """
+    dim = zero = wrapped = None
+    for x in args:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, DType):
+            if x.ndim > 0:
+                dim = d if dim is None else promote_types(dim, d)
+            else:
+                zero = d if zero is None else promote_types(zero, d)
+        elif isinstance(x, (builtins.bool, np.bool_)):
+            wrapped = bool_ if wrapped is None else promote_types(wrapped, bool_)
+        elif isinstance(x, (builtins.int, np.integer)):
+            wrapped = int64 if wrapped is None else promote_types(wrapped, int64)
+        elif isinstance(x, (builtins.float, np.floating)):
+            wrapped = _default_dtype if wrapped is None else promote_types(wrapped, _default_dtype)
+        elif isinstance(x, DType):
+            dim = x if dim is None else promote_types(dim, x)
+        elif x is None:
+            continue
+        else:
+            raise TypeError(f"result_type() got an argument of type {type(x).__name__}; "
+                            "expected Tensor, bool, int or float")
+    out = _combine(dim, _combine(zero, wrapped))
+    if out is None:
+        raise TypeError("result_type() needs at least one Tensor or scalar")
+    return out
+
+
+def opmath_dtype(d) -> DType:
+    """The dtype a kernel computes in (``at::opmath_type``): float32 for float16/bfloat16."""
+    d = as_dtype(d)
+    return float32 if d is float16 or d is bfloat16 else d
+
+
+class finfo:
+    """Machine limits of a floating dtype (``torch.finfo``), bfloat16 included.
+
+    Attributes: bits, eps, max, min, tiny (== smallest_normal), smallest_normal, resolution,
+    dtype (the name, as PyTorch's ``finfo.dtype``). Values are Python floats.
+
+    Raises:
+        TypeError: for a non-floating dtype.
+    """
+
+    def __init__(self, type=None):
+        d = _default_dtype if type is None else as_dtype(type)
+        if not d.is_floating_point:
+            raise TypeError(f"finfo is only for floating dtypes, got {d}")
+        info = ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
+        self.bits = d.itemsize * 8
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = builtins.float(info.resolution)
+        self.dtype = d.name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (``torch.iinfo``): bits, min, max, dtype.
+
+    Raises:
+        TypeError: for a floating dtype.
+    """
+
+    def __init__(self, type):
+        d = as_dtype(type)
+        if d.is_floating_point:
+            raise TypeError(f"iinfo is only for integer dtypes, got {d}")
+        if d is bool_:
+            self.bits, self.min, self.max = 8, 0, 1
+        else:
+            info = np.iinfo(d.np)
+            self.bits, self.min, self.max = info.bits, builtins.int(info.min), builtins.int(info.max)
+        self.dtype = d.name

@@ -1,0 +1,115 @@
+"""Kernel helpers shared by all ops: opmath upcast, the one rounding, scalar handling, dims.
+
+The numerics contract lives here so that no op re-implements it:
+- ``opmath(x, dtype)``: the input as an array in the compute dtype (fp32 for fp16/bf16 results).
+- ``wrap(arr, dtype)``: round ONCE into the result dtype and make the output Tensor.
+- ``scalar_add(s, dtype)``: PyTorch rounds add/sub scalars (and ``alpha``) to a 16-bit tensor's
+  own dtype first; ``scalar_mul(s, dtype)``: mul/div scalars go to opmath (fp32) unrounded.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+
+LOW = (_dt.float16, _dt.bfloat16)
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def opmath(x, dtype):
+    """``x`` (Tensor, array or Python scalar) as an array/scalar in opmath(``dtype``).
+
+    For fp16/bf16 results this is float32; integer results compute in int64 (bool in bool).
+    """
+    cd = _dt.opmath_dtype(dtype).np
+    if isinstance(x, Tensor):
+        a = x._data
+        return a if a.dtype == cd else a.astype(cd)
+    if isinstance(x, np.ndarray):
+        return x if x.dtype == cd else x.astype(cd)
+    return cd.type(x)
+
+
+def wrap(arr, dtype) -> Tensor:
+    """Round ``arr`` once into ``dtype`` storage and wrap it as a Tensor (no grad metadata)."""
+    npd = dtype.np
+    if not isinstance(arr, np.ndarray):
+        arr = np.asarray(arr)
+    if arr.dtype != npd:
+        arr = arr.astype(npd)
+    return Tensor._make(arr, dtype)
+
+
+def scalar_add(s, dtype):
+    """An add/sub scalar as PyTorch uses it: rounded to ``dtype`` when 16-bit, then opmath."""
+    cd = _dt.opmath_dtype(dtype).np
+    if dtype in LOW:
+        return cd.type(dtype.np.type(s))
+    return cd.type(s)
+
+
+def scalar_mul(s, dtype):
+    """A mul/div scalar as PyTorch uses it: converted straight to opmath (fp32 for 16-bit)."""
+    return _dt.opmath_dtype(dtype).np.type(s)
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """Normalise a possibly negative dim; 0-dim tensors accept dims -1 and 0.
+
+    Raises:
+        IndexError: "Dimension out of range (expected to be in range of [-n, n-1], but got d)".
+    """
+    n = max(ndim, 1)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return int(dim) % n
+
+
+def wrap_dims(dim, ndim):
+    """Normalise ``None``/int/sequence dims to a sorted tuple (None or () -> all dims).
+
+    Raises:
+        IndexError: a dim out of range; RuntimeError: a dim repeated.
+    """
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    out = tuple(wrap_dim(d, ndim) for d in dim)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+    return tuple(sorted(out))
+
+
+def broadcast_shapes(*shapes):
+    """PyTorch's broadcast of shapes.
+
+    Raises:
+        RuntimeError: "The size of tensor a (3) must match the size of tensor b (4) at
+            non-singleton dimension 1".
+    """
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, v in enumerate(s):
+            j = ndim - len(s) + i
+            if out[j] == 1:
+                out[j] = v
+            elif v != 1 and v != out[j]:
+                raise RuntimeError(f"The size of tensor a ({out[j]}) must match the size of tensor "
+                                   f"b ({v}) at non-singleton dimension {i}")
+    return tuple(out)
+
+
+def check_scalar_or_tensor(x, op):
+    """Raise TypeError for an argument that is neither a Tensor nor a Python number."""
+    if not isinstance(x, (Tensor, bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"{op}(): argument 'other' must be Tensor or Number, not "
+                        f"{type(x).__name__}")

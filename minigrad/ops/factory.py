@@ -1,0 +1,329 @@
+"""Factories: tensor, zeros, ones, full, *_like, empty, arange, eye, linspace, randn, rand,
+randint, randperm, normal. Registered as ops (so modes see them) and exported from ``minigrad``.
+
+Mirror the ``torch`` factories' signatures and dtype inference (float scalars -> default dtype,
+ints -> int64, bools -> bool; NumPy arrays keep their dtype).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..dispatch import register_op
+from ..random import _gen
+from ..tensor import Tensor
+from ._util import wrap
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
+           "ones_like", "full_like", "empty_like", "arange", "eye", "linspace", "randn", "rand",
+           "randint", "randperm", "randn_like", "rand_like", "normal"]
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"size must be a sequence of ints, got element of type "
+                            f"{type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_dtype(data):
+    """PyTorch's dtype inference for Python data."""
+    if isinstance(data, Tensor):
+        return data.dtype
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        return _dt.from_numpy(np.asarray(data).dtype)
+    kind = 0
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, Tensor):
+            kind = max(kind, x.dtype._kind + (1 if x.dtype is _dt.int64 else 0))
+        elif isinstance(x, (bool, np.bool_)):
+            kind = max(kind, 0)
+        elif isinstance(x, (int, np.integer)):
+            kind = max(kind, 1)
+        elif isinstance(x, (float, np.floating)):
+            kind = max(kind, 3)
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+    return {0: _dt.bool_, 1: _dt.int64, 2: _dt.int64, 3: _dt.get_default_dtype()}[kind] \
+        if kind < 3 else _dt.get_default_dtype()
+
+
+def _to_array(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return np.array([_to_array(x) if isinstance(x, (Tensor, list, tuple)) else x for x in data],
+                        dtype=np.float64 if _has_float(data) else None)
+    return np.asarray(data)
+
+
+def _has_float(data):
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            if _has_float(x):
+                return True
+        elif isinstance(x, (float, np.floating)) or (isinstance(x, Tensor) and
+                                                      x.dtype.is_floating_point):
+            return True
+    return False
+
+
+def _convert(arr, dtype):
+    """Convert an array to ``dtype`` storage as PyTorch's copy kernel does: 16-bit targets from
+    float64/int64 go through float32 first (c10::Half/BFloat16 are built from float)."""
+    if arr.dtype == dtype.np:
+        return arr
+    if dtype in (_dt.float16, _dt.bfloat16) and arr.dtype not in (np.float32,):
+        if arr.dtype.kind in "fiub" or arr.dtype == _dt.bfloat16.np or arr.dtype == np.float16:
+            arr = arr.astype(np.float32)
+    if dtype.is_floating_point is False and arr.dtype.kind == "f" and dtype is not _dt.bool_:
+        with np.errstate(invalid="ignore"):
+            return np.trunc(arr.astype(np.float64)).astype(dtype.np)
+    return arr.astype(dtype.np)
+
+
+@register_op("tensor")
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Build a new leaf tensor from Python data, a NumPy array or a Tensor (``torch.tensor``).
+
+    Args:
+        data: number, (nested) list/tuple, NumPy array or Tensor (copied).
+        dtype: the result dtype; inferred as PyTorch does when None (floats -> default dtype,
+            ints -> int64, bools -> bool, NumPy arrays keep theirs).
+        requires_grad: make the result require grad (floating dtypes only).
+
+    Raises:
+        TypeError: for data of a type with no dtype (strings, objects).
+        ValueError: for ragged nested lists.
+        RuntimeError: requires_grad=True on a non-floating dtype.
+    """
+    dt = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    try:
+        arr = _to_array(data)
+    except ValueError as e:
+        raise ValueError(f"tensor(): expected a sequence of equal-length sequences: {e}") from None
+    if arr.dtype == object:
+        raise TypeError("tensor(): could not infer dtype of the given data")
+    arr = np.array(_convert(arr, dt), dtype=dt.np, copy=True)
+    return _finish(Tensor._make(arr, dt), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype."""
+    if isinstance(data, Tensor) and (dtype is None or _dt.as_dtype(dtype) is data.dtype):
+        return data
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(arr):
+    """A tensor sharing memory with a NumPy array (``torch.from_numpy``).
+
+    Raises:
+        TypeError: for an array of a dtype minigrad lacks.
+    """
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    return Tensor._make(arr, _dt.from_numpy(arr.dtype))
+
+
+def _fill_dtype(fill_value):
+    if isinstance(fill_value, (bool, np.bool_)):
+        return _dt.bool_
+    if isinstance(fill_value, (int, np.integer)):
+        return _dt.int64
+    return _dt.get_default_dtype()
+
+
+@register_op("full")
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of ``size`` filled with ``fill_value`` (``torch.full``); dtype inferred from the
+    value when None (bool -> bool, int -> int64, float -> default dtype)."""
+    size = _size((size,) if isinstance(size, (int, np.integer)) else tuple(size))
+    dt = _dt.as_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    arr = np.full(size, _convert(np.asarray(fill_value), dt), dtype=dt.np)
+    return _finish(Tensor._make(arr, dt), requires_grad)
+
+
+@register_op("zeros")
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of zeros (``torch.zeros``); dtype defaults to the default float dtype."""
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    return _finish(Tensor._make(np.zeros(_size(size), dtype=dt.np), dt), requires_grad)
+
+
+@register_op("ones")
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of ones (``torch.ones``); dtype defaults to the default float dtype."""
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    return _finish(Tensor._make(np.ones(_size(size), dtype=dt.np), dt), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """Same as ``zeros`` (``torch.empty``; minigrad zero-fills for determinism)."""
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def _like(input, dtype):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"expected a Tensor, got {type(input).__name__}")
+    return input.shape, (_dt.as_dtype(dtype) if dtype is not None else input.dtype)
+
+
+@register_op("zeros_like")
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """Zeros of ``input``'s shape and dtype (``torch.zeros_like``)."""
+    shape, dt = _like(input, dtype)
+    return zeros(shape, dtype=dt, requires_grad=requires_grad)
+
+
+@register_op("ones_like")
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """Ones of ``input``'s shape and dtype (``torch.ones_like``)."""
+    shape, dt = _like(input, dtype)
+    return ones(shape, dtype=dt, requires_grad=requires_grad)
+
+
+@register_op("full_like")
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    """``fill_value`` in ``input``'s shape and dtype (``torch.full_like``)."""
+    shape, dt = _like(input, dtype)
+    return full(shape, fill_value, dtype=dt, requires_grad=requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """Same as ``zeros_like`` (``torch.empty_like``)."""
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+
+
+@register_op("arange")
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+    """Values ``start, start+step, ...`` below ``end`` (``torch.arange``); int64 when all
+    arguments are ints, else the default float dtype.
+
+    Raises:
+        RuntimeError: step 0 ("step must be nonzero"), or a step of the wrong sign.
+    """
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    is_int = all(isinstance(v, (int, np.integer)) for v in vals)
+    dt = _dt.as_dtype(dtype) if dtype is not None else (_dt.int64 if is_int else
+                                                         _dt.get_default_dtype())
+    n = int(math.ceil((end - start) / step))
+    arr = start + np.arange(n, dtype=np.float64 if not is_int else np.int64) * step
+    return _finish(Tensor._make(_convert(np.asarray(arr), dt), dt), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """The identity matrix (``torch.eye``)."""
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    return _finish(Tensor._make(np.eye(n, m, dtype=dt.np), dt), requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from start to end inclusive (``torch.linspace``)."""
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    arr = np.linspace(start, end, steps, dtype=np.float64)
+    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad)
+
+
+def _float_dt(dtype):
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    if not dt.is_floating_point:
+        raise RuntimeError(f"\"normal_kernel_cpu\" not implemented for '{dt.name}'")
+    return dt
+
+
+@register_op("randn")
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+    """Standard-normal samples (``torch.randn``); minigrad's own stream (see ``random``)."""
+    dt = _float_dt(dtype)
+    g = _gen(generator)
+    arr = g.standard_normal(_size(size), dtype=np.float64 if dt is _dt.float64 else np.float32)
+    return _finish(wrap(arr, dt), requires_grad)
+
+
+@register_op("rand")
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+    """Uniform samples in [0, 1) (``torch.rand``)."""
+    dt = _float_dt(dtype)
+    g = _gen(generator)
+    arr = g.random(_size(size), dtype=np.float64 if dt is _dt.float64 else np.float32)
+    return _finish(wrap(arr, dt), requires_grad)
+
+
+def randn_like(input, *, dtype=None, requires_grad=False):
+    shape, dt = _like(input, dtype)
+    return randn(shape, dtype=dt, requires_grad=requires_grad)
+
+
+def rand_like(input, *, dtype=None, requires_grad=False):
+    shape, dt = _like(input, dtype)
+    return rand(shape, dtype=dt, requires_grad=requires_grad)
+
+
+@register_op("randint")
+def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform in [low, high) (``torch.randint(low=0, high, size)``), int64 default.
+
+    Raises:
+        RuntimeError: when low >= high ("random_ expects 'from' to be less than 'to'").
+    """
+    args = list(args)
+    if size is None:
+        size = args.pop()
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TypeError("randint() expects (high, size) or (low, high, size)")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
+    arr = _gen(generator).integers(low, high, _size(tuple(size)), dtype=np.int64)
+    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1 (``torch.randperm``), int64 default."""
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
+    return Tensor._make(_gen(generator).permutation(n).astype(dt.np), dt)
+
+
+def normal(mean, std, size, *, generator=None, dtype=None, requires_grad=False):
+    """Normal samples with scalar ``mean`` and ``std`` (``torch.normal(mean, std, size)``)."""
+    dt = _float_dt(dtype)
+    arr = _gen(generator).normal(mean, std, _size(tuple(size)))
+    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad)

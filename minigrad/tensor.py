@@ -1,0 +1,744 @@
+"""``Tensor``: storage, autograd metadata, and methods that only call dispatched ops.
+
+Mirrors ``torch.Tensor``. The array lives in ``_data`` in its real format (``np.float16``,
+``ml_dtypes.bfloat16``...); every arithmetic method goes through ``minigrad.dispatch``, so modes
+(autocast, profiler) see it. ``.data`` is, as in PyTorch, a detached Tensor sharing the storage;
+``.numpy()`` gives the NumPy array itself (for bfloat16 an ``ml_dtypes.bfloat16`` array, where
+PyTorch raises: a deliberate difference).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd.grad_mode import _grad_state
+from .dispatch import dispatch
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """A tensor shape, a tuple of ints (``torch.Size``)."""
+
+    def __repr__(self):
+        return f"minigrad.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _dtype_arg(d):
+    return None if d is None else _dt.as_dtype(d)
+
+
+class Tensor:
+    """An n-dimensional array with autograd metadata (``torch.Tensor``).
+
+    Attributes:
+        dtype: a ``minigrad.dtypes.DType``.
+        shape: a ``Size`` (tuple of ints); ``ndim`` its length.
+        requires_grad: whether ops on it are recorded; only leaves may change it.
+        grad: the accumulated gradient (a Tensor of the same shape and dtype) or None.
+        grad_fn: the node that made it (None for leaves).
+        is_leaf: True when ``grad_fn`` is None.
+
+    Build tensors with ``minigrad.tensor(...)`` and the factories, not with this class.
+    """
+
+    __slots__ = ("_data", "dtype", "_requires_grad", "grad", "grad_fn", "_output_nr", "_base",
+                 "_vc", "_grad_accumulator", "_hooks", "_post_acc_hooks", "_retains_grad",
+                 "__weakref__", "__dict__")
+    __array_priority__ = 1000
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use minigrad.tensor(data, dtype=..., requires_grad=...) or a factory "
+                        "(zeros, ones, randn...) to create a Tensor")
+
+    @classmethod
+    def _make(cls, arr, dtype=None, requires_grad=False):
+        """Wrap a NumPy array (no copy, no rounding); ``dtype`` defaults to the array's."""
+        t = object.__new__(cls)
+        t._data = arr
+        t.dtype = _dt.from_numpy(arr.dtype) if dtype is None else dtype
+        t._requires_grad = requires_grad
+        t.grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._base = None
+        t._vc = [0]
+        t._grad_accumulator = None
+        t._hooks = None
+        t._post_acc_hooks = None
+        t._retains_grad = None
+        return t
+
+    def _alias(self):
+        """A new Tensor object sharing storage and version counter (a trivial view)."""
+        t = Tensor._make(self._data, self.dtype)
+        t._vc = self._vc
+        t._base = self if self._base is None else self._base
+        return t
+
+    def _detached_copy(self):
+        return Tensor._make(self._data.copy(), self.dtype)
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape, or its ``dim``-th entry (negative dims count from the end)."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self.ndim)]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def device(self):
+        return "cpu"
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_floating_point_(self):
+        return self.dtype.is_floating_point
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def _bump(self):
+        self._vc[0] += 1
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True):
+        """Set ``requires_grad`` in place on a leaf; returns self.
+
+        Raises:
+            RuntimeError: on a non-leaf, or for a non-floating dtype with True.
+        """
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If "
+                               "you want to use a computed variable in a subgraph that doesn't "
+                               "require differentiation use var_no_grad = var.detach().")
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def data(self):
+        t = Tensor._make(self._data, self.dtype)
+        return t
+
+    @data.setter
+    def data(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"data must be set to a Tensor, got {type(other).__name__}")
+        self._data = other._data
+        self.dtype = other.dtype
+
+    @property
+    def is_view(self):
+        return self._base is not None
+
+    # ------------------------------------------------------------------ conversion
+    def numpy(self, force: bool = False) -> np.ndarray:
+        """The storage array (shares memory).
+
+        Raises:
+            RuntimeError: when the tensor requires grad (as PyTorch: use ``.detach().numpy()``).
+        """
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._data
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self):
+        """The value of a one-element tensor as a Python number.
+
+        Raises:
+            RuntimeError: when the tensor has more or fewer than one element.
+        """
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        v = self._data.reshape(())[()]
+        if self.dtype is _dt.bool_:
+            return bool(v)
+        if self.dtype.is_floating_point:
+            return float(v)
+        return int(v)
+
+    def tolist(self):
+        """Nested Python lists of Python numbers (a number for 0-dim)."""
+        a = self._data
+        if self.dtype.is_floating_point and a.dtype != np.float64:
+            a = a.astype(np.float64)
+        return a.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(())[()])
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._format import format_tensor
+        return format_tensor(self)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._data.copy(), self.dtype.name, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.")
+        t = type(self)._make(self._data.copy(), self.dtype) if type(self) is Tensor else \
+            self._new_like(self._data.copy())
+        t._requires_grad = self._requires_grad
+        if self.grad is not None:
+            t.grad = self.grad._detached_copy()
+        memo[id(self)] = t
+        return t
+
+    def _new_like(self, arr):
+        t = Tensor._make(arr, self.dtype)
+        return t
+
+    # ------------------------------------------------------------------ autograd
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate gradients of this tensor into the graph's leaves (``Tensor.backward``).
+
+        See ``minigrad.autograd.backward`` for arguments and errors.
+        """
+        from .autograd.engine import backward
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach(self):
+        """A new leaf sharing storage (and version counter), without grad (``Tensor.detach``)."""
+        t = Tensor._make(self._data, self.dtype)
+        t._vc = self._vc
+        t._base = self._base
+        return t
+
+    def detach_(self):
+        """Make this tensor a leaf that does not require grad, in place."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return
+        replaces it. Returns a handle with ``.remove()`` (``Tensor.register_hook``).
+
+        Raises:
+            RuntimeError: on a tensor that does not require grad.
+        """
+        from .autograd.function import _RemovableHandle
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            self._hooks.append(hook)
+            return _RemovableHandle(self._hooks, hook)
+        node = self.grad_fn
+        if node._pre_hooks is None:
+            node._pre_hooks = []
+        entry = (self._output_nr, hook)
+        node._pre_hooks.append(entry)
+        return _RemovableHandle(node._pre_hooks, entry)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after a leaf's ``.grad`` was accumulated."""
+        from .autograd.function import _RemovableHandle
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = []
+        self._post_acc_hooks.append(hook)
+        return _RemovableHandle(self._post_acc_hooks, hook)
+
+    def retain_grad(self):
+        """Keep the gradient of a non-leaf in ``.grad`` after backward (``Tensor.retain_grad``).
+
+        Raises:
+            RuntimeError: on a tensor that does not require grad.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad is not None:
+            return
+        from .autograd.engine import register_retain_grad
+        self._retains_grad = self.register_hook(register_retain_grad(self))
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad is not None
+
+    # ------------------------------------------------------------------ dtype casts
+    def to(self, *args, **kwargs):
+        """Cast to a dtype (``Tensor.to(dtype)``, ``to(other)``, ``to('cpu', dtype)``).
+
+        Differentiable (``ToCopyBackward0``); returns self when nothing changes and ``copy`` is
+        False.
+
+        Raises:
+            TypeError: for an unknown dtype or device other than "cpu".
+        """
+        dtype = kwargs.pop("dtype", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        device = kwargs.pop("device", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda", "meta"):
+                device = a
+            elif isinstance(a, (bool, int)) and not isinstance(a, _dt.DType):
+                continue
+            elif a is not None:
+                dtype = a
+        if device is not None and str(device).split(":")[0] not in ("cpu",):
+            raise TypeError(f"minigrad tensors live on the CPU only; got device={device!r}")
+        if dtype is None:
+            return self.clone() if copy else self
+        dtype = _dt.as_dtype(dtype)
+        if dtype is self.dtype and not copy:
+            return self
+        return dispatch("_to_copy", self, dtype=dtype)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"minigrad.{self.dtype.name}"
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(_dt.float32)
+
+    def double(self):
+        return self.to(_dt.float64)
+
+    def half(self):
+        return self.to(_dt.float16)
+
+    def bfloat16(self):
+        return self.to(_dt.bfloat16)
+
+    def long(self):
+        return self.to(_dt.int64)
+
+    def int(self):
+        return self.to(_dt.int32)
+
+    def bool(self):
+        return self.to(_dt.bool_)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def cpu(self):
+        return self
+
+    def contiguous(self):
+        return self if self._data.flags.c_contiguous else dispatch("clone", self)
+
+    def clone(self):
+        return dispatch("clone", self)
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other):
+        return dispatch("add", self, other)
+
+    def __radd__(self, other):
+        return dispatch("add", self, other)
+
+    def __sub__(self, other):
+        return dispatch("sub", self, other)
+
+    def __rsub__(self, other):
+        return dispatch("rsub", self, other)
+
+    def __mul__(self, other):
+        return dispatch("mul", self, other)
+
+    def __rmul__(self, other):
+        return dispatch("mul", self, other)
+
+    def __truediv__(self, other):
+        return dispatch("div", self, other)
+
+    def __rtruediv__(self, other):
+        return dispatch("rdiv", self, other)
+
+    def __pow__(self, other):
+        return dispatch("pow", self, other)
+
+    def __rpow__(self, other):
+        return dispatch("rpow", self, other)
+
+    def __neg__(self):
+        return dispatch("neg", self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return dispatch("abs", self)
+
+    def __matmul__(self, other):
+        return dispatch("matmul", self, other)
+
+    def __rmatmul__(self, other):
+        return dispatch("matmul", other, self)
+
+    def __eq__(self, other):
+        return dispatch("eq", self, other)
+
+    def __ne__(self, other):
+        return dispatch("ne", self, other)
+
+    def __lt__(self, other):
+        return dispatch("lt", self, other)
+
+    def __le__(self, other):
+        return dispatch("le", self, other)
+
+    def __gt__(self, other):
+        return dispatch("gt", self, other)
+
+    def __ge__(self, other):
+        return dispatch("ge", self, other)
+
+    def __invert__(self):
+        return dispatch("logical_not", self)
+
+    def __getitem__(self, index):
+        return dispatch("index", self, index)
+
+    def __setitem__(self, index, value):
+        dispatch("index_put_", self, index, value)
+
+    def __iadd__(self, other):
+        return dispatch("add_", self, other)
+
+    def __isub__(self, other):
+        return dispatch("sub_", self, other)
+
+    def __imul__(self, other):
+        return dispatch("mul_", self, other)
+
+    def __itruediv__(self, other):
+        return dispatch("div_", self, other)
+
+    def add(self, other, alpha=1):
+        return dispatch("add", self, other, alpha=alpha)
+
+    def sub(self, other, alpha=1):
+        return dispatch("sub", self, other, alpha=alpha)
+
+    def mul(self, other):
+        return dispatch("mul", self, other)
+
+    def div(self, other, rounding_mode=None):
+        return dispatch("div", self, other, rounding_mode=rounding_mode)
+
+    def add_(self, other, alpha=1):
+        return dispatch("add_", self, other, alpha=alpha)
+
+    def sub_(self, other, alpha=1):
+        return dispatch("sub_", self, other, alpha=alpha)
+
+    def mul_(self, other):
+        return dispatch("mul_", self, other)
+
+    def div_(self, other):
+        return dispatch("div_", self, other)
+
+    def clamp_(self, min=None, max=None):
+        return dispatch("clamp_", self, min, max)
+
+    def zero_(self):
+        return dispatch("zero_", self)
+
+    def fill_(self, value):
+        return dispatch("fill_", self, value)
+
+    def copy_(self, src):
+        return dispatch("copy_", self, src)
+
+    def neg(self):
+        return dispatch("neg", self)
+
+    def pow(self, exponent):
+        return dispatch("pow", self, exponent)
+
+    def exp(self):
+        return dispatch("exp", self)
+
+    def log(self):
+        return dispatch("log", self)
+
+    def sqrt(self):
+        return dispatch("sqrt", self)
+
+    def abs(self):
+        return dispatch("abs", self)
+
+    def maximum(self, other):
+        return dispatch("maximum", self, other)
+
+    def minimum(self, other):
+        return dispatch("minimum", self, other)
+
+    def clamp(self, min=None, max=None):
+        return dispatch("clamp", self, min, max)
+
+    clip = clamp
+
+    def tanh(self):
+        return dispatch("tanh", self)
+
+    def sigmoid(self):
+        return dispatch("sigmoid", self)
+
+    def relu(self):
+        return dispatch("relu", self)
+
+    def square(self):
+        return dispatch("pow", self, 2)
+
+    def eq(self, other):
+        return dispatch("eq", self, other)
+
+    def ne(self, other):
+        return dispatch("ne", self, other)
+
+    def lt(self, other):
+        return dispatch("lt", self, other)
+
+    def le(self, other):
+        return dispatch("le", self, other)
+
+    def gt(self, other):
+        return dispatch("gt", self, other)
+
+    def ge(self, other):
+        return dispatch("ge", self, other)
+
+    def isfinite(self):
+        return dispatch("isfinite", self)
+
+    def isnan(self):
+        return dispatch("isnan", self)
+
+    def isinf(self):
+        return dispatch("isinf", self)
+
+    # ------------------------------------------------------------------ linalg
+    def matmul(self, other):
+        return dispatch("matmul", self, other)
+
+    def mm(self, mat2):
+        return dispatch("mm", self, mat2)
+
+    def addmm(self, mat1, mat2, beta=1, alpha=1):
+        return dispatch("addmm", self, mat1, mat2, beta=beta, alpha=alpha)
+
+    # ------------------------------------------------------------------ reductions
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return dispatch("sum", self, dim, keepdim, dtype=_dtype_arg(dtype))
+
+    def mean(self, dim=None, keepdim=False, dtype=None):
+        return dispatch("mean", self, dim, keepdim, dtype=_dtype_arg(dtype))
+
+    def max(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return dispatch("maximum", self, dim)
+        return dispatch("max", self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return dispatch("minimum", self, dim)
+        return dispatch("min", self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return dispatch("amax", self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return dispatch("amin", self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return dispatch("argmax", self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return dispatch("argmin", self, dim, keepdim)
+
+    def sum_to_size(self, *size):
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        return dispatch("sum_to_size", self, size)
+
+    def all(self):
+        return dispatch("all", self)
+
+    def any(self):
+        return dispatch("any", self)
+
+    # ------------------------------------------------------------------ shape
+    def reshape(self, *shape):
+        return dispatch("reshape", self, _shape_args(shape))
+
+    def view(self, *shape):
+        if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int, Size)):
+            return self.to(shape[0])
+        return dispatch("view", self, _shape_args(shape))
+
+    def view_as(self, other):
+        return dispatch("view", self, other.shape)
+
+    def reshape_as(self, other):
+        return dispatch("reshape", self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return dispatch("flatten", self, start_dim, end_dim)
+
+    def transpose(self, dim0, dim1):
+        return dispatch("transpose", self, dim0, dim1)
+
+    def swapaxes(self, dim0, dim1):
+        return dispatch("transpose", self, dim0, dim1)
+
+    def permute(self, *dims):
+        return dispatch("permute", self, _shape_args(dims))
+
+    def t(self):
+        return dispatch("t", self)
+
+    @property
+    def T(self):
+        return dispatch("permute", self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        return dispatch("transpose", self, -2, -1)
+
+    def unsqueeze(self, dim):
+        return dispatch("unsqueeze", self, dim)
+
+    def squeeze(self, dim=None):
+        return dispatch("squeeze", self, dim)
+
+    def expand(self, *sizes):
+        return dispatch("expand", self, _shape_args(sizes))
+
+    def expand_as(self, other):
+        return dispatch("expand", self, other.shape)
+
+    # ------------------------------------------------------------------ nn
+    def softmax(self, dim, dtype=None):
+        return dispatch("softmax", self, dim, dtype=_dtype_arg(dtype))
+
+    def log_softmax(self, dim, dtype=None):
+        return dispatch("log_softmax", self, dim, dtype=_dtype_arg(dtype))
+
+
+def _shape_args(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def _rebuild(arr, dtype_name, requires_grad):
+    t = Tensor._make(arr, _dt.as_dtype(dtype_name))
+    t._requires_grad = requires_grad
+    return t
