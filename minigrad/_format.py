@@ -38,11 +38,15 @@ def format_tensor(t) -> str:
     if t.dtype.is_floating_point:
         a64 = a.astype(np.float64)
         fmt = _float_formatter(a64.reshape(-1))
+        flat = a64.reshape(-1)
+        width = max((len(fmt(v)) for v in flat), default=0) if flat.size <= 1000 else 0
         body = np.array2string(a64, separator=", ", prefix="tensor(", threshold=1000,
-                               formatter={"float_kind": fmt}, max_line_width=80)
+                               formatter={"float_kind": lambda v: fmt(v).rjust(width)},
+                               max_line_width=80)
     elif t.dtype is _dt.bool_:
         body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000,
-                               formatter={"bool": lambda v: "True" if v else "False"})
+                               formatter={"bool": lambda v: ("True" if v else "False").rjust(
+                                   5 if a.any() and not a.all() else 0)})
     else:
         body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000)
     extras = []

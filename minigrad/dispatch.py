@@ -21,6 +21,7 @@ __all__ = ["dispatch", "register_op", "get_op", "registered_ops", "DispatchMode"
            "push_mode", "pop_mode", "current_modes"]
 
 _OPS: dict = {}
+_CALL: dict = {}    # name -> the callable to run (Function.apply or the plain function)
 
 
 class _State(threading.local):
@@ -39,6 +40,7 @@ def register_op(name: str, fn=None):
     """
     def deco(f):
         _OPS[name] = f
+        _CALL[name] = getattr(f, "apply", f)
         if getattr(f, "_op_name", None) is None and isinstance(f, type):
             f._op_name = name
         return f
@@ -63,11 +65,10 @@ def registered_ops() -> list:
 
 
 def _apply(op_name, args, kwargs):
-    f = _OPS.get(op_name)
+    f = _CALL.get(op_name)
     if f is None:
         get_op(op_name)
-    apply = getattr(f, "apply", None)
-    return apply(*args, **kwargs) if apply is not None else f(*args, **kwargs)
+    return f(*args, **kwargs)
 
 
 def dispatch(op_name: str, *args, **kwargs):
@@ -81,7 +82,10 @@ def dispatch(op_name: str, *args, **kwargs):
     st = _state
     modes = st.modes
     if not modes:
-        return _apply(op_name, args, kwargs)
+        f = _CALL.get(op_name)
+        if f is None:
+            get_op(op_name)
+        return f(*args, **kwargs)
     n = len(modes) if st.limit is None else st.limit
     return _run_modes(op_name, args, kwargs, n)
 

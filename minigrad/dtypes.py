@@ -33,7 +33,8 @@ class DType:
         is_signed: as ``torch.dtype.is_signed``.
     """
 
-    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_kind", "_rank")
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_kind", "_rank",
+                 "opmath")
 
     def __init__(self, name, np_dtype, kind, rank):
         self.name = name
@@ -43,6 +44,7 @@ class DType:
         self._rank = rank
         self.is_floating_point = kind == 2
         self.is_signed = name not in ("bool", "uint8")
+        self.opmath = self      # the compute dtype; float16/bfloat16 get float32 below
 
     @property
     def is_complex(self):
@@ -68,6 +70,8 @@ float16 = DType("float16", np.float16, 2, 6)
 bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, 2, 6)
 float32 = DType("float32", np.float32, 2, 7)
 float64 = DType("float64", np.float64, 2, 8)
+
+float16.opmath = bfloat16.opmath = float32
 
 # PyTorch's aliases
 double, float, half, long, int, short = float64, float32, float16, int64, int32, int16
@@ -187,6 +191,15 @@ def result_type(*args) -> DType:
     Raises:
         TypeError: for an argument that is neither a Tensor nor a bool/int/float.
     """
+    if len(args) == 2:                     # fast paths for the common binary cases
+        a, b = args
+        da = getattr(a, "dtype", None)
+        db = getattr(b, "dtype", None)
+        if da is db and da is not None and type(da) is DType:
+            return da
+        if type(da) is DType and db is None and da._kind == 2 and \
+                isinstance(b, (builtins.int, builtins.float)) and a.ndim > 0:
+            return da
     dim = zero = wrapped = None
     for x in args:
         d = getattr(x, "dtype", None)
@@ -216,8 +229,9 @@ def result_type(*args) -> DType:
 
 def opmath_dtype(d) -> DType:
     """The dtype a kernel computes in (``at::opmath_type``): float32 for float16/bfloat16."""
-    d = as_dtype(d)
-    return float32 if d is float16 or d is bfloat16 else d
+    if type(d) is not DType:
+        d = as_dtype(d)
+    return d.opmath
 
 
 class finfo:

@@ -21,6 +21,7 @@ from .grad_mode import _grad_state
 __all__ = ["backward", "grad"]
 
 _ACC_SEQ = 1 << 62
+Tensor = None   # bound by minigrad.tensor at import
 
 
 def _as_tuple(x):
@@ -30,7 +31,6 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grads):
-    from ..tensor import Tensor
     grads = _as_tuple(grads) if grads is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad_tensors/grad_outputs has length {len(grads)} but outputs has "
@@ -86,7 +86,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         for t in inputs:
             if not t._requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-    _execute(outs, grads, retain_graph, create_graph, inputs, capture=False)
+    got = _execute(outs, grads, retain_graph, create_graph, inputs, capture=False)
+    for t, g in zip(inputs, got):          # non-leaf inputs: accumulate into their .grad
+        if t.grad_fn is not None and g is not None:
+            _accumulate_leaf(t, g, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -230,8 +233,8 @@ def _seq_of(n):
 def _accumulate(buffers, node, nr, g):
     buf = buffers.get(node)
     if buf is None:
-        nout = getattr(node, "_num_outputs", 1) if isinstance(node, FunctionCtx) else 1
-        buf = buffers[node] = [None] * max(nout, nr + 1)
+        nout = node._num_outputs if isinstance(node, FunctionCtx) else 1
+        buf = buffers[node] = [None] * (nout if nout > nr else nr + 1)
     old = buf[nr]
     buf[nr] = g if old is None else dispatch("add", old, g)
 
@@ -251,9 +254,9 @@ def _call_node(node, buf, retain_graph):
                 if r is not None:
                     buf = list(r)
     fn = node._function
-    if any(g is None for g in buf):
+    if any([g is None for g in buf]):
         if node.materialize_grads:
-            metas = getattr(node, "_out_meta", ())
+            metas = node._out_meta
             for i, g in enumerate(buf):
                 if g is None and i < len(metas) and metas[i] is not None:
                     shape, dt = metas[i]
@@ -283,15 +286,15 @@ def _call_node(node, buf, retain_graph):
 
 
 def _validate(node, i, g, meta):
-    from ..tensor import Tensor
     if meta is None:
         return g
     if not isinstance(g, Tensor):
         raise TypeError(f"function {node.name()} returned a gradient of type {type(g).__name__} "
                         f"at index {i}; expected a Tensor or None")
     shape, dtype = meta
-    if g.shape != shape:
-        if not _expandable(shape, g.shape):
+    gshape = g._data.shape
+    if gshape != shape:
+        if not _expandable(shape, gshape):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} "
                                f"- got {list(g.shape)} but expected shape compatible with "
                                f"{list(shape)}")

@@ -11,12 +11,14 @@ freed-graph and in-place version checks), ``needs_input_grad``, ``mark_non_diffe
 from __future__ import annotations
 
 import itertools
+import weakref
 
 from .grad_mode import _grad_state
 
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor"]
 
 _seq = itertools.count()
+Tensor = None   # bound by minigrad.tensor at import (avoids a per-call import)
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -34,14 +36,14 @@ class Node:
         _input_meta: per input ``(shape, dtype)`` or None, used to validate incoming grads.
     """
 
-    __slots__ = ("next_functions", "_input_meta", "_seq", "_pre_hooks", "_hooks", "__weakref__")
+    # class-level defaults keep node creation cheap (one attribute set per node)
+    next_functions = ()
+    _input_meta = ()
+    _pre_hooks = None
+    _hooks = None
 
     def __init__(self):
-        self.next_functions = ()
-        self._input_meta = ()
         self._seq = next(_seq)
-        self._pre_hooks = None
-        self._hooks = None
 
     def name(self) -> str:
         """The node's class name, e.g. ``"MulBackward0"``."""
@@ -82,12 +84,10 @@ class _RemovableHandle:
 class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into ``leaf.grad``."""
 
-    __slots__ = ("variable",)
-
     def __init__(self, variable):
         super().__init__()
         self.variable = variable
-        self._input_meta = ((variable.shape, variable.dtype),)
+        self._input_meta = ((variable._data.shape, variable.dtype),)
 
 
 class SavedTensor:
@@ -122,7 +122,6 @@ class SavedTensor:
                 f"version {self.vc[0]}; expected version {self.version} instead.")
         if not self.is_output:
             return self.tensor
-        from ..tensor import Tensor
         t = Tensor._make(self.data, self.dtype)
         t._vc = self.vc
         t._base = self.base
@@ -136,16 +135,13 @@ class SavedTensor:
 class FunctionCtx(Node):
     """The context passed to ``forward``/``backward`` (and the graph node itself)."""
 
-    __slots__ = ("_saved", "_freed", "needs_input_grad", "_non_diff", "materialize_grads",
-                 "__dict__")
-
-    def __init__(self):
-        super().__init__()
-        self._saved = None
-        self._freed = False
-        self.needs_input_grad = ()
-        self._non_diff = None
-        self.materialize_grads = True
+    _saved = None
+    _freed = False
+    needs_input_grad = ()
+    _non_diff = None
+    materialize_grads = True
+    _num_outputs = 1
+    _out_meta = ()
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back via ``saved_tensors``."""
@@ -215,10 +211,9 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..tensor import Tensor
         ctx = cls._node_cls()
         gs = _grad_state
-        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         record = gs.enabled and True in needs
         ctx.needs_input_grad = needs
         prev = gs.enabled
@@ -237,15 +232,17 @@ class Function(metaclass=_FunctionMeta):
 def _edge(t):
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
-    acc = t._grad_accumulator
+    ref = t._grad_accumulator      # a weakref, as in PyTorch: the graph owns the node
+    acc = ref() if ref is not None else None
     if acc is None:
-        acc = t._grad_accumulator = AccumulateGrad(t)
+        acc = AccumulateGrad(t)
+        t._grad_accumulator = weakref.ref(acc)
     return (acc, 0)
 
 
 def _connect(ctx, args, needs, out):
     ctx.next_functions = tuple(_edge(a) if n else (None, 0) for a, n in zip(args, needs))
-    ctx._input_meta = tuple((a.shape, a.dtype) if n else None for a, n in zip(args, needs))
+    ctx._input_meta = tuple([(a._data.shape, a.dtype) if n else None for a, n in zip(args, needs)])
     is_tuple = isinstance(out, tuple)
     outs = list(out) if is_tuple else [out]
     nd = ctx._non_diff
@@ -259,6 +256,7 @@ def _connect(ctx, args, needs, out):
         o._requires_grad = True
         o.grad_fn = ctx
         o._output_nr = i
-    ctx._num_outputs = len(outs)
-    ctx._out_meta = tuple(None if o is None else (o.shape, o.dtype) for o in outs)
+    if is_tuple:
+        ctx._num_outputs = len(outs)
+    ctx._out_meta = tuple([None if o is None else (o._data.shape, o.dtype) for o in outs])
     return tuple(outs) if is_tuple else outs[0]

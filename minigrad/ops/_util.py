@@ -25,7 +25,7 @@ def opmath(x, dtype):
 
     For fp16/bf16 results this is float32; integer results compute in int64 (bool in bool).
     """
-    cd = _dt.opmath_dtype(dtype).np
+    cd = dtype.opmath.np
     if isinstance(x, Tensor):
         a = x._data
         return a if a.dtype == cd else a.astype(cd)
