@@ -16,6 +16,7 @@ from .ops.factory import (tensor, as_tensor, from_numpy, zeros, ones, full, empt
                           ones_like, full_like, empty_like, arange, eye, linspace, randn, rand,
                           randint, randperm, randn_like, rand_like, normal)
 from . import autograd
+from . import nn
 from ._functional import *  # noqa: F401,F403  (torch.add, torch.exp, ... as functions)
 from ._functional import __all__ as _fn_all
 
@@ -29,4 +30,13 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
-           "autograd"] + list(_fn_all)
+           "autograd", "nn"] + list(_fn_all)
+
+
+def __getattr__(name):
+    # ``minigrad.autocast`` is amp_emu's, imported on first use (minigrad never imports amp_emu
+    # at import time; see DESIGN.md "Layering").
+    if name == "autocast":
+        from amp_emu.autocast import autocast
+        return autocast
+    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

@@ -11,7 +11,8 @@ __all__ = ["add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs"
            "mean", "max", "min", "amax", "amin", "argmax", "argmin", "reshape", "transpose",
            "permute", "t", "unsqueeze", "squeeze", "flatten", "softmax", "log_softmax", "eq",
            "ne", "lt", "le", "gt", "ge", "isfinite", "isnan", "isinf", "clone", "where", "cat",
-           "stack", "square", "all", "any"]
+           "stack", "square", "all", "any", "rsub", "reciprocal", "sign", "logical_not",
+           "logical_and", "logical_or"]
 
 
 def add(input, other, *, alpha=1):
@@ -20,6 +21,30 @@ def add(input, other, *, alpha=1):
 
 def sub(input, other, *, alpha=1):
     return dispatch("sub", input, other, alpha=alpha)
+
+
+def rsub(input, other, *, alpha=1):
+    return dispatch("rsub", input, other, alpha=alpha)
+
+
+def reciprocal(input):
+    return dispatch("reciprocal", input)
+
+
+def sign(input):
+    return dispatch("sign", input)
+
+
+def logical_not(input):
+    return dispatch("logical_not", input)
+
+
+def logical_and(input, other):
+    return dispatch("logical_and", input, other)
+
+
+def logical_or(input, other):
+    return dispatch("logical_or", input, other)
 
 
 def mul(input, other):

@@ -104,7 +104,7 @@ def broadcast_shapes(*shapes):
                 out[j] = v
             elif v != 1 and v != out[j]:
                 raise RuntimeError(f"The size of tensor a ({out[j]}) must match the size of tensor "
-                                   f"b ({v}) at non-singleton dimension {i}")
+                                   f"b ({v}) at non-singleton dimension {j}")
     return tuple(out)
 
 

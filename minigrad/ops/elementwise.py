@@ -1,8 +1,16 @@
-"""Elementwise arithmetic: add, sub, mul, div, ... each computing in opmath, rounding once.
+"""Elementwise arithmetic: add, sub, rsub, mul, div, rdiv, each computing in opmath, rounding once.
 
-Scalars follow PyTorch (see ``_util``): add/sub scalars and ``alpha`` are rounded to a 16-bit
-tensor's dtype first; mul/div scalars are used in fp32. Backward formulas are dispatched ops;
-broadcast reduction and dtype casts of gradients happen centrally in the engine.
+Operands follow PyTorch's TensorIterator: tensor operands are first converted to the common
+(result) dtype, then upcast to opmath (fp32 for fp16/bf16). Python scalars (and 0-dim tensors in
+the ``other`` slot) follow PyTorch's CPU kernels: add/sub scalars and ``alpha`` are rounded to the
+16-bit result dtype first; mul/div scalars are used in fp32 unrounded.
+
+One measured quirk is reproduced: a 16-bit add/sub with ``alpha != 1`` rounds ``alpha*other`` to
+16 bits in PyTorch's scalar tail loop (the last ``n % 32`` elements of each contiguous row) but
+not in its vectorised body; ``tail_mask`` says which elements those are.
+
+Backward formulas are dispatched ops; broadcast reduction and dtype casts of gradients happen
+centrally in the engine.
 """
 from __future__ import annotations
 
@@ -12,37 +20,21 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import LOW, broadcast_shapes, check_scalar_or_tensor, is_tensor, opmath, \
-    scalar_add, wrap
+from ._binary import (_check_alpha, _r16, add_kernel, arr, check_binary, is_scalar_other,
+                      scalar_in, scalar_value)
+from ._util import LOW, check_scalar_or_tensor, scalar_mul, wrap
 
-
-def _check_binary(input, other, op):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
-    check_scalar_or_tensor(other, op)
-    if isinstance(other, Tensor) and other.shape != input.shape:
-        broadcast_shapes(input.shape, other.shape)
-
-
-def _check_alpha(alpha, rt, op):
-    if isinstance(alpha, float) and not rt.is_floating_point:
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
-                           "point number.")
-
-
-def _add_kernel(a, b, alpha, rt):
-    """opmath a + alpha*b; fp32/fp64 with alpha use a single-rounding fma (as PyTorch)."""
-    if alpha == 1:
-        return a + b
-    al = scalar_add(alpha, rt)
-    if rt is _dt.float32:
-        return (np.asarray(b, np.float64) * np.float64(al) + np.asarray(a, np.float64))
-    return a + al * b
-
-
+# ---------------------------------------------------------------------------------- add / sub
 @register_op("add")
 class Add(Function):
-    """``add(input, other, *, alpha=1)`` = input + alpha * other (``torch.add``)."""
+    """``add(input, other, *, alpha=1)`` = input + alpha * other (``torch.add``).
+
+    Shapes broadcast; dtype is ``result_type(input, other)``. A scalar ``input`` is swapped.
+
+    Raises:
+        RuntimeError: non-broadcastable shapes; a float ``alpha`` with an integral result.
+        TypeError: non-Tensor/number operands.
+    """
 
     _backward_name = "AddBackward0"
 
@@ -50,22 +42,130 @@ class Add(Function):
     def forward(ctx, input, other, *, alpha=1):
         if not isinstance(input, Tensor):      # scalar + tensor
             input, other = other, input
-        _check_binary(input, other, "add")
+        check_binary(input, other, "add")
         rt = _dt.result_type(input, other)
-        _check_alpha(alpha, rt, "add")
-        a = opmath(input, rt)
-        b = opmath(other, rt) if is_tensor(other) else scalar_add(other, rt)
+        _check_alpha(alpha, rt)
         ctx.alpha = alpha
-        return wrap(_add_kernel(a, b, alpha, rt), rt)
+        return wrap(add_kernel(input, other, alpha, rt), rt)
 
     @staticmethod
     def backward(ctx, grad):
         return grad, (grad if ctx.alpha == 1 else dispatch("mul", grad, ctx.alpha))
 
 
+def _is_bool(x):
+    return x.dtype is _dt.bool_ if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+
+
+def _check_sub(input, other):
+    """PyTorch's ``sub_check``: no bool operands."""
+    bi, bo = _is_bool(input), _is_bool(other)
+    if bi and bo:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if bi or bo:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+@register_op("sub")
+class Sub(Function):
+    """``sub(input, other, *, alpha=1)`` = input - alpha * other (``torch.sub``).
+
+    Raises:
+        RuntimeError: bool operands (PyTorch's message), non-broadcastable shapes, float
+            ``alpha`` with an integral result.
+    """
+
+    _backward_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, input, other, *, alpha=1):
+        check_binary(input, other, "sub")
+        rt = _dt.result_type(input, other)
+        _check_sub(input, other)
+        _check_alpha(alpha, rt)
+        ctx.alpha = alpha
+        return wrap(add_kernel(input, other, alpha, rt, negate=True), rt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = None
+        if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1]:
+            g = dispatch("neg", grad)
+            if ctx.alpha != 1:
+                g = dispatch("mul", g, ctx.alpha)
+        return grad, g
+
+
+@register_op("rsub")
+class Rsub(Function):
+    """``rsub(input, other, *, alpha=1)`` = other - alpha * input (``torch.rsub``); Python's
+    ``scalar - tensor`` dispatches ``rsub(tensor, scalar)``. Node ``RsubBackward1`` for a scalar
+    ``other``, ``RsubBackward0`` for a tensor.
+
+    Raises:
+        RuntimeError: bool operands, non-broadcastable shapes.
+    """
+
+    _backward_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, input, other, *, alpha=1):
+        check_binary(input, other, "rsub")
+        rt = _dt.result_type(input, other)
+        _check_sub(input, other)
+        _check_alpha(alpha, rt)
+        ctx.alpha = alpha
+        if isinstance(other, Tensor):
+            return wrap(add_kernel(other, input, alpha, rt, negate=True), rt)
+        b = scalar_in(other, rt)
+        a = arr(input, rt)
+        if alpha != 1:
+            a = a * scalar_in(alpha, rt)
+        return wrap(b - a, rt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = dispatch("neg", grad)
+        if ctx.alpha != 1:
+            g = dispatch("mul", g, ctx.alpha)
+        return g, grad
+
+
+class _RsubTensor(Rsub):
+    _backward_name = "RsubBackward0"
+
+
+_rsub_scalar_apply = Rsub.apply
+
+
+def _rsub(input, other, *, alpha=1):
+    if isinstance(other, Tensor):
+        return _RsubTensor.apply(input, other, alpha=alpha)
+    return _rsub_scalar_apply(input, other, alpha=alpha)
+
+
+register_op("rsub", _rsub)
+
+
+# ---------------------------------------------------------------------------------- mul
+def mul_operands(input, other, rt):
+    a = arr(input, rt)
+    if is_scalar_other(other, input):
+        v = scalar_value(other)
+        return a, (scalar_mul(v, rt) if rt.is_floating_point else scalar_in(v, rt))
+    return a, arr(other, rt)
+
+
 @register_op("mul")
 class Mul(Function):
-    """``mul(input, other)`` (``torch.mul``); a Python scalar is used in opmath unrounded."""
+    """``mul(input, other)`` (``torch.mul``); a scalar ``other`` is used in opmath unrounded.
+
+    Raises:
+        RuntimeError: non-broadcastable shapes. TypeError: non-Tensor/number operands.
+    """
 
     _backward_name = "MulBackward0"
 
@@ -73,17 +173,18 @@ class Mul(Function):
     def forward(ctx, input, other):
         if not isinstance(input, Tensor):
             input, other = other, input
-        _check_binary(input, other, "mul")
+        check_binary(input, other, "mul")
         rt = _dt.result_type(input, other)
-        a = opmath(input, rt)
-        if is_tensor(other):
-            b = opmath(other, rt)
-            ctx.save_for_backward(input if ctx.needs_input_grad[1] else None,
-                                  other if ctx.needs_input_grad[0] else None)
+        a, b = mul_operands(input, other, rt)
+        if isinstance(other, Tensor):
+            nig = ctx.needs_input_grad
+            ctx.save_for_backward(input if len(nig) > 1 and nig[1] else None,
+                                  other if nig[0] else None)
             ctx.scalar = None
         else:
-            b = opmath(other, rt)
             ctx.scalar = other
+        if rt is _dt.bool_:
+            return wrap(np.logical_and(a, b), rt)
         return wrap(a * b, rt)
 
     @staticmethod
@@ -91,50 +192,160 @@ class Mul(Function):
         if ctx.scalar is not None:
             return dispatch("mul", grad, ctx.scalar), None
         input, other = ctx.saved_tensors
-        ga = dispatch("mul", grad, other) if ctx.needs_input_grad[0] else None
-        gb = dispatch("mul", grad, input) if ctx.needs_input_grad[1] else None
+        nig = ctx.needs_input_grad
+        ga = dispatch("mul", grad, other) if nig[0] else None
+        gb = dispatch("mul", grad, input) if len(nig) > 1 and nig[1] else None
         return ga, gb
 
 
-def _inplace(self, result):
-    """Write ``result`` into ``self``'s storage (dtype of self, one rounding), bump version.
+# ---------------------------------------------------------------------------------- div
+_MODES = (None, "trunc", "floor")
+
+
+def _floor_div_float(a, b, r):
+    """PyTorch's ``div_floor_floating`` (Python semantics); ``r`` rounds each intermediate."""
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        div = r(r(a - mod) / b)
+        div = np.where((mod != 0) & ((b < 0) != (mod < 0)), r(div - 1), div)
+        fl = np.floor(div)
+        fl = np.where(r(div - fl) > 0.5, r(fl + 1), fl)
+        q = a / b
+        out = np.where(div != 0, fl, np.copysign(np.zeros_like(q), q))
+        return np.where(b == 0, q, out)
+
+
+def _div_int(a, b, mode):
+    if np.any(b == 0):
+        raise RuntimeError("ZeroDivisionError")
+    q = np.floor_divide(a, b)
+    if mode == "trunc":
+        q = q + ((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)))
+    return q
+
+
+def div_kernel(input, other, rt, mode):
+    a = arr(input, rt)
+    scalar = is_scalar_other(other, input)
+    if scalar:
+        v = scalar_value(other)
+        b = scalar_mul(v, rt) if rt.is_floating_point else scalar_in(v, rt)
+    else:
+        b = arr(other, rt)
+    if not rt.is_floating_point:
+        return _div_int(a, b, mode)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if mode is None:
+            return a / b
+        low = rt in LOW and not scalar
+        if mode == "trunc":
+            q = a / b
+            return np.trunc(_r16(q, rt) if low else q)
+        return _floor_div_float(a, b, (lambda x: _r16(x, rt)) if low else (lambda x: x))
+
+
+@register_op("div")
+class Div(Function):
+    """``div(input, other, *, rounding_mode=None)`` (``torch.div`` / ``true_divide``).
+
+    True division of integers gives the default float dtype; 'trunc'/'floor' keep the promoted
+    dtype (16-bit floor/trunc by a tensor round each intermediate as PyTorch's kernel does).
+    Node ``DivBackward0`` (``DivBackward2`` with a rounding mode; its gradients are zero).
 
     Raises:
-        RuntimeError: on a leaf that requires grad while grad mode is on; when the result dtype
-            cannot be cast to self's ("result type Float can't be cast to the desired output
-            type Long"); when broadcasting would change self's shape.
+        RuntimeError: an unknown rounding_mode; integer division by zero ("ZeroDivisionError");
+            non-broadcastable shapes.
     """
-    from ..autograd.grad_mode import is_grad_enabled
-    if self._requires_grad and self.grad_fn is None and is_grad_enabled():
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    if result.shape != self.shape:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(result.shape)}")
-    if result.dtype.is_floating_point and not self.dtype.is_floating_point:
-        raise RuntimeError(f"result type {result.dtype.name} can't be cast to the desired output "
-                           f"type {self.dtype.name}")
-    arr = result._data
-    if arr.dtype != self._data.dtype:
-        arr = arr.astype(self._data.dtype)
-    self._data[...] = arr
-    self._bump()
-    return self
+
+    _backward_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, input, other, *, rounding_mode=None):
+        check_binary(input, other, "div")
+        if rounding_mode not in _MODES:
+            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or "
+                               f"'floor' but found '{rounding_mode}'")
+        rt = _dt.result_type(input, other)
+        if rounding_mode is None and not rt.is_floating_point:
+            rt = _dt.get_default_dtype()
+        nig = ctx.needs_input_grad
+        if isinstance(other, Tensor):
+            ctx.other = None
+            ctx.save_for_backward(input if len(nig) > 1 and nig[1] else None, other)
+        else:
+            ctx.other = other
+        return wrap(div_kernel(input, other, rt, rounding_mode), rt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        nig = ctx.needs_input_grad
+        if ctx.other is not None:
+            return dispatch("div", grad, ctx.other), None
+        input, other = ctx.saved_tensors
+        ga = dispatch("div", grad, other) if nig[0] else None
+        gb = None
+        if len(nig) > 1 and nig[1]:
+            q = dispatch("div", dispatch("div", input, other), other)
+            gb = dispatch("mul", dispatch("neg", grad), q)
+        return ga, gb
 
 
-@register_op("add_")
-def add_(self, other, *, alpha=1):
-    """In-place ``self += alpha * other`` (``Tensor.add_``); not recorded for autograd here."""
-    from ..autograd.grad_mode import no_grad
-    with no_grad():
-        res = dispatch("add", self, other, alpha=alpha)
-    return _inplace(self, res)
+class _DivMode(Function):
+    _backward_name = "DivBackward2"
+    forward = staticmethod(Div.forward)
+
+    @staticmethod
+    def backward(ctx, grad):
+        nig = ctx.needs_input_grad
+        z = dispatch("zeros_like", grad)
+        return (z if nig[0] else None), (z if len(nig) > 1 and nig[1] else None)
 
 
-@register_op("mul_")
-def mul_(self, other):
-    """In-place ``self *= other`` (``Tensor.mul_``)."""
-    from ..autograd.grad_mode import no_grad
-    with no_grad():
-        res = dispatch("mul", self, other)
-    return _inplace(self, res)
+_div_apply = Div.apply
+
+
+def _div(input, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _div_apply(input, other)
+    return _DivMode.apply(input, other, rounding_mode=rounding_mode)
+
+
+register_op("div", _div)
+register_op("true_divide", lambda input, other: _div_apply(input, other))
+
+
+@register_op("rdiv")
+def rdiv(input, other):
+    """``other / input``: PyTorch's ``Tensor.__rtruediv__`` computes ``input.reciprocal() *
+    other`` (two roundings in 16-bit; nodes MulBackward0 and ReciprocalBackward0), for a number
+    or a Tensor ``other``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rdiv(): argument 'input' must be Tensor, not {type(input).__name__}")
+    check_scalar_or_tensor(other, "rdiv")
+    return dispatch("mul", dispatch("reciprocal", input), other)
+
+
+# ---------------------------------------------------------------------------------- .Scalar
+# PyTorch's C++ code (e.g. cross_entropy's mean) calls the ``.Scalar`` overloads, whose nodes are
+# ``AddBackward1``, ``SubBackward1``, ``MulBackward1``, ``DivBackward1``; Python's ``x * 2`` uses
+# the Tensor overloads (``...Backward0``). Same kernels and formulas, other node names.
+class _AddScalar(Add):
+    _backward_name = "AddBackward1"
+
+
+class _SubScalar(Sub):
+    _backward_name = "SubBackward1"
+
+
+class _MulScalar(Mul):
+    _backward_name = "MulBackward1"
+
+
+class _DivScalar(Div):
+    _backward_name = "DivBackward1"
+
+
+register_op("add.Scalar", _AddScalar)
+register_op("sub.Scalar", _SubScalar)
+register_op("mul.Scalar", _MulScalar)
+register_op("div.Scalar", _DivScalar)

@@ -1,4 +1,4 @@
-"""Reductions: sum, sum_to_size (and later mean, max/amax/argmax...).
+"""Reductions: sum, sum_to_size, mean, max/min, amax/amin, argmax/argmin.
 
 16-bit inputs accumulate in fp32 and round each output once. Deliberate difference: PyTorch's
 multithreaded full reductions round each thread's partial sum to 16 bits before combining, so its
@@ -13,7 +13,8 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import opmath, wrap, wrap_dims
+from ._binary import arr
+from ._util import opmath, wrap, wrap_dim, wrap_dims
 
 
 def _sum_dtype(input, dtype):
@@ -89,3 +90,319 @@ class SumToSize(Function):
     @staticmethod
     def backward(ctx, grad):
         return dispatch("expand", grad, tuple(ctx.in_shape))
+
+
+# ---------------------------------------------------------------------------------- mean
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _check_input(input, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
+class Mean(Function):
+    """``mean(input, dim=None, keepdim=False, *, dtype=None)`` (``torch.mean``).
+
+    16-bit inputs sum in fp32, divide, and round once. Backward: the gradient expanded back,
+    divided by the number of reduced elements. Node ``MeanBackward0`` (all dims) or
+    ``MeanBackward1`` (with ``dim``).
+
+    Raises:
+        RuntimeError: integer/bool input without ``dtype`` ("mean(): could not infer output
+            dtype. Input dtype must be either a floating point or complex dtype. Got: Long").
+        IndexError: a dim out of range.
+    """
+
+    _backward_name = "MeanBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim=None, keepdim=False, *, dtype=None):
+        _check_input(input, "mean")
+        rt = input.dtype if dtype is None else _dt.as_dtype(dtype)
+        if not rt.is_floating_point:
+            got = _TORCH_NAMES[rt.name]
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                               f"a floating point or complex dtype. Got: {got}")
+        dims = wrap_dims(dim, input.ndim)
+        a = arr(input, rt)
+        n = 1
+        for d in dims if input.ndim else ():
+            n *= input.shape[d]
+        ctx.in_shape, ctx.dims, ctx.keepdim, ctx.n = input.shape, dims, keepdim, n
+        if input.ndim == 0:
+            return wrap(a.copy(), rt)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s = np.sum(a, axis=dims, keepdims=keepdim)
+            return wrap(s / a.dtype.type(n), rt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = _expand_back(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+        return dispatch("div", g, ctx.n)
+
+
+class _MeanDim(Mean):
+    _backward_name = "MeanBackward1"
+
+
+_mean_apply, _mean_dim_apply = Mean.apply, _MeanDim.apply
+
+
+@register_op("mean")
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """``mean(input, dim=None, keepdim=False, *, dtype=None)``; see ``Mean``."""
+    if dim is None:
+        return _mean_apply(input, None, keepdim, dtype=dtype)
+    return _mean_dim_apply(input, dim, keepdim, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------------- max / min
+class _Ret(tuple):
+    """A (values, indices) pair with attribute access, like ``torch.return_types.max``."""
+
+    __slots__ = ()
+    _name = "max"
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"minigrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+class max_ret(_Ret):
+    __slots__ = ()
+    _name = "max"
+
+
+class min_ret(_Ret):
+    __slots__ = ()
+    _name = "min"
+
+
+def _cmp_array(input):
+    """Storage as an array NumPy compares correctly (bf16 -> fp32, exact)."""
+    d = input._data
+    return d.astype(np.float32) if input.dtype is _dt.bfloat16 else d
+
+
+def _empty_check(input, op, dims, full):
+    if input.numel() == 0:
+        if full:
+            err = IndexError if op in ("argmax", "argmin") else RuntimeError
+            tail = "" if err is IndexError else (" Specify the reduction dim with the 'dim' "
+                                                  "argument.")
+            raise err(f"{op}(): Expected reduction dim to be specified for input.numel() == 0."
+                      + tail)
+        for d in dims:
+            if input.shape[d] == 0:
+                raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _evenly(grad, input, value):
+    """PyTorch's ``evenly_distribute_backward``: grad split over all elements equal to value."""
+    if value.dtype.is_floating_point and bool(np.isnan(_cmp_array(value)).any()):
+        mask = dispatch("isnan", input)
+    else:
+        mask = dispatch("eq", input, value)
+    g = dispatch("div", grad, dispatch("sum", mask))
+    return dispatch("where", mask, g, 0.0)
+
+
+class _FullMax(Function):
+    _backward_name = "MaxBackward1"
+    _np = staticmethod(np.max)
+    _op = "max"
+
+    @classmethod
+    def forward(cls, ctx, input):
+        _empty_check(input, cls._op, (), True)
+        out = Tensor._make(np.asarray(cls._np(input._data if input.dtype is not _dt.bfloat16
+                                              else _cmp_array(input))).astype(input.dtype.np),
+                           input.dtype)
+        ctx.save_for_backward(input, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, out = ctx.saved_tensors
+        return _evenly(grad, input, out)
+
+
+class _FullMin(_FullMax):
+    _backward_name = "MinBackward1"
+    _np = staticmethod(np.min)
+    _op = "min"
+
+
+def _select_back(grad, indices, dim, in_shape, keepdim):
+    """PyTorch's ``value_selecting_reduction_backward``: grad scattered to ``indices``."""
+    if len(in_shape) == 0:
+        return grad
+    if not keepdim:
+        grad = dispatch("unsqueeze", grad, dim)
+        indices = dispatch("unsqueeze", indices, dim)
+    shape = [1] * len(in_shape)
+    shape[dim] = in_shape[dim]
+    pos = dispatch("reshape", dispatch("arange", in_shape[dim]), tuple(shape))
+    return dispatch("where", dispatch("eq", pos, indices), grad, 0.0)
+
+
+class _DimMax(Function):
+    _backward_name = "MaxBackward0"
+    _arg = staticmethod(np.argmax)
+    _op = "max"
+    _ret = max_ret
+
+    @classmethod
+    def forward(cls, ctx, input, dim, keepdim=False):
+        d = wrap_dim(dim, input.ndim)
+        _empty_check(input, cls._op, (d,) if input.ndim else (), False)
+        if input.ndim == 0:
+            idx = np.zeros((), np.int64)
+            vals = input._data.copy()
+        else:
+            idx = cls._arg(_cmp_array(input), axis=d, keepdims=True)
+            vals = np.take_along_axis(input._data, idx, axis=d)
+            if not keepdim:
+                idx, vals = np.squeeze(idx, d), np.squeeze(vals, d)
+        ind = Tensor._make(np.asarray(idx, np.int64), _dt.int64)
+        ctx.mark_non_differentiable(ind)
+        ctx.save_for_backward(ind)
+        ctx.dim, ctx.keepdim, ctx.in_shape = d, keepdim, input.shape
+        return cls._ret(Tensor._make(np.asarray(vals), input.dtype), ind)
+
+    @staticmethod
+    def backward(ctx, grad, grad_idx=None):
+        (ind,) = ctx.saved_tensors
+        return _select_back(grad, ind, ctx.dim, ctx.in_shape, ctx.keepdim)
+
+
+class _DimMin(_DimMax):
+    _backward_name = "MinBackward0"
+    _arg = staticmethod(np.argmin)
+    _op = "min"
+    _ret = min_ret
+
+
+def _max_min(full, bydim, input, dim, keepdim):
+    _check_input(input, full._op)
+    if dim is None:
+        return full.apply(input)
+    out = bydim.apply(input, dim, keepdim)
+    return bydim._ret(out[0], out[1])
+
+
+@register_op("max")
+def max_(input, dim=None, keepdim=False):
+    """``max(input)`` (full reduction, ``MaxBackward1``: gradient shared evenly among ties) or
+    ``max(input, dim, keepdim=False)`` -> ``(values, indices)`` with ``.values``/``.indices``
+    (``MaxBackward0``: gradient to the first maximal index) (``torch.max``). NaN propagates.
+
+    Raises:
+        RuntimeError: full reduction of an empty tensor. IndexError: reducing an empty dim, a
+            dim out of range.
+    """
+    return _max_min(_FullMax, _DimMax, input, dim, keepdim)
+
+
+@register_op("min")
+def min_(input, dim=None, keepdim=False):
+    """``min(input)`` or ``min(input, dim, keepdim=False)`` -> ``(values, indices)``; see
+    ``max`` (``torch.min``)."""
+    return _max_min(_FullMin, _DimMin, input, dim, keepdim)
+
+
+class Amax(Function):
+    """``amax(input, dim=(), keepdim=False)`` (``torch.amax``; ``()`` reduces all dims); the
+    gradient is split evenly among all maximal elements (``AmaxBackward0``)."""
+
+    _backward_name = "AmaxBackward0"
+    _np = staticmethod(np.max)
+    _op = "amax"
+
+    @classmethod
+    def forward(cls, ctx, input, dim=(), keepdim=False):
+        _check_input(input, cls._op)
+        dims = wrap_dims(dim, input.ndim)
+        _empty_check(input, cls._op, dims, input.numel() == 0 and len(dims) == input.ndim
+                     and (dim is None or dim == () or dim == []))
+        if input.ndim == 0:
+            out = input._data.copy()
+        else:
+            out = cls._np(_cmp_array(input), axis=dims, keepdims=keepdim)
+        res = Tensor._make(np.asarray(out).astype(input.dtype.np), input.dtype)
+        ctx.save_for_backward(input, res)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return res
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, res = ctx.saved_tensors
+        dims, shape = ctx.dims, input.shape
+        if not ctx.keepdim and input.ndim:
+            kshape = tuple(1 if i in dims else s for i, s in enumerate(shape))
+            grad = dispatch("reshape", grad, kshape)
+            res = dispatch("reshape", res, kshape)
+        mask = dispatch("eq", res, input)
+        count = dispatch("sum", mask, dims, True) if input.ndim else dispatch("sum", mask)
+        return dispatch("mul", dispatch("div", grad, count), mask)
+
+
+@register_op("amin")
+class Amin(Amax):
+    """``amin(input, dim=(), keepdim=False)`` (``torch.amin``, ``AminBackward0``)."""
+
+    _backward_name = "AminBackward0"
+    _np = staticmethod(np.min)
+    _op = "amin"
+
+
+register_op("amax", Amax)
+
+
+def _arg_reduce(op, fn, input, dim, keepdim):
+    _check_input(input, op)
+    if input.dtype is _dt.bool_:
+        raise RuntimeError(f"{op}(): does not support bool input")
+    if dim is None:
+        _empty_check(input, op, (), True)
+        idx = np.asarray(fn(_cmp_array(input)), np.int64)
+        if keepdim:
+            idx = idx.reshape((1,) * input.ndim)
+        return Tensor._make(idx, _dt.int64)
+    d = wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64), _dt.int64)
+    _empty_check(input, op, (d,), False)
+    idx = fn(_cmp_array(input), axis=d, keepdims=keepdim)
+    return Tensor._make(np.asarray(idx, np.int64), _dt.int64)
+
+
+@register_op("argmax")
+def argmax(input, dim=None, keepdim=False):
+    """Index of the first maximum (NaN counts as maximal), int64, no gradient
+    (``torch.argmax``); ``dim=None`` indexes the flattened tensor.
+
+    Raises:
+        IndexError: an empty input without dim or an empty reduced dim; dim out of range.
+    """
+    return _arg_reduce("argmax", np.argmax, input, dim, keepdim)
+
+
+@register_op("argmin")
+def argmin(input, dim=None, keepdim=False):
+    """Index of the first minimum, int64 (``torch.argmin``); see ``argmax``."""
+    return _arg_reduce("argmin", np.argmin, input, dim, keepdim)

@@ -1,6 +1,8 @@
-"""Shape ops and views: expand, reshape/view (and later transpose, permute, squeeze, index...).
+"""Shape ops and views: expand, reshape, view, _unsafe_view, transpose, permute, t, (un)squeeze,
+flatten. Indexing lives in ``index.py``, cat/stack in ``concat.py``.
 
 Views share storage with their base (NumPy views) and record ``_base``, as PyTorch views do.
+Every view's backward is itself a dispatched view/shape op, so double backward works.
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
+from ._util import wrap_dim, wrap_dims
 
 
 def _view_of(base, arr):
@@ -105,3 +108,231 @@ class Reshape(Function):
     @staticmethod
     def backward(ctx, grad):
         return dispatch("reshape", grad, ctx.in_shape)
+
+
+_VIEW_ERR = ("view size is not compatible with input tensor's size and stride (at least one "
+             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+@register_op("view")
+class View(Function):
+    """``view(input, shape)``: the same storage seen with another shape (``Tensor.view``).
+
+    Raises:
+        RuntimeError: "shape '[5, -1]' is invalid for input of size 24"; or, when the strides do
+            not allow a view, "view size is not compatible with input tensor's size and stride
+            (at least one dimension spans across two contiguous subspaces). Use .reshape(...)
+            instead."
+    """
+
+    _backward_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, input, shape):
+        shape = _infer_shape(shape, input.numel(), input.shape)
+        ctx.in_shape = input.shape
+        try:
+            arr = np.reshape(input._data, shape, copy=False)
+        except ValueError:
+            raise RuntimeError(_VIEW_ERR) from None
+        return _view_of(input, arr)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("reshape", grad, ctx.in_shape)
+
+
+@register_op("_unsafe_view")
+class UnsafeView(Function):
+    """``_unsafe_view(input, shape)``: reshape of a fresh intermediate (matmul's output); the node
+    is ``UnsafeViewBackward0`` as in PyTorch. The result does not record a view base."""
+
+    _backward_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, input, shape):
+        shape = _infer_shape(shape, input.numel(), input.shape)
+        ctx.in_shape = input.shape
+        return Tensor._make(input._data.reshape(shape), input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("reshape", grad, ctx.in_shape)
+
+
+@register_op("transpose")
+class Transpose(Function):
+    """``transpose(input, dim0, dim1)``: a view with two dims swapped (``torch.transpose``).
+
+    Raises:
+        IndexError: a dim out of range.
+    """
+
+    _backward_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim0, dim1):
+        n = input.ndim
+        d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+        ctx.dims = (d0, d1)
+        if n < 2:
+            return _view_of(input, input._data.view())
+        return _view_of(input, np.swapaxes(input._data, d0, d1))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("transpose", grad, *ctx.dims)
+
+
+@register_op("t")
+class T(Function):
+    """``t(input)``: transpose of a <=2-D tensor (``torch.t``); 0-D and 1-D come back as views.
+
+    Raises:
+        RuntimeError: "t() expects a tensor with <= 2 dimensions, but self is 3D".
+    """
+
+    _backward_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        if input.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                               f"{input.ndim}D")
+        return _view_of(input, input._data.T)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("t", grad)
+
+
+@register_op("permute")
+class Permute(Function):
+    """``permute(input, dims)``: a view with dims reordered (``torch.permute``).
+
+    Raises:
+        RuntimeError: wrong number of dims, or a repeated dim; IndexError: a dim out of range.
+    """
+
+    _backward_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dims):
+        n = input.ndim
+        dims = tuple(dims)
+        if len(dims) != n:
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input "
+                               "does not match the length of the desired ordering of dimensions "
+                               f"i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+        d = tuple(wrap_dim(x, n) for x in dims)
+        if len(set(d)) != n:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        inv = [0] * n
+        for i, x in enumerate(d):
+            inv[x] = i
+        ctx.inv = tuple(inv)
+        return _view_of(input, input._data.transpose(d))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("permute", grad, ctx.inv)
+
+
+@register_op("unsqueeze")
+class Unsqueeze(Function):
+    """``unsqueeze(input, dim)``: a view with a size-1 dim inserted at ``dim`` (range ndim+1).
+
+    Raises:
+        IndexError: a dim out of range.
+    """
+
+    _backward_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim):
+        d = wrap_dim(dim, input.ndim + 1)
+        ctx.dim = d
+        return _view_of(input, np.expand_dims(input._data, d))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("squeeze", grad, ctx.dim)
+
+
+class _SqueezeBase(Function):
+    @staticmethod
+    def forward(ctx, input, dims):
+        shape = input.shape
+        if dims is None:
+            axes = tuple(i for i, s in enumerate(shape) if s == 1)
+        else:
+            axes = tuple(i for i in dims if shape and shape[i] == 1)
+        ctx.in_shape = shape
+        arr = np.squeeze(input._data, axis=axes) if axes else input._data.view()
+        return _view_of(input, arr)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("reshape", grad, ctx.in_shape)
+
+
+class _Squeeze0(_SqueezeBase):
+    _backward_name = "SqueezeBackward0"
+
+
+class _Squeeze1(_SqueezeBase):
+    _backward_name = "SqueezeBackward1"
+
+
+class _Squeeze2(_SqueezeBase):
+    _backward_name = "SqueezeBackward2"
+
+
+@register_op("_squeeze_result")
+class _Squeeze4(_SqueezeBase):
+    """``_squeeze_result(input, dims)``: the in-place ``squeeze_(dim)`` PyTorch's matmul applies to
+    its own fresh result (``SqueezeBackward4``); here a view, as nobody else holds the input."""
+
+    _backward_name = "SqueezeBackward4"
+
+
+@register_op("squeeze")
+def squeeze(input, dim=None):
+    """``squeeze(input, dim=None)``: drop size-1 dims (all, one ``dim``, or a tuple of dims);
+    a dim whose size is not 1 is left alone, as in ``torch.squeeze``. Nodes are
+    ``SqueezeBackward0/1/2`` for None/int/tuple as in PyTorch.
+
+    Raises:
+        IndexError: a dim out of range; RuntimeError: a dim repeated in the tuple.
+    """
+    n = input.ndim
+    if dim is None:
+        return _Squeeze0.apply(input, None)
+    if isinstance(dim, (tuple, list)):
+        return _Squeeze2.apply(input, wrap_dims(tuple(dim), n) if dim else ())
+    return _Squeeze1.apply(input, (wrap_dim(dim, n),))
+
+
+@register_op("flatten")
+def flatten(input, start_dim=0, end_dim=-1):
+    """``flatten(input, start_dim=0, end_dim=-1)``: merge dims ``start_dim..end_dim`` (a
+    ``reshape``, so a view when possible; ``torch.flatten``). A 0-D input becomes 1-D; when
+    ``start_dim == end_dim`` the input itself is returned, as PyTorch does.
+
+    Raises:
+        IndexError: a dim out of range; RuntimeError: "flatten() has invalid args: start_dim
+            cannot come after end_dim".
+    """
+    n = input.ndim
+    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if n == 0:
+        return dispatch("reshape", input, (1,))
+    if s == e:
+        return input
+    shape = input.shape
+    m = 1
+    for x in shape[s:e + 1]:
+        m *= x
+    return dispatch("reshape", input, tuple(shape[:s]) + (m,) + tuple(shape[e + 1:]))

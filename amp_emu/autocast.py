@@ -1,0 +1,378 @@
+"""``autocast``: mixed precision as a dispatch mode (mirrors ``torch.autocast``).
+
+Each ``autocast(...)`` region pushes a mode on minigrad's dispatch stack. For every dispatched op
+the innermost region's mode looks the op up in its ``Policy`` and, when autocast is enabled for
+its device type, casts the eligible tensor arguments (float32/float16/bfloat16; never float64,
+integers or bools; also inside lists, for cat/stack) with ``dispatch("_to_copy", ...)``, so each
+cast is a graph node (``ToCopyBackward0``) and gradients flow back in the original dtype. The op
+then runs with autocast excluded for its own sub-ops, as PyTorch's wrapper excludes its key.
+
+Thread-local state as PyTorch: per device type an enabled flag and a dtype, the cache flag, the
+nesting counter and the weight-cast cache; every region restores the previous state on exit.
+Because the mode stays live until the region exits, ``backward()`` called inside a region runs its
+backward ops under autocast too (PyTorch does the same).
+
+Deliberate differences from PyTorch:
+- minigrad tensors have no device: ops are treated as running on the device type of the
+  innermost autocast region (enabled or not); ``autocast("cuda")`` never disables itself for lack
+  of a GPU, it just selects the cuda table.
+- The weight-cast cache is keyed by (tensor, dtype), not by tensor alone, so nested regions with
+  different dtypes do not hand an fp16 copy to a bf16 region (PyTorch's cache collides there and
+  the op then fails with a dtype mismatch).
+- State changed with ``set_autocast_enabled`` outside any region has no effect on ops until a
+  region is entered (the mode lives with the regions).
+"""
+from __future__ import annotations
+
+import collections.abc
+import functools
+import threading
+import warnings
+
+import numpy as np
+
+from minigrad import dtypes as _dt
+from minigrad.autograd.grad_mode import _grad_state
+from minigrad.dispatch import dispatch, pop_mode, push_mode
+from minigrad.tensor import Tensor
+
+from .policy import (BANNED_BCE_MESSAGE, CastCategory, Policy, _BUILTIN, _DEFAULT_DTYPE,
+                     prioritize)
+
+__all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_enabled", "set_autocast_enabled",
+           "get_autocast_dtype", "set_autocast_dtype", "is_autocast_cache_enabled",
+           "set_autocast_cache_enabled", "clear_autocast_cache", "autocast_increment_nesting",
+           "autocast_decrement_nesting", "is_autocast_available"]
+
+_L, _F, _S, _A, _P, _B, _U = (CastCategory.LOWER_PRECISION_FP, CastCategory.FP32,
+                              CastCategory.FP32_SET_OPT_DTYPE, CastCategory.FP32_APPEND_DTYPE,
+                              CastCategory.PROMOTE, CastCategory.BANNED, CastCategory.UNTOUCHED)
+_F32 = _dt.float32
+_ELIGIBLE = frozenset((_dt.float32, _dt.float16, _dt.bfloat16))
+_DEVICES = ("cuda", "cpu")
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.enabled = {d: False for d in _DEVICES}
+        self.dtype = dict(_DEFAULT_DTYPE)
+        self.cache_enabled = True
+        self.nesting = 0
+        self.cache = {}          # (id(tensor), dtype) -> (tensor, cast)
+        self.regions = []        # the live region modes, innermost last
+        self.excluded = 0        # > 0 while a listed op's kernel runs
+
+
+_state = _State()
+
+
+def _check_device(device_type):
+    if device_type not in _DEVICES:
+        raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """True for "cuda" and "cpu" (``torch.amp.is_autocast_available``)."""
+    return device_type in _DEVICES
+
+
+def is_autocast_enabled(device_type: str = "cuda") -> bool:
+    """Whether autocast is enabled for ``device_type`` on this thread (``torch.is_autocast_enabled``)."""
+    _check_device(device_type)
+    return _state.enabled[device_type]
+
+
+def set_autocast_enabled(device_type: str, enabled: bool) -> None:
+    """Set the enabled flag of ``device_type`` (``torch.set_autocast_enabled``)."""
+    _check_device(device_type)
+    _state.enabled[device_type] = bool(enabled)
+
+
+def get_autocast_dtype(device_type: str):
+    """The low-precision dtype of ``device_type`` (``torch.get_autocast_dtype``): float16 for
+    cuda and bfloat16 for cpu unless a region or ``set_autocast_dtype`` changed it."""
+    _check_device(device_type)
+    return _state.dtype[device_type]
+
+
+def set_autocast_dtype(device_type: str, dtype) -> None:
+    """Set the low-precision dtype of ``device_type`` (``torch.set_autocast_dtype``)."""
+    _check_device(device_type)
+    _state.dtype[device_type] = _dt.as_dtype(dtype)
+
+
+def is_autocast_cache_enabled() -> bool:
+    """Whether the weight-cast cache is on (``torch.is_autocast_cache_enabled``)."""
+    return _state.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Turn the weight-cast cache on or off (``torch.set_autocast_cache_enabled``)."""
+    _state.cache_enabled = bool(enabled)
+
+
+def clear_autocast_cache() -> None:
+    """Drop all cached weight casts (``torch.clear_autocast_cache``)."""
+    _state.cache.clear()
+
+
+def autocast_increment_nesting() -> int:
+    """Increment the region nesting counter; returns the new value."""
+    _state.nesting += 1
+    return _state.nesting
+
+
+def autocast_decrement_nesting() -> int:
+    """Decrement the region nesting counter; returns the new value."""
+    _state.nesting -= 1
+    return _state.nesting
+
+
+# ---------------------------------------------------------------------- the mode
+def _cast(t, dtype, st, low):
+    """PyTorch's ``cached_cast`` for one argument (Tensor, list/tuple of Tensors, other)."""
+    if isinstance(t, Tensor):
+        sd = t.dtype
+        if sd is dtype or sd not in _ELIGIBLE:
+            return t
+        if (dtype is low and sd is _F32 and st.cache_enabled and t._requires_grad
+                and t.grad_fn is None and t._base is None and _grad_state.enabled):
+            key = (id(t), dtype)
+            hit = st.cache.get(key)
+            if hit is not None and hit[0] is t:
+                return hit[1]
+            c = dispatch("_to_copy", t, dtype=dtype)
+            st.cache[key] = (t, c)
+            return c
+        return dispatch("_to_copy", t, dtype=dtype)
+    if isinstance(t, (list, tuple)) and t and isinstance(t[0], Tensor):
+        return type(t)(_cast(x, dtype, st, low) for x in t)
+    return t
+
+
+def _first_tensor(args):
+    for a in args:
+        if isinstance(a, Tensor):
+            return a
+        if isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+            return a[0]
+    return None
+
+
+def _tensor_dtypes(args, kwargs):
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, Tensor):
+            yield a.dtype
+        elif isinstance(a, (list, tuple)):
+            for x in a:
+                if isinstance(x, Tensor):
+                    yield x.dtype
+
+
+class _AutocastMode:
+    """The dispatch mode of one region; acts only when it is the innermost region."""
+
+    __slots__ = ("device_type", "table")
+
+    def __init__(self, device_type, policy):
+        self.device_type = device_type
+        self.table = policy._table
+
+    def __minigrad_dispatch__(self, op, args, kwargs, call_next):
+        st = _state
+        if st.excluded or st.regions[-1] is not self:
+            return call_next(args, kwargs)
+        cat = self.table.get(op)
+        if cat is None or cat is _U or not st.enabled[self.device_type] or "out" in kwargs:
+            return call_next(args, kwargs)
+        low = st.dtype[self.device_type]
+        if cat is _L or cat is _F:
+            target = low if cat is _L else _F32
+            args = tuple(_cast(a, target, st, low) for a in args)
+            if kwargs:
+                kwargs = {k: _cast(v, target, st, low) for k, v in kwargs.items()}
+        elif cat is _S or cat is _A:
+            first = _first_tensor(args)
+            if kwargs.get("dtype") is None and first is not None:
+                if first.dtype in _ELIGIBLE:
+                    kwargs = {**kwargs, "dtype": _F32}
+                elif cat is _A:
+                    kwargs = {**kwargs, "dtype": first.dtype}
+        elif cat is _P:
+            target = prioritize(_tensor_dtypes(args, kwargs), low)
+            args = tuple(_cast(a, target, st, low) for a in args)
+            if kwargs:
+                kwargs = {k: _cast(v, target, st, low) for k, v in kwargs.items()}
+        elif cat is _B:
+            raise RuntimeError(BANNED_BCE_MESSAGE)
+        st.excluded += 1
+        try:
+            return call_next(args, kwargs)
+        finally:
+            st.excluded -= 1
+
+
+# ---------------------------------------------------------------------- autocast
+def _dtype_str(d):
+    return "torch." + d.name
+
+
+class autocast:
+    """Context manager / decorator running a region in mixed precision (``torch.autocast``).
+
+    Args:
+        device_type: "cuda" or "cpu": which PyTorch table (profile) to emulate.
+        dtype: the low-precision dtype; None takes ``get_autocast_dtype(device_type)`` (float16
+            for cuda, bfloat16 for cpu, or what an enclosing region set).
+        enabled: False makes a region where ops run in their input dtypes.
+        cache_enabled: the weight-cast cache; None takes ``is_autocast_cache_enabled()``.
+        policy: a ``Policy`` to use instead of the built-in table of ``device_type``.
+
+    Raises:
+        ValueError: ``device_type`` not a str ("Expected `device_type` of type `str`, got: ...").
+        RuntimeError: an unsupported device type.
+
+    Warns:
+        UserWarning: cpu with a dtype other than bf16/fp16 (PyTorch's message); autocast is then
+            disabled in the region. The cuda profile accepts fp16, bf16 and fp32.
+
+    See the module docstring for the deliberate differences (no devices, cache keyed by dtype).
+    """
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None, policy=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        _check_device(device_type)
+        self.device = device_type
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else _dt.as_dtype(dtype)
+        self.policy = policy if policy is not None else _BUILTIN[device_type]
+        if not isinstance(self.policy, Policy):
+            raise TypeError(f"policy must be an amp_emu.Policy, got {type(policy).__name__}")
+        self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None \
+            else bool(cache_enabled)
+        if enabled and self.fast_dtype not in self.policy.supported_dtypes:
+            name = device_type.upper()
+            warnings.warn(
+                f"In {name} autocast, but the target dtype is not supported. Disabling "
+                f"autocast.\n{name} Autocast only supports dtypes of "
+                + ", ".join(_dtype_str(d) for d in self.policy.supported_dtypes) + " currently.",
+                stacklevel=2)
+            enabled = False
+        self._enabled = bool(enabled)
+        self._saved = []
+
+    def __enter__(self):
+        st = _state
+        dev = self.device
+        self._saved.append((st.cache_enabled, st.enabled[dev], st.dtype[dev]))
+        st.enabled[dev] = self._enabled
+        st.dtype[dev] = self.fast_dtype
+        st.nesting += 1
+        st.cache_enabled = self._cache_enabled
+        mode = _AutocastMode(dev, self.policy)
+        st.regions.append(mode)
+        push_mode(mode)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        st = _state
+        dev = self.device
+        try:
+            mode = st.regions.pop()
+            pop_mode(mode)
+        finally:
+            st.nesting -= 1
+            if st.nesting == 0:
+                st.cache.clear()
+            cache_enabled, enabled, dtype = self._saved.pop()
+            st.enabled[dev] = enabled
+            st.dtype[dev] = dtype
+            st.cache_enabled = cache_enabled
+        return False
+
+    def __call__(self, func):
+        if not callable(func):
+            raise TypeError(
+                f"autocast()(func) requires a callable, but got {type(func).__name__}. "
+                "Did you mean to use autocast as a context manager? For example:\n"
+                "    with torch.autocast(device_type=...):\n"
+                "        output = model(input)")
+
+        @functools.wraps(func)
+        def decorate_autocast(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return decorate_autocast
+
+    def __repr__(self):
+        return (f"autocast(device_type={self.device!r}, dtype={self.fast_dtype}, "
+                f"enabled={self._enabled}, cache_enabled={self._cache_enabled})")
+
+
+# ---------------------------------------------------------------------- custom_fwd / custom_bwd
+def _cast_inputs(value, device_type, dtype):
+    if isinstance(value, Tensor):
+        ok = value.dtype.is_floating_point and value.dtype is not _dt.float64
+        return value.to(dtype) if ok else value
+    if isinstance(value, (str, bytes, np.ndarray)):
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return {_cast_inputs(k, device_type, dtype): _cast_inputs(v, device_type, dtype)
+                for k, v in value.items()}
+    if isinstance(value, collections.abc.Iterable):
+        it = (_cast_inputs(v, device_type, dtype) for v in value)
+        return type(value)(it) if isinstance(value, (list, tuple)) else it
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorator for a custom ``Function.forward`` (``torch.amp.custom_fwd``).
+
+    Records the autocast state on ``ctx`` (``ctx._fwd_used_autocast``, ``ctx._dtype``) for
+    ``custom_bwd``. With ``cast_inputs=dt`` and autocast enabled for ``device_type``, floating
+    tensor inputs (not float64; also inside lists/tuples/dicts) are cast to ``dt`` and forward
+    runs with autocast disabled; outside autocast it is a no-op.
+
+    Raises:
+        ValueError: ``device_type`` not a str.
+    """
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        on = is_autocast_enabled(device_type)
+        args[0]._fwd_used_autocast = False
+        if on:
+            dt = _dt.as_dtype(cast_inputs)
+            with autocast(device_type=device_type, enabled=False):
+                return fwd(*_cast_inputs(args, device_type, dt),
+                           **_cast_inputs(kwargs, device_type, dt))
+        return fwd(*args, **kwargs)
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorator for a custom ``Function.backward`` (``torch.amp.custom_bwd``): backward runs
+    under the autocast state (enabled flag and dtype) that ``custom_fwd`` saw in forward.
+
+    Raises:
+        ValueError: ``device_type`` not a str.
+    """
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type=device_type, enabled=args[0]._fwd_used_autocast,
+                      dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+    return decorate_bwd

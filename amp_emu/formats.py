@@ -1,0 +1,200 @@
+"""Floating formats of mixed-precision training: fp32, fp16, bf16 (fp8 later).
+
+What a student needs to reason about a format, in one place:
+
+- ``FORMATS``/``get_format(dtype)``: the bit layout (exponent/mantissa bits, bias) and limits
+  (``max``, ``tiny`` = smallest normal, ``smallest_subnormal``, ``eps``) of each format.
+- ``round_to(x, dtype)``: round an array to a format with round-to-nearest-even, exactly as
+  PyTorch's CPU copy kernel (and NumPy ``astype``) does; fp16 takes the fast path below.
+- ``ulp_distance(a, b, dtype)``: how many representable values of ``dtype`` lie between ``a`` and
+  ``b`` (used by tests for ULP bounds).
+- A fast fp32 -> fp16 rounding path (``float32_to_float16``): NumPy's own float16 cast is ~6x slower
+  than the bf16 one (see ``reference/cpu-cost-facts.md``). It works on the uint32 bit pattern with
+  NumPy integer ops and is bit-identical to ``x.astype(np.float16)`` on every fp32 input (NaN
+  payloads, infinities, subnormals, overflow included; ``tests/amp/test_formats.py`` checks all
+  2**32 inputs in chunks when run with ``AMP_EXHAUSTIVE=1``, a large random + edge set otherwise).
+  ``float16_to_float32`` uses a 65,536-entry lookup table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from minigrad import dtypes as _dt
+
+__all__ = ["Format", "FORMATS", "get_format", "finfo", "round_to", "ulp_distance", "ulp",
+           "float32_to_float16", "float32_to_float16_bits", "float16_to_float32"]
+
+
+@dataclass(frozen=True)
+class Format:
+    """An IEEE-like binary floating format.
+
+    Attributes:
+        name: "fp32", "fp16" or "bf16".
+        dtype: the minigrad ``DType`` that stores it.
+        bits, exponent_bits, mantissa_bits (explicit fraction bits), bias: the layout.
+        max: largest finite value; tiny: smallest normal; smallest_subnormal; eps: 2**-mantissa_bits.
+    """
+
+    name: str
+    dtype: object
+    bits: int
+    exponent_bits: int
+    mantissa_bits: int
+
+    @property
+    def bias(self) -> int:
+        return (1 << (self.exponent_bits - 1)) - 1
+
+    @property
+    def eps(self) -> float:
+        return 2.0 ** -self.mantissa_bits
+
+    @property
+    def tiny(self) -> float:
+        return 2.0 ** (1 - self.bias)
+
+    @property
+    def smallest_subnormal(self) -> float:
+        return 2.0 ** (1 - self.bias - self.mantissa_bits)
+
+    @property
+    def max(self) -> float:
+        return (2.0 - 2.0 ** -self.mantissa_bits) * 2.0 ** self.bias
+
+    @property
+    def uint(self):
+        return {16: np.uint16, 32: np.uint32, 64: np.uint64}[self.bits]
+
+
+FORMATS = {
+    "fp32": Format("fp32", _dt.float32, 32, 8, 23),
+    "fp16": Format("fp16", _dt.float16, 16, 5, 10),
+    "bf16": Format("bf16", _dt.bfloat16, 16, 8, 7),
+    "fp64": Format("fp64", _dt.float64, 64, 11, 52),
+}
+_BY_DTYPE = {f.dtype: f for f in FORMATS.values()}
+
+
+def get_format(dtype) -> Format:
+    """The ``Format`` of a floating dtype (DType, name such as "bf16"/"float16", NumPy dtype).
+
+    Raises:
+        TypeError: for a non-floating dtype.
+    """
+    if isinstance(dtype, str) and dtype in FORMATS:
+        return FORMATS[dtype]
+    d = _dt.as_dtype(dtype)
+    try:
+        return _BY_DTYPE[d]
+    except KeyError:
+        raise TypeError(f"{d} is not a floating format") from None
+
+
+def finfo(dtype) -> "_dt.finfo":
+    """``minigrad.finfo`` of the format (mirrors ``torch.finfo``)."""
+    return _dt.finfo(get_format(dtype).dtype)
+
+
+# ---------------------------------------------------------------------- fast fp32 <-> fp16
+_F16_FROM_BITS = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16) \
+    .astype(np.float32)
+
+
+def float16_to_float32(h: np.ndarray) -> np.ndarray:
+    """fp16 array -> fp32 array through a 65,536-entry table (exact; NaN payloads kept)."""
+    return _F16_FROM_BITS.take(h.view(np.uint16))
+
+
+def float32_to_float16_bits(x: np.ndarray) -> np.ndarray:
+    """The IEEE binary16 bit patterns (uint16) of fp32 ``x`` rounded to nearest-even.
+
+    Bit-identical to ``x.astype(np.float16).view(np.uint16)``, including NumPy's NaN rule
+    (payload's top 10 bits kept, a zero payload becomes 1) and overflow to inf from 65520.
+    """
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    a = u & np.uint32(0x7FFFFFFF)
+    # normal results: rebias the exponent, add the round-to-nearest-even increment, shift
+    r = a - np.uint32(0x38000000)
+    t = r >> np.uint32(13)
+    t &= np.uint32(1)
+    r += t
+    r += np.uint32(0xFFF)
+    r >>= np.uint32(13)
+    np.minimum(r, np.uint32(0x7C00), out=r)      # overflow and inf -> inf
+    sub = a < np.uint32(0x38800000)                # fp16 subnormal or zero
+    if sub.any():
+        # adding 0.5f aligns the fp16 subnormal grid with fp32's last place: the FPU's own RNE
+        s = a[sub].view(np.float32) + np.float32(0.5)
+        r[sub] = s.view(np.uint32) - np.uint32(0x3F000000)
+    nan = a > np.uint32(0x7F800000)
+    if nan.any():
+        p = np.uint32(0x7C00) + ((a[nan] & np.uint32(0x7FFFFF)) >> np.uint32(13))
+        p[p == 0x7C00] = 0x7C01
+        r[nan] = p
+    r |= (u >> np.uint32(16)) & np.uint32(0x8000)
+    return r.astype(np.uint16)
+
+
+def float32_to_float16(x: np.ndarray) -> np.ndarray:
+    """fp32 array -> fp16 array, bit-identical to ``x.astype(np.float16)`` (see module doc)."""
+    return float32_to_float16_bits(x).view(np.float16).reshape(np.shape(x))
+
+
+# ---------------------------------------------------------------------- rounding and ULPs
+def round_to(x, dtype) -> np.ndarray:
+    """Round ``x`` (array-like) to ``dtype``'s format with round-to-nearest-even.
+
+    Returns an array stored in that format (``np.float16``, ``ml_dtypes.bfloat16``...).
+    float64 inputs go through fp32 first for fp16/bf16, as PyTorch's CPU copy kernel does.
+    """
+    f = get_format(dtype)
+    a = np.asarray(x)
+    if f.name in ("fp16", "bf16") and a.dtype != np.float32 and a.dtype != f.dtype.np:
+        a = a.astype(np.float32)
+    if f.name == "fp16" and a.dtype == np.float32:
+        return float32_to_float16(a)
+    return a.astype(f.dtype.np)
+
+
+def _ordered(a: np.ndarray, f: Format) -> np.ndarray:
+    """Map a format's bit patterns to int64 so that consecutive values differ by 1 (-0 == +0)."""
+    bits = a.view(f.uint).astype(np.int64) if f.bits < 64 else a.view(np.int64).copy()
+    sign_bit = np.int64(1) << np.int64(f.bits - 1)
+    if f.bits < 64:
+        neg = (bits & sign_bit) != 0
+        mag = bits & (sign_bit - 1)
+    else:
+        neg = bits < 0
+        mag = bits & np.int64(0x7FFFFFFFFFFFFFFF)
+    return np.where(neg, -mag, mag)
+
+
+def ulp_distance(a, b, dtype) -> np.ndarray:
+    """Number of ``dtype`` values between ``a`` and ``b`` after rounding both to ``dtype``.
+
+    0 means bit-identical values (or +0 vs -0, or both NaN); a NaN against a number gives the
+    int64 maximum. Shapes broadcast. Returns an int64 array.
+    """
+    f = get_format(dtype)
+    x, y = np.broadcast_arrays(round_to(a, f.dtype), round_to(b, f.dtype))
+    x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+    d = np.abs(_ordered(x, f) - _ordered(y, f))
+    xn, yn = np.isnan(x.astype(np.float64)), np.isnan(y.astype(np.float64))
+    d = np.where(xn & yn, 0, d)
+    return np.where(xn ^ yn, np.iinfo(np.int64).max, d)
+
+
+def ulp(x, dtype) -> np.ndarray:
+    """The spacing of ``dtype`` at ``x`` (distance to the next value away from zero), float64."""
+    f = get_format(dtype)
+    r = np.abs(round_to(x, f.dtype).astype(np.float64))
+    tiny = f.tiny
+    e = np.floor(np.log2(np.maximum(r, tiny)))
+    return np.where(np.isfinite(r), 2.0 ** (e - f.mantissa_bits), np.nan)
+
+
+_ = ml_dtypes  # bfloat16 storage comes through minigrad.dtypes

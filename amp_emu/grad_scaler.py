@@ -1,0 +1,392 @@
+"""``GradScaler``: dynamic loss scaling (mirrors ``torch.amp.GradScaler``).
+
+Same API, defaults, per-optimizer state machine, arithmetic and error messages as PyTorch 2.13
+(facts §3). The two kernels PyTorch runs are registered as minigrad ops of the same names, so a
+profiler sees them: ``_amp_foreach_non_finite_check_and_unscale_`` (found_inf from the values
+*before* scaling; every grad multiplied by ``inv_scale`` in fp32 and rounded back to its dtype)
+and ``_amp_update_scale_`` (backoff / growth of the float32 scale, int32 growth tracker).
+
+Deliberate differences: ``device`` only names the profile ("cuda" or "cpu"): the scaler never
+disables itself for lack of a GPU, and ``update(new_scale=tensor)`` does not check the tensor's
+device. For plots it keeps ``scale_history`` (the scale after every ``update``),
+``found_inf_history`` and ``skipped_steps`` (optimizer steps skipped for inf/nan).
+"""
+from __future__ import annotations
+
+from collections import abc, defaultdict
+from enum import Enum
+
+import numpy as np
+
+from minigrad import dtypes as _dt
+from minigrad.dispatch import dispatch, register_op
+from minigrad.tensor import Tensor
+
+__all__ = ["GradScaler", "OptState"]
+
+_DEVICE = "cpu"   # where minigrad tensors live; found_inf_per_device is keyed by it
+
+
+class OptState(Enum):
+    READY = 0
+    UNSCALED = 1
+    STEPPED = 2
+
+
+def _refresh_per_optimizer_state():
+    return {"stage": OptState.READY, "found_inf_per_device": {}}
+
+
+@register_op("_amp_foreach_non_finite_check_and_unscale_")
+def _amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale):
+    """In place: ``found_inf = 1`` if any grad has inf/nan (checked before scaling); every grad
+    ``*= inv_scale`` computed in opmath (fp32 for 16-bit grads) and rounded to its dtype; no
+    multiply when ``inv_scale == 1`` (``torch._amp_foreach_non_finite_check_and_unscale_``)."""
+    inv = np.float32(inv_scale._data)
+    for g in grads:
+        a = g._data
+        if a.dtype == np.float32 or a.dtype == np.float64:
+            if not np.isfinite(a).all():
+                found_inf._data[...] = 1.0
+            if inv != 1.0:
+                np.multiply(a, a.dtype.type(inv), out=a)
+        else:
+            f = a.astype(np.float32)
+            if not np.isfinite(f).all():
+                found_inf._data[...] = 1.0
+            if inv != 1.0:
+                f *= inv
+                a[...] = f.astype(a.dtype)
+        g._bump()
+    found_inf._bump()
+
+
+@register_op("_amp_update_scale_")
+def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor,
+                       growth_interval):
+    """In place: PyTorch's ``_amp_update_scale_`` CPU kernel. Backoff (``scale * backoff`` in
+    double, stored as float32; tracker 0) when ``found_inf``; otherwise the tracker counts up and
+    at ``growth_interval`` the scale grows (only if the float32 result is finite), tracker 0."""
+    s = float(scale._data)
+    if float(found_inf._data):
+        scale._data[...] = np.float32(s * backoff_factor)
+        growth_tracker._data[...] = 0
+    else:
+        successful = int(growth_tracker._data) + 1
+        if successful == growth_interval:
+            new = np.float32(s * growth_factor)
+            if np.isfinite(new):
+                scale._data[...] = new
+            growth_tracker._data[...] = 0
+        else:
+            growth_tracker._data[...] = np.int32(successful)
+    scale._bump()
+    growth_tracker._bump()
+    return scale
+
+
+def _full(value, np_dtype):
+    return Tensor._make(np.array(value, dtype=np_dtype), _dt.from_numpy(np_dtype))
+
+
+class GradScaler:
+    """Loss scaling for fp16 training (``torch.amp.GradScaler``).
+
+    Args:
+        device: "cuda" or "cpu": names the profile only (see the module docstring).
+        init_scale: the initial scale (float32 storage).
+        growth_factor: multiplier after ``growth_interval`` finite steps (must be > 1).
+        backoff_factor: multiplier after an inf/nan step (must be < 1).
+        growth_interval: consecutive finite steps before growing.
+        enabled: False makes every method a no-op (``scale`` returns its input, ``step`` steps).
+
+    Raises:
+        AssertionError: "The growth factor must be > 1.0." / "The backoff factor must be < 1.0."
+
+    Typical use (the lecture's order)::
+
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt); clip_grad_norm_(params, 1.0)
+        scaler.step(opt); scaler.update()
+    """
+
+    def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
+                 growth_interval=2000, enabled=True):
+        self._device = device
+        self._enabled = enabled
+        self.scale_history = []
+        self.found_inf_history = []
+        self.skipped_steps = 0
+        if self._enabled:
+            if growth_factor <= 1.0:
+                raise AssertionError("The growth factor must be > 1.0.")
+            if backoff_factor >= 1.0:
+                raise AssertionError("The backoff factor must be < 1.0.")
+            self._init_scale = init_scale
+            self._scale = None
+            self._growth_factor = growth_factor
+            self._backoff_factor = backoff_factor
+            self._growth_interval = growth_interval
+            self._init_growth_tracker = 0
+            self._growth_tracker = None
+            self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
+
+    def _check_scale_growth_tracker(self, funcname):
+        fix = ("This may indicate your script did not use scaler.scale(loss or outputs) earlier "
+               "in the iteration.")
+        if self._scale is None:
+            raise AssertionError(f"Attempted {funcname} but _scale is None.  " + fix)
+        if self._growth_tracker is None:
+            raise AssertionError(f"Attempted {funcname} but _growth_tracker is None.  " + fix)
+        return self._scale, self._growth_tracker
+
+    def _lazy_init_scale_growth_tracker(self):
+        self._scale = _full(self._init_scale, np.float32)
+        self._growth_tracker = _full(self._init_growth_tracker, np.int32)
+
+    # ------------------------------------------------------------------ scale
+    def scale(self, outputs):
+        """Multiply ``outputs`` by the scale (a dispatched ``mul``: differentiable).
+
+        Args:
+            outputs: a Tensor, or a (nested) list/tuple/iterable of Tensors. The dtype is kept
+                (an fp16 loss stays fp16 and may overflow to inf).
+
+        Returns:
+            the same structure: lists and tuples keep their type, other iterables come back as a
+            lazy ``map``; the input itself when disabled.
+
+        Raises:
+            ValueError: "outputs must be a Tensor or an iterable of Tensors".
+        """
+        if not self._enabled:
+            return outputs
+        if isinstance(outputs, Tensor):
+            if self._scale is None:
+                self._lazy_init_scale_growth_tracker()
+            return dispatch("mul", outputs, self._scale)
+
+        def apply_scale(val):
+            if isinstance(val, Tensor):
+                if self._scale is None:
+                    self._lazy_init_scale_growth_tracker()
+                return dispatch("mul", val, self._scale)
+            if isinstance(val, abc.Iterable):
+                it = map(apply_scale, val)
+                return type(val)(it) if isinstance(val, (list, tuple)) else it
+            raise ValueError("outputs must be a Tensor or an iterable of Tensors")
+        return apply_scale(outputs)
+
+    # ------------------------------------------------------------------ unscale_
+    def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
+        per_dtype = defaultdict(list)
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                if not isinstance(param, Tensor):
+                    raise AssertionError(f"expected param to be Tensor, got "
+                                         f"{type(param).__name__}")
+                g = param.grad
+                if g is None:
+                    continue
+                if not allow_fp16 and g.dtype is _dt.float16:
+                    raise ValueError("Attempting to unscale FP16 gradients.")
+                per_dtype[g.dtype].append(g)
+        out = {}
+        for grads in per_dtype.values():
+            out[_DEVICE] = found_inf
+            dispatch("_amp_foreach_non_finite_check_and_unscale_", grads, found_inf, inv_scale)
+        return out
+
+    def unscale_(self, optimizer):
+        """Divide ``optimizer``'s grads by the scale in place and record inf/nan.
+
+        ``inv = float32(1 / float64(scale))``; params with ``grad=None`` are skipped.
+
+        Raises:
+            AssertionError: ``scale()`` never called.
+            RuntimeError: "unscale_() has already been called on this optimizer since the last
+                update()." / "unscale_() is being called after step()."
+            ValueError: "Attempting to unscale FP16 gradients." (bf16 grads are allowed).
+        """
+        if not self._enabled:
+            return
+        self._check_scale_growth_tracker("unscale_")
+        state = self._per_optimizer_states[id(optimizer)]
+        if state["stage"] is OptState.UNSCALED:
+            raise RuntimeError("unscale_() has already been called on this optimizer since the "
+                               "last update().")
+        if state["stage"] is OptState.STEPPED:
+            raise RuntimeError("unscale_() is being called after step().")
+        inv = _full(np.float32(1.0 / np.float64(self._scale._data)), np.float32)
+        found_inf = _full(0.0, np.float32)
+        state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv, found_inf, False)
+        state["stage"] = OptState.UNSCALED
+
+    # ------------------------------------------------------------------ step / update
+    def step(self, optimizer, *args, **kwargs):
+        """Unscale (if not done) and call ``optimizer.step(*args, **kwargs)`` unless an inf/nan
+        was found, in which case the step is skipped (params and optimizer state untouched).
+
+        Returns:
+            ``optimizer.step``'s return value, or None when skipped.
+
+        Raises:
+            RuntimeError: ``closure=`` given ("Closure use is not currently supported if
+                GradScaler is enabled."), or "step() has already been called since the last
+                update()."
+            AssertionError: "No inf checks were recorded for this optimizer." (no grads).
+        """
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is "
+                               "enabled.")
+        self._check_scale_growth_tracker("step")
+        state = self._per_optimizer_states[id(optimizer)]
+        if state["stage"] is OptState.STEPPED:
+            raise RuntimeError("step() has already been called since the last update().")
+        if state["stage"] is OptState.READY:
+            self.unscale_(optimizer)
+        if len(state["found_inf_per_device"]) == 0:
+            raise AssertionError("No inf checks were recorded for this optimizer.")
+        retval = None
+        if not sum(v.item() for v in state["found_inf_per_device"].values()):
+            retval = optimizer.step(*args, **kwargs)
+        else:
+            self.skipped_steps += 1
+        state["stage"] = OptState.STEPPED
+        return retval
+
+    def update(self, new_scale=None):
+        """Update the scale: back off if any optimizer saw inf/nan this iteration, grow after
+        ``growth_interval`` clean iterations; or set it to ``new_scale`` (float or 1-element
+        tensor without grad; the tracker is then unchanged). Resets per-optimizer states.
+
+        Raises:
+            AssertionError: before any ``scale()``; "No inf checks were recorded prior to
+                update." without ``step``/``unscale_``; a bad ``new_scale`` tensor.
+            AttributeError: a Python int ``new_scale`` (as PyTorch).
+        """
+        if not self._enabled:
+            return
+        scale, tracker = self._check_scale_growth_tracker("update")
+        found = False
+        if new_scale is not None:
+            if isinstance(new_scale, float):
+                scale._data[...] = np.float32(new_scale)
+            else:
+                reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
+                          "torch.FloatTensor with requires_grad=False.")
+                _ = new_scale.device      # a Python int fails here, as in PyTorch
+                if new_scale.numel() != 1:
+                    raise AssertionError(reason)
+                if new_scale.requires_grad is True:
+                    raise AssertionError(reason)
+                if new_scale.ndim > 0:     # PyTorch's copy_ into the 0-dim scale
+                    raise RuntimeError("output with shape [] doesn't match the broadcast shape "
+                                       f"{list(new_scale.shape)}")
+                scale._data[...] = np.float32(new_scale._data)
+            scale._bump()
+        else:
+            found_infs = [f for s in self._per_optimizer_states.values()
+                          for f in s["found_inf_per_device"].values()]
+            if len(found_infs) == 0:
+                raise AssertionError("No inf checks were recorded prior to update.")
+            combined = _full(sum(float(f._data) for f in found_infs), np.float32)
+            found = bool(combined._data)
+            dispatch("_amp_update_scale_", scale, tracker, combined, self._growth_factor,
+                     self._backoff_factor, self._growth_interval)
+        self.scale_history.append(float(scale._data))
+        self.found_inf_history.append(found)
+        self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
+
+    # ------------------------------------------------------------------ getters / setters
+    def get_scale(self) -> float:
+        """The current scale as a Python float (``init_scale`` before the first ``scale()``;
+        1.0 when disabled)."""
+        if self._enabled:
+            return self._init_scale if self._scale is None else float(self._scale._data)
+        return 1.0
+
+    def get_growth_factor(self):
+        """The growth factor (a Python float)."""
+        return self._growth_factor
+
+    def set_growth_factor(self, new_factor):
+        """Set the growth factor used by later ``update`` calls."""
+        self._growth_factor = new_factor
+
+    def get_backoff_factor(self):
+        """The backoff factor (a Python float)."""
+        return self._backoff_factor
+
+    def set_backoff_factor(self, new_factor):
+        """Set the backoff factor used by later ``update`` calls."""
+        self._backoff_factor = new_factor
+
+    def get_growth_interval(self):
+        """The growth interval (an int)."""
+        return self._growth_interval
+
+    def set_growth_interval(self, new_interval):
+        """Set the growth interval used by later ``update`` calls."""
+        self._growth_interval = new_interval
+
+    def _get_growth_tracker(self):
+        if self._enabled:
+            return self._init_growth_tracker if self._growth_tracker is None \
+                else int(self._growth_tracker._data)
+        return 0
+
+    def is_enabled(self) -> bool:
+        """Whether the scaler is enabled (it never disables itself for lack of a GPU)."""
+        return self._enabled
+
+    def state_dict(self) -> dict:
+        """``{scale, growth_factor, backoff_factor, growth_interval, _growth_tracker}``; ``{}``
+        when disabled."""
+        if self._enabled:
+            return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
+                    "backoff_factor": self._backoff_factor,
+                    "growth_interval": self._growth_interval,
+                    "_growth_tracker": self._get_growth_tracker()}
+        return {}
+
+    def load_state_dict(self, state_dict) -> None:
+        """Load a ``state_dict()``; ignored when disabled.
+
+        Raises:
+            RuntimeError: an empty dict on an enabled scaler.
+        """
+        if not self._enabled:
+            return
+        if len(state_dict) == 0:
+            raise RuntimeError("The source state dict is empty, possibly because it was saved "
+                               "from a disabled instance of GradScaler.")
+        self._init_scale = state_dict["scale"]
+        if self._scale is not None:
+            self._scale._data[...] = np.float32(state_dict["scale"])
+        self._growth_factor = state_dict["growth_factor"]
+        self._backoff_factor = state_dict["backoff_factor"]
+        self._growth_interval = state_dict["growth_interval"]
+        self._init_growth_tracker = state_dict["_growth_tracker"]
+        if self._growth_tracker is not None:
+            self._growth_tracker._data[...] = np.int32(state_dict["_growth_tracker"])
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if self._enabled:
+            if len(self._per_optimizer_states) != 0:
+                raise AssertionError("A GradScaler instance may only be pickled at the beginning "
+                                     "of an iteration, or at the end after scaler.update().")
+            state["_init_scale"] = self.get_scale()
+            state["_init_growth_tracker"] = self._get_growth_tracker()
+            state["_scale"] = None
+            state["_growth_tracker"] = None
+            state["_per_optimizer_states"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self._enabled:
+            self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)

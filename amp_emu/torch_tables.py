@@ -1,0 +1,132 @@
+"""PyTorch 2.13's autocast op lists as data (the tables ``amp_emu.policy`` builds policies from).
+
+``TORCH_KERNELS[device_type]``: every kernel PyTorch registers under ``AutocastCUDA`` /
+``AutocastCPU`` (name or ``name.overload``) -> ``CastCategory``; regenerate the names with
+``torch._C._dispatch_get_registrations_for_dispatch_key('AutocastCPU')``. ``_ALIASES``: minigrad op
+names that differ from PyTorch's. ``UNTOUCHED_OPS``: ops PyTorch does not list (they run on their
+inputs unchanged) that minigrad has or may have.
+"""
+from __future__ import annotations
+
+from ._category import CastCategory
+
+L, F, S, A, P, B, U = (CastCategory.LOWER_PRECISION_FP, CastCategory.FP32,
+                       CastCategory.FP32_SET_OPT_DTYPE, CastCategory.FP32_APPEND_DTYPE,
+                       CastCategory.PROMOTE, CastCategory.BANNED, CastCategory.UNTOUCHED)
+
+
+def _table(**lists):
+    out = {}
+    for cat_name, names in lists.items():
+        for n in names.split():
+            out[n] = CastCategory[cat_name]
+    return out
+
+
+# PyTorch 2.13, AutocastCUDA: 119 kernels (facts §1.2).
+_CUDA = _table(
+    LOWER_PRECISION_FP="""_convolution _convolution.deprecated conv1d conv2d conv3d conv_tbc
+        conv_transpose1d conv_transpose2d.input conv_transpose3d.input convolution cudnn_convolution
+        cudnn_convolution_transpose prelu addmm addmv addr matmul einsum mm mv linalg_vecdot linear
+        addbmm baddbmm bmm chain_matmul linalg_multi_dot _thnn_fused_lstm_cell _thnn_fused_gru_cell
+        lstm_cell gru_cell rnn_tanh_cell rnn_relu_cell _scaled_dot_product_flash_attention
+        scaled_dot_product_attention""",
+    FP32="""acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal rsqrt sinh tan
+        pow.Scalar pow.Tensor_Scalar pow.Tensor_Tensor softplus layer_norm native_layer_norm
+        rms_norm group_norm frobenius_norm.dim nuclear_norm nuclear_norm.dim cosine_similarity
+        poisson_nll_loss cosine_embedding_loss nll_loss nll_loss2d hinge_embedding_loss kl_div
+        l1_loss smooth_l1_loss huber_loss mse_loss margin_ranking_loss multilabel_margin_loss
+        soft_margin_loss triplet_margin_loss multi_margin_loss binary_cross_entropy_with_logits
+        dist pdist cdist renorm logsumexp upsample_nearest1d upsample_nearest2d upsample_nearest3d
+        _upsample_nearest_exact1d _upsample_nearest_exact2d _upsample_nearest_exact3d
+        upsample_linear1d upsample_bilinear2d _upsample_bilinear2d_aa upsample_trilinear3d
+        upsample_bicubic2d _upsample_bicubic2d_aa""",
+    FP32_SET_OPT_DTYPE="""prod prod.dim_int softmax.int log_softmax.int cumprod cumsum
+        linalg_vector_norm linalg_matrix_norm linalg_matrix_norm.str_ord sum sum.dim_IntList""",
+    FP32_APPEND_DTYPE="norm.Scalar norm.ScalarOpt_dim",
+    PROMOTE="addcdiv addcmul atan2 bilinear cross dot vdot grid_sampler index_put tensordot "
+            "scatter_add",
+    BANNED="binary_cross_entropy",
+)
+
+# PyTorch 2.13, AutocastCPU: 127 kernels (facts §1.3).
+_CPU = _table(
+    LOWER_PRECISION_FP="""conv1d conv1d.padding conv2d conv2d.padding conv3d conv3d.padding bmm mm
+        linalg_vecdot baddbmm addmm _addmm_activation addbmm linear _convolution.deprecated matmul
+        conv_tbc mkldnn_rnn_layer conv_transpose1d conv_transpose2d.input conv_transpose3d.input
+        prelu scaled_dot_product_attention _native_multi_head_attention""",
+    FP32="""binary_cross_entropy binary_cross_entropy_with_logits mse_loss l1_loss smooth_l1_loss
+        huber_loss nll_loss nll_loss2d cross_entropy_loss kl_div cosine_embedding_loss
+        hinge_embedding_loss margin_ranking_loss soft_margin_loss triplet_margin_loss
+        multi_margin_loss multilabel_margin_loss multilabel_margin_loss_forward poisson_nll_loss
+        ctc_loss.IntList ctc_loss.Tensor prod prod.dim_int quantile quantile.scalar nanquantile
+        nanquantile.scalar trace cdist polar view_as_complex stft stft.center avg_pool3d max_pool3d
+        adaptive_avg_pool3d adaptive_max_pool3d fractional_max_pool2d fractional_max_pool3d
+        max_unpool2d max_unpool3d reflection_pad1d reflection_pad2d replication_pad1d
+        replication_pad2d replication_pad3d grid_sampler grid_sampler_2d grid_sampler_3d
+        _grid_sampler_2d_cpu_fallback fft_fft fft_ifft fft_fft2 fft_ifft2 fft_fftn fft_ifftn
+        fft_rfft fft_irfft fft_rfft2 fft_irfft2 fft_rfftn fft_irfftn fft_hfft fft_ihfft cholesky
+        cholesky_inverse cholesky_solve inverse lu_solve orgqr ormqr pinverse geqrf _lu_with_info
+        qr svd triangular_solve linalg_cholesky linalg_cholesky_ex linalg_cond linalg_cond.p_str
+        linalg_eig linalg_eigh linalg_eigvals linalg_eigvalsh linalg_householder_product linalg_inv
+        linalg_inv_ex linalg_lstsq linalg_matrix_rank linalg_matrix_rank.atol_rtol_float
+        linalg_matrix_rank.atol_rtol_tensor linalg_matrix_rank.tol_tensor linalg_qr linalg_solve
+        linalg_svd linalg_svdvals linalg_tensorinv linalg_tensorsolve
+        fake_quantize_per_tensor_affine""",
+    PROMOTE="cat stack index_copy",
+)
+
+TORCH_KERNELS = {"cuda": _CUDA, "cpu": _CPU}
+"""Per device type: PyTorch kernel name (``name`` or ``name.overload``) -> CastCategory."""
+
+# minigrad op names that differ from PyTorch's registered names, per device type:
+# name -> (category, PyTorch name, note)
+_ALIASES = {
+    "cuda": {
+        "cross_entropy": (F, "cross_entropy_loss",
+                          "not listed on cuda; decomposes into log_softmax (fp32_set_opt_dtype) and "
+                          "nll_loss (fp32), so it runs in fp32"),
+        "rpow": (F, "pow.Scalar", "scalar ** tensor"),
+        "pow": (F, "pow.Tensor_Tensor", "pow.Tensor_Scalar for a scalar exponent"),
+        "norm": (A, "norm.Scalar", "norm.ScalarOpt_dim with dim"),
+    },
+    "cpu": {
+        "cross_entropy": (F, "cross_entropy_loss", ""),
+        "rpow": (U, "pow.Scalar", ""),
+    },
+}
+
+UNTOUCHED_OPS = frozenset("""
+    add sub rsub mul div rdiv neg abs sign pow rpow exp exp2 log log2 log10 log1p expm1 sqrt rsqrt
+    reciprocal square sin cos tan tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu mish
+    hardtanh hardsigmoid hardswish softplus softsign logsigmoid threshold erf erfinv floor ceil round
+    trunc frac clamp clamp_min clamp_max clip maximum minimum fmax fmin where lerp addcmul addcdiv
+    atan2 hypot remainder fmod floor_divide eq ne lt le gt ge logical_not logical_and logical_or
+    logical_xor bitwise_not isfinite isnan isinf nan_to_num sum mean var std var_mean std_mean prod
+    cumsum cumprod max min amax amin argmax argmin all any norm logsumexp sum_to_size count_nonzero
+    softmax log_softmax _softmax _log_softmax layer_norm native_layer_norm rms_norm group_norm
+    batch_norm native_batch_norm dropout native_dropout embedding max_pool1d max_pool2d avg_pool1d
+    avg_pool2d adaptive_avg_pool2d adaptive_max_pool2d max_pool2d_with_indices pad constant_pad_nd
+    interpolate upsample_nearest2d upsample_bilinear2d one_hot mv addmv addr dot vdot bilinear cross
+    einsum tensordot index_put index_put_ scatter_add scatter gather index_select index
+    masked_fill take_along_dim expand reshape view flatten unflatten transpose permute t squeeze
+    unsqueeze contiguous narrow select slice split chunk unbind repeat tile flip roll tril triu
+    diag diagonal cat stack index_copy clone _to_copy detach alias copy_ fill_ zero_ add_ sub_ mul_
+    div_ clamp_ pow_ addcmul_ addcdiv_ lerp_ sqrt_ neg_ exp_ mul_scalar_ masked_fill_ copysign
+    uniform_ normal_ bernoulli_ bernoulli multinomial
+    tensor zeros ones full empty zeros_like ones_like full_like empty_like arange eye linspace randn
+    rand randint randperm randn_like rand_like randint_like normal
+    threshold_backward tanh_backward sigmoid_backward gelu_backward silu_backward
+    _softmax_backward_data _log_softmax_backward_data native_layer_norm_backward
+    native_batch_norm_backward mse_loss_backward nll_loss_backward nll_loss_forward
+    embedding_dense_backward max_pool2d_with_indices_backward avg_pool2d_backward
+    convolution_backward binary_cross_entropy_backward l1_loss_backward smooth_l1_loss_backward
+    huber_loss_backward native_dropout_backward elu_backward leaky_relu_backward hardtanh_backward
+    softplus_backward rms_norm_backward log_sigmoid_backward
+    _amp_foreach_non_finite_check_and_unscale_ _amp_update_scale_
+    true_divide _unsafe_view _index_backward _reshape_alias as_strided view_as squeeze_
+    unsqueeze_ transpose_ t_ index_add index_fill masked_select nonzero sort topk cummax
+    _squeeze_result nll_loss2d_backward nll_loss2d_forward mm_backward _unsafe_index
+""".split())
+"""Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
+unless the device's PyTorch list names them (then the list wins)."""

@@ -1,0 +1,316 @@
+"""The main job: an MLP on scikit-learn's handwritten digits, fp32 / bf16 / fp16 side by side.
+
+Data: ``sklearn.datasets.load_digits`` (1797 8x8 scans, bundled with scikit-learn, no download),
+a fixed seeded train/test split, inputs standardised with the training set's mean and std.
+Model: an MLP (64-128-10 by default) with minigrad's default ``nn.Linear`` init, trained with
+Adam or SGD-momentum, ``clip_grad_norm_`` before every step, a tqdm progress bar, and a table at
+the end (test accuracy, final loss, final loss scale, skipped steps, steps, time).
+
+Precisions (``--precision``, default ``all``: the three runs side by side, from the same initial
+weights and the same batch order):
+- ``fp32``: plain fp32;
+- ``bf16``: forward and loss under ``amp_emu.autocast(device_type, bfloat16)``, no scaler;
+- ``fp16``: forward and loss under ``amp_emu.autocast(device_type, float16)`` with an
+  ``amp_emu.GradScaler``, in the lecture's order: scale(loss).backward(), unscale_, clip, step,
+  update. A step whose gradients hold inf/nan is skipped and the scale halves.
+``--device-type`` picks the autocast profile (policy table): ``cpu`` (default, the profile PyTorch
+CPU uses, so ``--compare-torch`` compares like with like) or ``cuda`` (a GPU's table).
+If ``amp_emu`` cannot be imported, only the fp32 run happens (with a note on stderr).
+
+``--compare-torch`` trains the same runs in PyTorch CPU (cpu autocast profile) from a copy of
+minigrad's initial weights and the same batches and prints, per run, the largest per-step relative
+loss difference (fp32: expected below 1e-5). ``--plot FILE.png`` draws the loss curves and the
+loss scale over the steps.
+
+Run: python examples/train_digits.py [--precision all] [--optimizer adam] [--compare-torch]
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+
+# One BLAS / OpenMP thread unless the caller says otherwise: the matrices here are tiny (64x128),
+# a second thread only adds hand-off cost, and on a busy machine two spinning thread pools (NumPy's
+# OpenBLAS and PyTorch's OpenMP) slow each other down by 10x or more. Set before NumPy is imported.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+import minigrad as mg  # noqa: E402
+import minigrad.nn as nn  # noqa: E402
+import optim  # noqa: E402
+
+try:  # mixed precision is optional: without amp_emu only the fp32 run is possible
+    import amp_emu
+    HAVE_AMP = hasattr(amp_emu, "autocast") and hasattr(amp_emu, "GradScaler")
+except ImportError:  # pragma: no cover - depends on the checkout
+    amp_emu, HAVE_AMP = None, False
+
+PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+# ------------------------------------------------------------------ arguments and data
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--precision", choices=PRECISIONS + ("all",), default="all",
+                   help="which run(s): fp32, bf16 autocast, fp16 autocast + GradScaler, or all")
+    p.add_argument("--device-type", choices=("cpu", "cuda"), default="cpu",
+                   help="autocast profile (policy table) and GradScaler device")
+    p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam")
+    p.add_argument("--lr", type=float, default=None, help="default: 1e-3 adam, 0.05 sgd")
+    p.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--hidden", type=int, nargs="+", default=[128],
+                   help="hidden layer widths, e.g. --hidden 256 128")
+    p.add_argument("--clip", type=float, default=1.0, help="max gradient norm (clip_grad_norm_)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--compare-torch", action="store_true",
+                   help="train the same runs in PyTorch CPU and print the loss differences")
+    p.add_argument("--plot", metavar="FILE.png", help="save loss curves and loss scale")
+    p.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bars")
+    args = p.parse_args(argv)
+    if args.lr is None:
+        args.lr = 1e-3 if args.optimizer == "adam" else 0.05
+    return args
+
+
+def load_data(seed):
+    """Standardised digits: (x_train, x_test) float32 (n, 64), (y_train, y_test) int64."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    x, y = load_digits(return_X_y=True)
+    x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.25, random_state=seed,
+                                              stratify=y)
+    scaler = StandardScaler().fit(x_tr)
+    f32 = lambda a: np.ascontiguousarray(scaler.transform(a), dtype=np.float32)  # noqa: E731
+    return f32(x_tr), f32(x_te), y_tr.astype(np.int64), y_te.astype(np.int64)
+
+
+def batch_order(n, batch_size, epochs, seed):
+    """The index arrays of every step, shared by all runs: a fresh seeded shuffle per epoch,
+    full batches only (a last partial batch of a few images would only add noise)."""
+    rng = np.random.default_rng(seed)
+    order = []
+    for _ in range(epochs):
+        perm = rng.permutation(n)
+        order += [perm[i:i + batch_size] for i in range(0, n - batch_size + 1, batch_size)]
+    return order
+
+
+def build_model(nn_module, sizes):
+    """Linear-ReLU-...-Linear from ``nn_module`` (``minigrad.nn`` or ``torch.nn``)."""
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(nn_module.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(nn_module.ReLU())
+    return nn_module.Sequential(*layers)
+
+
+# ------------------------------------------------------------------ one training run
+class Run:
+    """What one training run leaves behind: per-step losses and scales, accuracy, time."""
+
+    def __init__(self, framework, precision):
+        self.framework, self.precision = framework, precision
+        self.losses, self.scales = [], []
+        self.skipped, self.accuracy, self.seconds = 0, float("nan"), 0.0
+
+    @property
+    def final_scale(self):
+        return self.scales[-1] if self.scales else None
+
+
+def _progress(total, desc, disable):
+    try:
+        from tqdm import tqdm
+    except ImportError:  # tqdm is in the examples extra; run without bars if it is missing
+        return None
+    # disable=None: tqdm hides the bar when stderr is not a terminal (logs, CI, pipes)
+    return tqdm(total=total, desc=desc, unit="step", leave=False, disable=disable or None,
+                file=sys.stderr, dynamic_ncols=True)
+
+
+class _Frame:
+    """The few framework-specific pieces, so that one loop trains minigrad and PyTorch alike."""
+
+    def __init__(self, name, args):
+        self.name = name
+        if name == "minigrad":
+            self.lib, self.nn, self.optim = mg, nn, optim
+            self.clip = nn.utils.clip_grad_norm_
+            self.amp = amp_emu
+            self.device_type = args.device_type
+        else:
+            import torch
+            self.lib, self.nn, self.optim = torch, torch.nn, torch.optim
+            self.clip = torch.nn.utils.clip_grad_norm_
+            self.amp = torch.amp
+            self.device_type = "cpu"  # PyTorch CPU runs the cpu profile
+
+    def tensor(self, arr):
+        return self.lib.from_numpy(np.ascontiguousarray(arr))
+
+    def autocast(self, precision):
+        if precision == "fp32":
+            return contextlib.nullcontext()
+        dtype = self.lib.bfloat16 if precision == "bf16" else self.lib.float16
+        return self.amp.autocast(device_type=self.device_type, dtype=dtype)
+
+    def scaler(self, precision):
+        return self.amp.GradScaler(self.device_type) if precision == "fp16" else None
+
+
+def train(frame, precision, sizes, init_state, data, order, args):
+    """Train one run from ``init_state`` on the batches ``order``; returns a ``Run``."""
+    x_tr, x_te, y_tr, y_te = data
+    model = build_model(frame.nn, sizes)
+    model.load_state_dict({k: frame.tensor(v.copy()) for k, v in init_state.items()})
+    if args.optimizer == "adam":
+        opt = frame.optim.Adam(model.parameters(), lr=args.lr)
+    else:
+        opt = frame.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    criterion = frame.nn.CrossEntropyLoss()
+    scaler = frame.scaler(precision)
+    run = Run(frame.name, precision)
+    bar = _progress(len(order), f"{frame.name} {precision}", args.no_progress)
+
+    start = time.perf_counter()
+    for step, idx in enumerate(order):
+        xb, yb = frame.tensor(x_tr[idx]), frame.tensor(y_tr[idx])
+        with frame.autocast(precision):
+            loss = criterion(model(xb), yb)
+        if scaler is None:
+            loss.backward()
+            frame.clip(model.parameters(), args.clip)
+            opt.step()
+        else:  # the lecture's order: scale, backward, unscale_, clip, step, update
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+            frame.clip(model.parameters(), args.clip)
+            before = scaler.get_scale()
+            scaler.step(opt)
+            scaler.update()
+            run.scales.append(scaler.get_scale())
+            run.skipped += run.scales[-1] < before  # the scale backs off iff inf/nan was found
+        opt.zero_grad(set_to_none=True)
+        run.losses.append(loss.item())
+        if bar is not None:
+            bar.update(1)
+            if step % 20 == 0:
+                bar.set_postfix(loss=f"{run.losses[-1]:.4f}")
+    if bar is not None:
+        bar.close()
+
+    with frame.lib.no_grad(), frame.autocast(precision):
+        logits = model(frame.tensor(x_te))
+    pred = logits.float().argmax(dim=1).numpy()
+    run.accuracy = float((pred == y_te).mean())
+    run.seconds = time.perf_counter() - start
+    return run
+
+
+# ------------------------------------------------------------------ reporting
+def rel_diffs(a, b):
+    """Per-step relative differences |a - b| / |b| of two loss sequences."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return np.abs(a - b) / np.maximum(np.abs(b), 1e-12)
+
+
+def print_table(runs, compare=None):
+    head = (f"{'framework':<9} {'precision':<9} {'test acc':>8} {'final loss':>10} "
+            f"{'loss scale':>10} {'skipped':>7} {'steps':>6} {'time s':>7}")
+    if compare:
+        head += f" {'max rel loss diff vs torch':>27}"
+    print(head)
+    print("-" * len(head))
+    for r in runs:
+        scale = f"{r.final_scale:.0f}" if r.final_scale is not None else "-"
+        skipped = str(r.skipped) if r.precision == "fp16" else "-"
+        line = (f"{r.framework:<9} {r.precision:<9} {100 * r.accuracy:7.2f}% {r.losses[-1]:10.4f} "
+                f"{scale:>10} {skipped:>7} {len(r.losses):6d} {r.seconds:7.2f}")
+        if compare and r.framework == "minigrad" and r.precision in compare:
+            line += f" {compare[r.precision]:27.2e}"
+        print(line)
+
+
+def plot(runs, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for r in runs:
+        style = "-" if r.framework == "minigrad" else "--"
+        ax1.plot(r.losses, style, lw=1, label=f"{r.framework} {r.precision}")
+        if r.scales:
+            ax2.step(range(len(r.scales)), r.scales, where="post",
+                     label=f"{r.framework} {r.precision} ({r.skipped} skipped)")
+    ax1.set(xlabel="step", ylabel="training loss", yscale="log", title="Loss per step")
+    ax1.legend()
+    ax2.set(xlabel="step", ylabel="loss scale", yscale="log", title="GradScaler scale (fp16)")
+    if any(r.scales for r in runs):
+        ax2.legend()
+    else:
+        ax2.text(0.5, 0.5, "no fp16 run", ha="center", transform=ax2.transAxes)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------ main
+def main(argv=None):
+    args = parse_args(argv)
+    wanted = list(PRECISIONS) if args.precision == "all" else [args.precision]
+    if not HAVE_AMP and wanted != ["fp32"]:
+        print("note: amp_emu (autocast, GradScaler) is not available: running fp32 only",
+              file=sys.stderr)
+        wanted = ["fp32"]
+
+    data = load_data(args.seed)
+    sizes = [data[0].shape[1], *args.hidden, 10]
+    mg.manual_seed(args.seed)
+    init_state = {k: v.detach().numpy().copy()
+                  for k, v in build_model(nn, sizes).state_dict().items()}
+    order = batch_order(len(data[0]), args.batch_size, args.epochs, args.seed)
+    print(f"digits: {len(data[0])} train / {len(data[1])} test images, "
+          f"MLP {'-'.join(map(str, sizes))}, {args.optimizer} lr={args.lr:g}, clip {args.clip:g}, {args.epochs} epochs of "
+          f"batch {args.batch_size} ({len(order)} steps), autocast profile '{args.device_type}'")
+
+    frames = [_Frame("minigrad", args)]
+    if args.compare_torch:
+        frames.append(_Frame("torch", args))
+    runs = [train(f, p, sizes, init_state, data, order, args) for p in wanted for f in frames]
+
+    compare = None
+    if args.compare_torch:
+        by = {(r.framework, r.precision): r for r in runs}
+        diffs = {p: rel_diffs(by["minigrad", p].losses, by["torch", p].losses) for p in wanted}
+        compare = {p: float(d.max()) for p, d in diffs.items()}
+    print()
+    print_table(runs, compare)
+    if compare:
+        print("\nlargest per-step relative loss difference, minigrad vs PyTorch CPU "
+              "(same initial weights and batches; fp32 expected < 1e-5):")
+        if args.device_type != "cpu":
+            print(f"  (minigrad ran the '{args.device_type}' autocast profile, PyTorch CPU the "
+                  "'cpu' one: bf16/fp16 differences include the policy tables' differences)")
+        for p, d in diffs.items():
+            print(f"  {p}: {d.max():.3e}   (first step {d[0]:.1e}, largest at step "
+                  f"{int(d.argmax()) + 1})")
+    if args.plot:
+        plot(runs, args.plot)
+        print(f"\nsaved loss curves to {args.plot}")
+    return runs
+
+
+if __name__ == "__main__":
+    main()

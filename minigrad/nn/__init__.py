@@ -1,0 +1,11 @@
+"""``minigrad.nn``: modules, parameters, layers, losses, init, functional (``torch.nn``)."""
+from .parameter import Parameter
+from .module import Module
+from .layers import Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleList, Sequential
+from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from . import functional, init, utils
+
+__all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
+           "LogSoftmax", "Flatten", "Sequential", "ModuleList", "CrossEntropyLoss", "NLLLoss",
+           "MSELoss", "functional", "init", "utils"]

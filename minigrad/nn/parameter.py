@@ -1,0 +1,82 @@
+"""``Parameter``: a Tensor that a ``Module`` registers as a learnable weight
+(``torch.nn.Parameter``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+
+__all__ = ["Parameter", "typename"]
+
+
+class Parameter(Tensor):
+    """A leaf Tensor that ``Module.__setattr__`` registers as a parameter (``torch.nn.Parameter``).
+
+    ``Parameter(data)`` shares ``data``'s storage and version counter (no copy), as PyTorch's
+    ``Tensor._make_subclass`` does; ops on a Parameter return plain Tensors.
+
+    Args:
+        data: a Tensor (any shape, any dtype); None gives an empty float tensor of the default
+            dtype.
+        requires_grad: whether the parameter requires grad (default True).
+
+    Raises:
+        TypeError: when ``data`` is not a Tensor.
+        RuntimeError: ``requires_grad=True`` on a non-floating dtype ("Only Tensors of floating
+            point and complex dtype can require gradients").
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            dt = _dt.get_default_dtype()
+            data = Tensor._make(np.empty((0,), dtype=dt.np), dt)
+        elif not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): argument 'data' must be Tensor, not "
+                            f"{type(data).__name__}")
+        if requires_grad and not data.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        p = cls._make(data._data, data.dtype, bool(requires_grad))
+        p._vc = data._vc
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+    def _new_like(self, arr):
+        return Parameter._make(arr, self.dtype, self._requires_grad)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_parameter, (self._data.copy(), self.dtype.name, self._requires_grad))
+
+
+def _rebuild_parameter(arr, dtype_name, requires_grad):
+    return Parameter._make(arr, _dt.as_dtype(dtype_name), requires_grad)
+
+
+_TENSOR_TYPE_NAMES = {"float64": "DoubleTensor", "float32": "FloatTensor", "float16": "HalfTensor",
+                      "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                      "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+                      "bool": "BoolTensor"}
+
+
+def typename(obj) -> str:
+    """The type name PyTorch's ``torch.typename`` gives, with ``minigrad.`` for tensors
+    (``minigrad.FloatTensor``); used in error messages."""
+    if isinstance(obj, Tensor):
+        return "minigrad." + _TENSOR_TYPE_NAMES.get(obj.dtype.name, "Tensor")
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qualname is None:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"

@@ -1,0 +1,174 @@
+"""Gradient clipping (``torch.nn.utils.clip_grad_norm_`` / ``clip_grad_value_`` /
+``get_total_norm`` / ``clip_grads_with_norm_``), following PyTorch 2.13's recipe:
+
+- per-tensor norms, each in its gradient's own dtype; the total is the norm of those norms, in
+  their promoted dtype (mixed bf16 + fp32 grads give an fp32 total);
+- ``coef = max_norm / (total + 1e-6)`` clamped to 1.0, and every gradient multiplied in place by
+  the clamped coef (by 1.0 when nothing is clipped), with dispatched ops;
+- the total norm before clipping is returned as a 0-dim Tensor; ``tensor(0.)`` with no grads.
+
+The norm kernel (``_vector_norm``) reads a float64 copy made by the ``_to_copy`` op and reduces
+it in NumPy; it emulates PyTorch's CPU kernel, which accumulates ``sum |x|^p`` in opmath (fp32
+for fp16/bf16/fp32): the accumulated sum over- and underflows where PyTorch's does, and a
+one-element tensor gives ``|x|`` exactly. Results can differ from PyTorch's by about one ulp
+(summation order).
+"""
+from __future__ import annotations
+
+import math
+import types
+import warnings
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...autograd.grad_mode import no_grad
+from ...dispatch import dispatch
+from ...tensor import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
+           "clip_grads_with_norm_"]
+
+_INF = float("inf")
+
+
+def _norm_of_array(a, p, dtype, what="linalg.vector_norm"):
+    """``vector_norm`` of the float64 array ``a`` rounded into ``dtype`` (a Tensor, 0-dim)."""
+    if a.size == 0 and p in (_INF, -_INF):
+        raise RuntimeError(f"{what} cannot compute the {'inf' if p > 0 else '-inf'} norm on an "
+                           "empty tensor because the operation does not have an identity")
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        x = np.abs(a.reshape(-1))
+        if p == 0:
+            res = float(np.count_nonzero(x))
+        elif p == _INF:
+            res = x.max()
+        elif p == -_INF:
+            res = x.min()
+        elif x.size == 1:
+            res = x[0]
+        else:
+            acc = _dt.opmath_dtype(dtype).np
+            s = (x.sum() if p == 1 else (x * x).sum() if p == 2 else (x ** p).sum())
+            s = np.float64(np.asarray(s).astype(acc))       # over/underflow like the kernel
+            res = s if p == 1 else np.sqrt(s) if p == 2 else s ** (1.0 / p)
+    out = Tensor._make(np.asarray(res, dtype=np.float64), _dt.float64)
+    return out if dtype is _dt.float64 else dispatch("_to_copy", out, dtype=dtype)
+
+
+def _vector_norm(t, p):
+    """``torch.linalg.vector_norm(t, p)`` of a floating Tensor, in ``t``'s dtype (no grad)."""
+    with no_grad():
+        a = t._data if t.dtype is _dt.float64 else dispatch("_to_copy", t,
+                                                            dtype=_dt.float64)._data
+        return _norm_of_array(np.asarray(a, dtype=np.float64), p, t.dtype)
+
+
+def _as_list(parameters):
+    if isinstance(parameters, Tensor):
+        return [parameters]
+    is_gen = isinstance(parameters, types.GeneratorType)
+    parameters = list(parameters)
+    if is_gen and not parameters:
+        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                      stacklevel=3)
+    return parameters
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite: bool = False, foreach=None):
+    """The norm of the per-tensor norms of ``tensors`` (``torch.nn.utils.get_total_norm``).
+
+    Args:
+        tensors: a Tensor or an iterable of Tensors (typically gradients).
+        norm_type: p of the p-norm: any float, ``inf`` (max |x|), ``-inf``, 0 (count of
+            non-zeros).
+        error_if_nonfinite: raise when the total is nan or inf.
+        foreach: accepted for PyTorch compatibility; the result does not depend on it.
+
+    Returns:
+        a 0-dim Tensor in the promoted dtype of the tensors; ``tensor(0.)`` when empty.
+
+    Raises:
+        RuntimeError: a non-finite total with ``error_if_nonfinite`` ("The total norm of order
+            2.0 for gradients from `parameters` is non-finite, so it cannot be clipped. ...").
+    """
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    norm_type = float(norm_type)
+    if not tensors:
+        return Tensor._make(np.array(0.0, dtype=np.float32), _dt.float32)
+    norms = [_vector_norm(t, norm_type) for t in tensors]
+    dtype = norms[0].dtype
+    for n in norms[1:]:
+        dtype = _dt.promote_types(dtype, n.dtype)
+    stacked = np.array([float(n._data) for n in norms], dtype=np.float64)
+    total = _norm_of_array(stacked, norm_type, dtype)
+    if error_if_nonfinite and not math.isfinite(total.item()):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` "
+                           "is non-finite, so it cannot be clipped. To disable this error and "
+                           "scale the gradients by the non-finite norm anyway, set "
+                           "`error_if_nonfinite=False`")
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None) -> None:
+    """Multiply every ``.grad`` in place by ``min(max_norm / (total_norm + 1e-6), 1)``
+    (``torch.nn.utils.clip_grads_with_norm_``); ``total_norm`` a 0-dim Tensor."""
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return
+    max_norm = float(max_norm)
+    with no_grad():
+        coef = max_norm / (total_norm + 1e-6)
+        coef = dispatch("clamp", coef, None, 1.0)
+        for g in grads:
+            g.mul_(coef)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite: bool = False,
+                    foreach=None):
+    """Scale gradients so that their total norm is at most ``max_norm``
+    (``torch.nn.utils.clip_grad_norm_``).
+
+    Only parameters whose ``.grad`` is not None take part. Every gradient is multiplied in place
+    by ``clamp(max_norm / (total + 1e-6), max=1.0)``: an inf total zeroes the gradients (inf
+    entries become nan), a nan total makes them all nan.
+
+    Args:
+        parameters: a Tensor or an iterable of Tensors (an empty generator warns).
+        max_norm: the largest allowed total norm.
+        norm_type: as ``get_total_norm`` (2.0, 1, ``inf``, 0.5...).
+        error_if_nonfinite: raise instead of scaling by a non-finite norm.
+        foreach: accepted for PyTorch compatibility (same results either way).
+
+    Returns:
+        the total norm before clipping, a 0-dim Tensor (promoted dtype of the grads;
+        ``tensor(0.)`` when no parameter has a grad).
+
+    Raises:
+        RuntimeError: non-finite total with ``error_if_nonfinite=True`` (grads unchanged).
+    """
+    params = _as_list(parameters)
+    grads = [p.grad for p in params if p.grad is not None]
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(params, max_norm, total, foreach)
+    return total
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite: bool = False,
+                   foreach=None):
+    """Deprecated alias of ``clip_grad_norm_`` (warns, as PyTorch)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
+    """Clamp every ``.grad`` in place to ``[-clip_value, clip_value]``
+    (``torch.nn.utils.clip_grad_value_``); parameters without a grad are skipped."""
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    clip_value = float(clip_value)
+    with no_grad():
+        for p in params:
+            if p.grad is not None:
+                dispatch("clamp_", p.grad, -clip_value, clip_value)

@@ -1,0 +1,327 @@
+"""Comparisons and selection: eq/ne/lt/le/gt/ge, isfinite/isnan/isinf, logical_*, all/any,
+maximum/minimum, clamp, where.
+
+Comparisons run in the promoted dtype (a Python scalar is rounded to a 16-bit tensor's dtype
+first, as in PyTorch: ``fp16_tensor == 0.1`` compares against ``fp16(0.1)``) and return bool
+tensors that never require grad. maximum/minimum/clamp propagate NaN like PyTorch.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from ._binary import arr, check_binary, scalar_in
+from ._util import broadcast_shapes, wrap, wrap_dims
+
+_NUM = (bool, int, float, np.number, np.bool_)
+
+
+def _operand(x, rt):
+    return arr(x, rt) if isinstance(x, Tensor) else scalar_in(x, rt)
+
+
+def _bool(a) -> Tensor:
+    return Tensor._make(np.asarray(a, dtype=np.bool_), _dt.bool_)
+
+
+# ---------------------------------------------------------------------------------- comparisons
+_SWAP = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+def _make_compare(name, ufunc):
+    def op(input, other):
+        if not isinstance(input, Tensor) and isinstance(other, Tensor):
+            return dispatch(_SWAP[name], other, input)
+        if isinstance(input, Tensor) and not isinstance(other, (Tensor,) + _NUM) \
+                and name in ("eq", "ne"):
+            return name == "ne"      # tensor == None / object, as PyTorch's __eq__
+        check_binary(input, other, name)
+        rt = _dt.result_type(input, other)
+        return _bool(ufunc(_operand(input, rt), _operand(other, rt)))
+    op.__name__ = name
+    op.__doc__ = (f"``{name}(input, other)``: elementwise comparison in the promoted dtype, a "
+                  f"bool tensor (``torch.{name}``).\n\n    Raises:\n        RuntimeError: "
+                  "non-broadcastable shapes. TypeError: non-Tensor/number operands.")
+    return register_op(name, op)
+
+
+eq = _make_compare("eq", np.equal)
+ne = _make_compare("ne", np.not_equal)
+lt = _make_compare("lt", np.less)
+le = _make_compare("le", np.less_equal)
+gt = _make_compare("gt", np.greater)
+ge = _make_compare("ge", np.greater_equal)
+
+
+def _check_t(x, op):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _make_class(name, fn, int_value):
+    def op(input):
+        _check_t(input, name)
+        if not input.dtype.is_floating_point:
+            return _bool(np.full(input.shape, int_value))
+        return _bool(fn(input._data.astype(np.float32) if input.dtype is _dt.bfloat16
+                        else input._data))
+    op.__name__ = name
+    op.__doc__ = f"``{name}(input)``: a bool tensor (``torch.{name}``); integers: {int_value}."
+    return register_op(name, op)
+
+
+isfinite = _make_class("isfinite", np.isfinite, True)
+isnan = _make_class("isnan", np.isnan, False)
+isinf = _make_class("isinf", np.isinf, False)
+
+
+def _truth(x):
+    a = x._data if isinstance(x, Tensor) else np.asarray(x)
+    return a if a.dtype == np.bool_ else a != 0
+
+
+@register_op("logical_not")
+def logical_not(input):
+    """``logical_not(input)``: bool tensor, True where input is zero (``torch.logical_not``)."""
+    _check_t(input, "logical_not")
+    return _bool(np.logical_not(_truth(input)))
+
+
+@register_op("logical_and")
+def logical_and(input, other):
+    """``logical_and(input, other)``: bool tensor, broadcast (``torch.logical_and``)."""
+    check_binary(input, other, "logical_and")
+    return _bool(np.logical_and(_truth(input), _truth(other)))
+
+
+@register_op("logical_or")
+def logical_or(input, other):
+    """``logical_or(input, other)``: bool tensor, broadcast (``torch.logical_or``)."""
+    check_binary(input, other, "logical_or")
+    return _bool(np.logical_or(_truth(input), _truth(other)))
+
+
+def _make_allany(name, ufunc):
+    def op(input, dim=None, keepdim=False):
+        _check_t(input, name)
+        dims = wrap_dims(dim, input.ndim)
+        axes = dims if input.ndim else None
+        out = ufunc(_truth(input), axis=axes, keepdims=keepdim if input.ndim else False)
+        if input.dtype is _dt.uint8:
+            return Tensor._make(np.asarray(out, np.uint8), _dt.uint8)
+        return _bool(out)
+    op.__name__ = name
+    op.__doc__ = (f"``{name}(input, dim=None, keepdim=False)`` (``torch.{name}``): bool result "
+                  "(uint8 for uint8 input, as PyTorch).")
+    return register_op(name, op)
+
+
+all_ = _make_allany("all", np.all)
+any_ = _make_allany("any", np.any)
+
+
+# ---------------------------------------------------------------------------------- max/min
+def _check_tensor_other(other, op):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{op}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
+class _MaxMin(Function):
+    _ufunc = None
+    _lose = None     # comparison where input gets no gradient ("lt" for maximum)
+    _win = None
+
+    @classmethod
+    def forward(cls, ctx, input, other):
+        check_binary(input, other, cls._name)
+        _check_tensor_other(other, cls._name)
+        rt = _dt.result_type(input, other)
+        ctx.save_for_backward(input, other)
+        return wrap(cls._ufunc(arr(input, rt), arr(other, rt)), rt)
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        input, other = ctx.saved_tensors
+        half = dispatch("where", dispatch("eq", input, other), dispatch("div", grad, 2), grad)
+        nig = ctx.needs_input_grad
+        ga = dispatch("where", dispatch(cls._lose, input, other), 0.0, half) if nig[0] else None
+        gb = dispatch("where", dispatch(cls._win, input, other), 0.0, half) if nig[1] else None
+        return ga, gb
+
+
+@register_op("maximum")
+class Maximum(_MaxMin):
+    """``maximum(input, other)``: elementwise max, NaN-propagating (``torch.maximum``); ties
+    split the gradient in half.
+
+    Raises:
+        TypeError: ``other`` not a Tensor (as PyTorch). RuntimeError: non-broadcastable shapes.
+    """
+
+    _backward_name = "MaximumBackward0"
+    _name, _ufunc, _lose, _win = "maximum", np.maximum, "lt", "gt"
+
+
+@register_op("minimum")
+class Minimum(_MaxMin):
+    """``minimum(input, other)``: elementwise min, NaN-propagating (``torch.minimum``)."""
+
+    _backward_name = "MinimumBackward0"
+    _name, _ufunc, _lose, _win = "minimum", np.minimum, "gt", "lt"
+
+
+# ---------------------------------------------------------------------------------- clamp
+def _clamp_forward(input, lo, hi):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"clamp(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if lo is None and hi is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    shapes = [input.shape] + [b.shape for b in (lo, hi) if isinstance(b, Tensor)]
+    if len(shapes) > 1:
+        broadcast_shapes(*shapes)
+    rt = _dt.result_type(input, lo, hi)
+    if rt is _dt.bool_ and lo is not None and hi is not None:   # clamp_min/max do have bool
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
+    a = arr(input, rt)
+    if lo is not None:
+        a = np.maximum(a, _operand(lo, rt))
+    if hi is not None:
+        a = np.minimum(a, _operand(hi, rt))
+    return wrap(a, rt)
+
+
+class ClampScalar(Function):
+    """``clamp(input, min=None, max=None)`` with number bounds (node ``ClampBackward1``)."""
+
+    _backward_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx, input, min=None, max=None):
+        ctx.lo, ctx.hi = min, max
+        ctx.save_for_backward(input)
+        return _clamp_forward(input, min, max)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        lo, hi = ctx.lo, ctx.hi
+        if lo is not None and hi is not None:
+            m = dispatch("logical_and", dispatch("ge", x, lo), dispatch("le", x, hi))
+        elif lo is not None:
+            m = dispatch("ge", x, lo)
+        else:
+            m = dispatch("le", x, hi)
+        return dispatch("where", m, grad, 0.0)
+
+
+class ClampTensor(Function):
+    """``clamp(input, min=None, max=None)`` with tensor bounds (node ``ClampBackward0``);
+    gradients of the bounds as PyTorch's ``clamp_backward_min_max``."""
+
+    _backward_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx, input, min=None, max=None):
+        ctx.save_for_backward(input, min, max)
+        return _clamp_forward(input, min, max)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, lo, hi = ctx.saved_tensors
+        nig = ctx.needs_input_grad + (False,) * 3
+        gx = glo = ghi = None
+        if nig[0]:
+            if lo is not None and hi is not None:
+                m = dispatch("logical_and", dispatch("ge", x, lo), dispatch("le", x, hi))
+            elif lo is not None:
+                m = dispatch("ge", x, lo)
+            else:
+                m = dispatch("le", x, hi)
+            gx = dispatch("where", m, grad, 0.0)
+        if lo is not None and hi is not None:
+            if nig[1]:
+                m = dispatch("logical_and", dispatch("lt", x, lo), dispatch("lt", lo, hi))
+                glo = dispatch("where", m, grad, 0.0)
+            if nig[2]:
+                m = dispatch("logical_or", dispatch("gt", x, hi), dispatch("lt", hi, lo))
+                ghi = dispatch("where", m, grad, 0.0)
+        elif lo is not None and nig[1]:
+            glo = dispatch("where", dispatch("lt", x, lo), grad, 0.0)
+        elif hi is not None and nig[2]:
+            ghi = dispatch("where", dispatch("gt", x, hi), grad, 0.0)
+        return gx, glo, ghi
+
+
+_clamp_scalar_apply = ClampScalar.apply
+_clamp_tensor_apply = ClampTensor.apply
+
+
+@register_op("clamp")
+def clamp(input, min=None, max=None):
+    """``clamp(input, min=None, max=None)`` (``torch.clamp``/``clip``): ``min(max(x, min),
+    max)``; bounds are both numbers or both tensors (None allowed); dtype is
+    ``result_type(input, min, max)``. Gradient passes where ``min <= x <= max``.
+
+    Raises:
+        RuntimeError: both bounds None; non-broadcastable tensor bounds.
+        TypeError: a number bound mixed with a tensor bound.
+    """
+    tl, th = isinstance(min, Tensor), isinstance(max, Tensor)
+    if tl or th:
+        if (min is not None and not tl) or (max is not None and not th):
+            raise TypeError("clamp(): min and max must both be Tensors or both be numbers")
+        return _clamp_tensor_apply(input, min, max)
+    return _clamp_scalar_apply(input, min, max)
+
+
+# ---------------------------------------------------------------------------------- where
+@register_op("where")
+class Where(Function):
+    """``where(condition, input, other)``: ``input`` where condition else ``other``, broadcast
+    over all three (``torch.where``); numbers allowed for input/other; dtype
+    ``result_type(input, other)``.
+
+    Raises:
+        RuntimeError: a non-bool condition ("where expected condition to be a boolean tensor,
+            but got a tensor with dtype Float"); non-broadcastable shapes.
+    """
+
+    _backward_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, condition, input, other):
+        if not isinstance(condition, Tensor):
+            raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not "
+                            f"{type(condition).__name__}")
+        if condition.dtype not in (_dt.bool_, _dt.uint8):
+            raise RuntimeError("where expected condition to be a boolean tensor, but got a "
+                               f"tensor with dtype {_TORCH_NAMES[condition.dtype.name]}")
+        for x in (input, other):
+            if not isinstance(x, (Tensor,) + _NUM):
+                raise TypeError(f"where(): expected Tensor or Number, got {type(x).__name__}")
+        shapes = [condition.shape] + [x.shape for x in (input, other) if isinstance(x, Tensor)]
+        broadcast_shapes(*shapes)
+        rt = _dt.result_type(input, other)
+        ctx.save_for_backward(condition)
+        c = condition._data.astype(np.bool_, copy=False)
+        out = np.where(c, _operand(input, rt), _operand(other, rt))
+        return wrap(out, rt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (c,) = ctx.saved_tensors
+        nig = ctx.needs_input_grad
+        ga = dispatch("where", c, grad, 0.0) if nig[1] else None
+        gb = dispatch("where", c, 0.0, grad) if nig[2] else None
+        return None, ga, gb
+
+
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                "int8": "Char", "uint8": "Byte", "bool": "Bool"}

@@ -1,0 +1,109 @@
+"""``cross_entropy``: an op of its own name (so autocast's policy sees it) composed, like
+PyTorch's ``cross_entropy_loss``, of dispatched ops: ``log_softmax`` over the class dim, then
+``nll_loss`` (class-index targets) or ``-(log_softmax * target).sum()`` (class probabilities), plus
+the label-smoothing term. Graph nodes therefore read as PyTorch's (``NllLossBackward0`` over
+``LogSoftmaxBackward0``...); PyTorch's ``masked_fill`` of ignored smoothing terms is an
+``index_put`` here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from .loss import _SCALAR, _check_reduction, _nll_shapes
+
+def _class_weight_view(weight, ndim, class_dim):
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return dispatch("reshape", weight, tuple(shape))
+
+
+def _ce_probs(input, target, weight, reduction, ls, class_dim, c):
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, "
+                           f"got {_SCALAR[target.dtype.name]}")
+    if weight is not None and (weight.ndim != 1 or weight.numel() != c):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    logp = dispatch("log_softmax", input, class_dim)
+    if ls > 0:
+        target = dispatch("add", dispatch("mul", target, 1 - ls), ls / c)
+    prod = dispatch("mul", logp, target)
+    if weight is not None:
+        prod = dispatch("mul", prod, _class_weight_view(weight, input.ndim, class_dim))
+    if reduction == "none":
+        return dispatch("neg", dispatch("sum", prod, class_dim))
+    total = dispatch("neg", dispatch("sum", prod))
+    if reduction == "sum":
+        return total
+    rows = input.numel() // c if c else 0
+    return dispatch("div", total, rows if rows else float("nan"))
+
+
+def _ce_smoothing(input, logp, target, weight, ignore_index, reduction, ls, class_dim, c):
+    ignore = target._data == ignore_index
+    if weight is not None:
+        smooth = dispatch("sum", dispatch("mul", logp, _class_weight_view(weight, input.ndim,
+                                                                          class_dim)), class_dim)
+    else:
+        smooth = dispatch("sum", logp, class_dim)
+    smooth = dispatch("neg", smooth)
+    if ignore.any():
+        smooth = dispatch("index_put", smooth, Tensor._make(ignore), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = target._data[~ignore].reshape(-1).astype(np.int64)
+            denom = dispatch("sum", dispatch("index", weight, kept))
+        else:
+            denom = int((~ignore).sum())
+        ret = dispatch("div", dispatch("sum", smooth), denom)
+    elif reduction == "sum":
+        ret = dispatch("sum", smooth)
+    else:
+        ret = smooth
+    return ret
+
+
+@register_op("cross_entropy")
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """``cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean',
+    label_smoothing=0.0)`` of logits (``F.cross_entropy``), composed like PyTorch's
+    ``cross_entropy_loss``: ``log_softmax`` over the class dim, then ``nll_loss`` for class-index
+    targets or ``-(log_softmax * target).sum()`` for class-probability targets, plus the
+    label-smoothing term.
+
+    Shapes: input (C,), (N, C) or (N, C, d1, ...); target class indices (), (N,), (N, d1, ...)
+    (int64/uint8) or probabilities of input's shape (floating). Output dtype: input's for
+    class indices; promoted with target's for probabilities.
+
+    Raises:
+        RuntimeError: "expected target dtype to be Long or Byte, but got Float" (float targets
+            of a non-matching shape), "label_smoothing must be between 0.0 and 1.0. Got: 1.5",
+            "ignore_index is not supported for floating point target", and nll_loss's errors.
+        ValueError, IndexError: as ``nll_loss``.
+    """
+    _check_reduction(reduction)
+    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
+        raise TypeError("cross_entropy(): argument 'input' and 'target' must be Tensors")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.ndim == 1 else 1
+    if input.ndim == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    c = input.shape[class_dim]
+    if tuple(input.shape) == tuple(target.shape):
+        if ignore_index != -100:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _ce_probs(input, target, weight, reduction, label_smoothing, class_dim, c)
+    _nll_shapes(input, target)
+    logp = dispatch("log_softmax", input, class_dim)
+    nll = dispatch("nll_loss", logp, target, weight, ignore_index, reduction)
+    if label_smoothing <= 0.0:
+        return nll
+    ret = _ce_smoothing(input, logp, target, weight, ignore_index, reduction, label_smoothing,
+                        class_dim, c)
+    return dispatch("add", dispatch("mul", nll, 1 - label_smoothing),
+                    dispatch("mul", ret, label_smoothing / c))

@@ -1,0 +1,366 @@
+"""Linear algebra: mm, bmm, mv, dot, addmm (Functions) and matmul, linear (compositions).
+
+Numerics: fp16/bf16 products accumulate in fp32 (``np.matmul`` on fp32 copies, i.e. BLAS sgemm)
+and round once; ``addmm`` (and so ``linear`` with a bias) adds ``beta * input`` before that single
+rounding, as PyTorch's CPU kernels do (facts sheet §5). Summation order differs from oneDNN/MKL, so
+fp16/bf16 results may differ from PyTorch by 1 ULP on a few elements, fp32 by a few ULPs.
+
+Like PyTorch, these ops do not promote dtypes: mixed inputs raise PyTorch's messages, e.g.
+"expected m1 and m2 to have the same dtype, but got: float != c10::BFloat16".
+
+``matmul`` dispatches to dot/mv/mm/bmm exactly as ``at::matmul`` does, so graphs show PyTorch's
+nodes (``DotBackward0``, ``MvBackward0``, ``MmBackward0``, batched: ``UnsafeViewBackward0`` over
+``BmmBackward0``); ``linear`` is ``addmm(bias, input, weight.t())`` (``AddmmBackward0`` over
+``TBackward0``) or ``matmul(input, weight.t())`` without a bias.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from ._util import broadcast_shapes, opmath, wrap
+
+_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+        "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+           "bool": "Bool"}
+
+
+def _check_tensor(x, op, arg):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{arg}' (position {1 if arg in ('input', 'self') else 2}"
+                        f") must be Tensor, not {type(x).__name__}")
+
+
+def _same_dtype_mm(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_CPP[a.dtype.name]} != {_CPP[b.dtype.name]}")
+
+
+def _shape_str(s):
+    return "x".join(str(x) for x in s)
+
+
+def _product(a, b, dtype):
+    """a @ b in opmath (fp32 for fp16/bf16), not yet rounded."""
+    return np.matmul(opmath(a, dtype), opmath(b, dtype))
+
+
+# ---------------------------------------------------------------------------- mm, bmm, mv, dot
+
+@register_op("mm")
+class Mm(Function):
+    """``mm(input, mat2)``: (n, m) @ (m, p) -> (n, p) (``torch.mm``).
+
+    Raises:
+        RuntimeError: "self must be a matrix", "mat2 must be a matrix", "mat1 and mat2 shapes
+            cannot be multiplied (2x3 and 4x5)", "expected m1 and m2 to have the same dtype,
+            but got: float != c10::BFloat16".
+    """
+
+    _backward_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx, input, mat2):
+        _check_tensor(input, "mm", "input")
+        _check_tensor(mat2, "mm", "mat2")
+        if input.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if mat2.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+        if input.shape[1] != mat2.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({_shape_str(input.shape)} and {_shape_str(mat2.shape)})")
+        _same_dtype_mm(input, mat2)
+        n = ctx.needs_input_grad
+        ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
+        return wrap(_product(input, mat2, input.dtype), input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        ga = dispatch("mm", grad, dispatch("t", b)) if n[0] else None
+        gb = dispatch("mm", dispatch("t", a), grad) if n[1] else None
+        return ga, gb
+
+
+@register_op("bmm")
+class Bmm(Function):
+    """``bmm(input, mat2)``: (b, n, m) @ (b, m, p) -> (b, n, p) (``torch.bmm``).
+
+    Raises:
+        RuntimeError: "batch1 must be a 3D tensor", "batch2 must be a 3D tensor", "Expected size
+            for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5].",
+            "expected scalar type Half but found Float".
+    """
+
+    _backward_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx, input, mat2):
+        _check_tensor(input, "bmm", "input")
+        _check_tensor(mat2, "bmm", "mat2")
+        if input.ndim != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        if mat2.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+        b, _, m = input.shape
+        if mat2.shape[:2] != (b, m):
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{b}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+        if input.dtype is not mat2.dtype:
+            raise RuntimeError(f"expected scalar type {_SCALAR[input.dtype.name]} but found "
+                               f"{_SCALAR[mat2.dtype.name]}")
+        n = ctx.needs_input_grad
+        ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
+        return wrap(_product(input, mat2, input.dtype), input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        ga = dispatch("bmm", grad, dispatch("transpose", b, 1, 2)) if n[0] else None
+        gb = dispatch("bmm", dispatch("transpose", a, 1, 2), grad) if n[1] else None
+        return ga, gb
+
+
+@register_op("mv")
+class Mv(Function):
+    """``mv(input, vec)``: (n, m) @ (m,) -> (n,) (``torch.mv``).
+
+    Raises:
+        RuntimeError: "vector + matrix @ vector expected, got 1, 1, 2" style rank errors, "size
+            mismatch, got input (3), mat (3x4), vec (5)", mixed dtypes.
+    """
+
+    _backward_name = "MvBackward0"
+
+    @staticmethod
+    def forward(ctx, input, vec):
+        _check_tensor(input, "mv", "input")
+        _check_tensor(vec, "mv", "vec")
+        if input.ndim != 2 or vec.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, "
+                               f"{vec.ndim}")
+        if input.shape[1] != vec.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
+                               f"({_shape_str(input.shape)}), vec ({vec.shape[0]})")
+        if input.dtype is not vec.dtype:
+            v, m = _SCALAR[vec.dtype.name], _SCALAR[input.dtype.name]
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m},"
+                               f" and {v}")
+        n = ctx.needs_input_grad
+        ctx.save_for_backward(input if n[1] else None, vec if n[0] else None)
+        return wrap(_product(input, vec, input.dtype), input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, v = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        ga = dispatch("mul", dispatch("unsqueeze", grad, 1), v) if n[0] else None
+        gv = dispatch("mv", dispatch("t", a), grad) if n[1] else None
+        return ga, gv
+
+
+@register_op("dot")
+class Dot(Function):
+    """``dot(input, tensor)``: inner product of two 1-D tensors -> 0-D (``torch.dot``).
+
+    Raises:
+        RuntimeError: "1D tensors expected, but got 2D and 1D tensors", "inconsistent tensor
+            size, expected tensor [3] and src [4] to have the same number of elements, but got 3
+            and 4 elements respectively", "dot : expected both vectors to have same dtype, but
+            found Float and BFloat16".
+    """
+
+    _backward_name = "DotBackward0"
+
+    @staticmethod
+    def forward(ctx, input, tensor):
+        _check_tensor(input, "dot", "input")
+        _check_tensor(tensor, "dot", "tensor")
+        if input.ndim != 1 or tensor.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
+                               "tensors")
+        if input.dtype is not tensor.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{_SCALAR[input.dtype.name]} and {_SCALAR[tensor.dtype.name]}")
+        a, b = input.shape[0], tensor.shape[0]
+        if a != b:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a}] and src [{b}] to "
+                               f"have the same number of elements, but got {a} and {b} elements "
+                               "respectively")
+        n = ctx.needs_input_grad
+        ctx.save_for_backward(input if n[1] else None, tensor if n[0] else None)
+        return wrap(_product(input, tensor, input.dtype), input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        return (dispatch("mul", b, grad) if n[0] else None,
+                dispatch("mul", a, grad) if n[1] else None)
+
+
+# ---------------------------------------------------------------------------- addmm
+
+@register_op("addmm")
+class Addmm(Function):
+    """``addmm(input, mat1, mat2, *, beta=1, alpha=1)`` = beta*input + alpha*(mat1 @ mat2)
+    (``torch.addmm``); ``input`` broadcasts to (n, p). One rounding for fp16/bf16, after the add.
+
+    Raises:
+        RuntimeError: mat shape errors as ``mm``; "self and mat2 must have the same dtype, but got
+            Double and Float"; "mat1 and mat2 must have the same dtype, but got Double and
+            Float"; ``input`` not broadcastable to (n, p) (expand's message).
+    """
+
+    _backward_name = "AddmmBackward0"
+
+    @staticmethod
+    def forward(ctx, input, mat1, mat2, *, beta=1, alpha=1):
+        for x, nm in ((input, "input"), (mat1, "mat1"), (mat2, "mat2")):
+            _check_tensor(x, "addmm", nm)
+        if mat1.ndim != 2:
+            raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
+        if mat2.ndim != 2:
+            raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+        if mat1.shape[1] != mat2.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({_shape_str(mat1.shape)} and {_shape_str(mat2.shape)})")
+        if input.dtype is not mat2.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{_SCALAR[input.dtype.name]} and {_SCALAR[mat2.dtype.name]}")
+        if mat1.dtype is not mat2.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{_SCALAR[mat1.dtype.name]} and {_SCALAR[mat2.dtype.name]}")
+        out_shape = (mat1.shape[0], mat2.shape[1])
+        if input.shape != out_shape:
+            dispatch("expand", input, out_shape)      # raises PyTorch's expand message
+        dt = input.dtype
+        prod = _product(mat1, mat2, dt)
+        c = opmath(input, dt)
+        cd = _dt.opmath_dtype(dt).np
+        if alpha != 1:
+            prod = prod * cd.type(alpha)
+        if beta == 0:
+            out = prod + np.zeros_like(c)
+        else:
+            out = prod + (c if beta == 1 else c * cd.type(beta))
+        ctx.beta, ctx.alpha = beta, alpha
+        n = ctx.needs_input_grad
+        ctx.save_for_backward(mat1 if n[2] else None, mat2 if n[1] else None)
+        return wrap(out, dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        m1, m2 = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        a, b = ctx.alpha, ctx.beta
+        gi = (grad if b == 1 else dispatch("mul", grad, b)) if n[0] else None
+        g1 = g2 = None
+        if n[1]:
+            g1 = dispatch("mm", grad, dispatch("t", m2))
+            g1 = g1 if a == 1 else dispatch("mul", g1, a)
+        if n[2]:
+            g2 = dispatch("mm", dispatch("t", m1), grad)
+            g2 = g2 if a == 1 else dispatch("mul", g2, a)
+        return gi, g1, g2
+
+
+# ---------------------------------------------------------------------------- matmul, linear
+
+@register_op("matmul")
+def matmul(input, other):
+    """``matmul(input, other)`` with all of ``torch.matmul``'s cases: 1-D·1-D -> ``dot``,
+    2-D·1-D -> ``mv``, 1-D·2-D and 2-D·2-D -> ``mm``, N-D·(1|2)-D folded into one ``mm``/``mv``,
+    otherwise broadcast batch dims and ``bmm``.
+
+    Raises:
+        RuntimeError: "both arguments to matmul need to be at least 1D, but they are 0D and 1D",
+            batch dims that do not broadcast, and the errors of dot/mv/mm/bmm (no dtype
+            promotion, as in PyTorch).
+    """
+    _check_tensor(input, "matmul", "input")
+    _check_tensor(other, "matmul", "other")
+    da, db = input.ndim, other.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        return dispatch("dot", input, other)
+    if da == 2 and db == 1:
+        return dispatch("mv", input, other)
+    if da == 1 and db == 2:
+        return dispatch("_squeeze_result", dispatch("mm", dispatch("unsqueeze", input, 0), other),
+                        (0,))
+    if da == 2 and db == 2:
+        return dispatch("mm", input, other)
+    if da >= 3 and db <= 2:
+        lead = tuple(input.shape[:-1])
+        folded = dispatch("reshape", input, (-1, input.shape[-1]))
+        if db == 1:
+            return dispatch("_unsafe_view", dispatch("mv", folded, other), lead)
+        return dispatch("_unsafe_view", dispatch("mm", folded, other), lead + (other.shape[1],))
+    if da <= 2 and db >= 3:
+        # PyTorch folds the other way: (b^T folded) @ a^T, so a's gradient is one fp32 sum
+        lead = tuple(other.shape[:-2])
+        p = other.shape[-1]
+        folded = dispatch("reshape", dispatch("transpose", other, -1, -2), (-1, other.shape[-2]))
+        if da == 1:
+            return dispatch("_unsafe_view", dispatch("mv", folded, input), lead + (p,))
+        out = dispatch("mm", folded, dispatch("t", input))
+        out = dispatch("_unsafe_view", out, lead + (p, input.shape[0]))
+        return dispatch("clone", dispatch("transpose", out, -1, -2))
+    # batched: broadcast the batch dims, one bmm
+    a = dispatch("unsqueeze", input, 0) if da == 1 else input
+    b = dispatch("unsqueeze", other, -1) if db == 1 else other
+    n, k = a.shape[-2], a.shape[-1]
+    k2, p = b.shape[-2], b.shape[-1]
+    batch = broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    bsz = 1
+    for s in batch:
+        bsz *= s
+    if tuple(a.shape[:-2]) != batch:
+        a = dispatch("expand", a, batch + (n, k))
+    if tuple(b.shape[:-2]) != batch:
+        b = dispatch("expand", b, batch + (k2, p))
+    out = dispatch("bmm", dispatch("reshape", a, (bsz, n, k)), dispatch("reshape", b, (bsz, k2, p)))
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    return dispatch("_unsafe_view", out, shape)
+
+
+@register_op("linear")
+def linear(input, weight, bias=None):
+    """``linear(input, weight, bias=None)`` = input @ weight.T + bias (``F.linear``).
+
+    Shapes: input (*, in), weight (out, in) (or (in,) -> output (*)), bias (out,) or None.
+    Dtypes must match exactly (no promotion, PyTorch's errors). With a bias, the product
+    and the bias add round once (``addmm``); N-D inputs are folded to 2-D and viewed back.
+
+    Raises:
+        RuntimeError: "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", "expected m1 and
+            m2 to have the same dtype, but got: float != double", bias dtype/shape errors.
+    """
+    _check_tensor(input, "linear", "input")
+    _check_tensor(weight, "linear", "weight")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"linear(): argument 'bias' (position 3) must be Tensor, not "
+                        f"{type(bias).__name__}")
+    wt = dispatch("t", weight)
+    if bias is None:
+        return dispatch("matmul", input, wt)
+    if weight.ndim == 2 and input.ndim == 2:
+        return dispatch("addmm", bias, input, wt)
+    if weight.ndim == 2 and input.ndim >= 1:
+        lead = tuple(input.shape[:-1])
+        x2 = dispatch("reshape", input, (-1, input.shape[-1]))
+        return dispatch("view", dispatch("addmm", bias, x2, wt), lead + (weight.shape[0],))
+    return dispatch("add", dispatch("matmul", input, wt), bias)

@@ -1,0 +1,373 @@
+"""Losses: nll_loss (+ ``nll_loss_backward``) and mse_loss (+ ``mse_loss_backward``);
+cross_entropy lives in ``cross_entropy.py``.
+
+Numerics copied from PyTorch's CPU kernels (bit-exact in our tests for fp32, fp16 and bf16):
+- nll_loss 'sum'/'mean' accumulate in the *storage* dtype with PyTorch's 8-level cascade of
+  16-element partial sums (each addition rounded); mean divides once by the total weight.
+- mse_loss computes ``round(round(a - b)^2)`` per element, then sums in fp32 and rounds once;
+  its backward is ``round(round(round(norm) * round(a - b)) * grad)`` (Vectorized<Half> ops).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from ._util import LOW, broadcast_shapes, wrap
+
+_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+           "bool": "Bool"}
+_REDUCTIONS = ("none", "mean", "sum")
+_LEVELS, _STEP = 8, 16
+
+
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _rounder(dt):
+    """Round an opmath array to ``dt`` and back (identity for fp32/fp64)."""
+    if dt in LOW:
+        npd = dt.np
+        return lambda a: np.asarray(a, np.float32).astype(npd).astype(np.float32)
+    cd = dt.np
+    return lambda a: np.asarray(a, cd)
+
+
+def _cascade(vals, rnd, keep):
+    """PyTorch's cascade sum (nll_loss_out_frame) of ``vals`` (already negated), each addition
+    rounded by ``rnd``; ``keep`` marks the non-ignored entries (ignored ones skip the flush)."""
+    cd = vals.dtype
+    if keep.all():
+        parts = []
+        x = vals
+        for _ in range(_LEVELS - 1):
+            n = x.shape[0]
+            if n == 0:
+                parts.append(cd.type(0))
+                x = x[:0]
+                continue
+            k = (n - 1) // _STEP
+            full = x[1:1 + _STEP * k].reshape(k, _STEP)
+            acc = np.zeros(k, cd)
+            for c in range(_STEP):
+                acc = rnd(acc + full[:, c])
+            left = cd.type(0)
+            for v in x[1 + _STEP * k:]:
+                left = rnd(left + v)
+            parts.append(left)
+            x = np.concatenate([x[:1], acc])
+        top = cd.type(0)
+        for v in x:
+            top = rnd(top + v)
+        parts.append(top)
+    else:
+        parts = [cd.type(0)] * _LEVELS
+        for b in np.flatnonzero(keep):
+            parts[0] = rnd(parts[0] + vals[b])
+            for j in range(_LEVELS - 1):
+                if b & ((_STEP - 1) << (4 * j)):
+                    break
+                parts[j + 1] = rnd(parts[j + 1] + parts[j])
+                parts[j] = cd.type(0)
+    out = cd.type(0)
+    for p in parts:
+        out = rnd(out + p)
+    return out
+
+
+def _nll_shapes(input, target):
+    """Validate (input, target) as PyTorch's nll_loss_nd; return (N, C, M) layout info."""
+    nd = input.ndim
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0] if target.ndim else 1}).")
+    if nd <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if nd == 2 and target.ndim != 1:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
+                               f"{list(target.shape)})")
+    elif nd == 4 and target.ndim != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
+    elif nd == 4 and tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                           f"{list(target.shape)}")
+    elif nd > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
+                           f"got {list(target.shape)}")
+    if target.dtype not in (_dt.int64, _dt.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_SCALAR[target.dtype.name]}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
+                                  f"'{_SCALAR[input.dtype.name]}'")
+    c = input.shape[0] if nd == 1 else input.shape[1]
+    n = 1 if nd == 1 else input.shape[0]
+    m = 1
+    for s in input.shape[2:]:
+        m *= s
+    return n, c, m
+
+
+def _nll_prepare(input, target, weight, ignore_index):
+    n, c, m = _nll_shapes(input, target)
+    if weight is not None:
+        if not isinstance(weight, Tensor):
+            raise TypeError(f"nll_loss(): argument 'weight' must be Tensor, not "
+                            f"{type(weight).__name__}")
+        if weight.numel() != c or weight.ndim > 1:
+            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or "
+                               f"no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
+        if weight.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {_SCALAR[input.dtype.name]} but found "
+                               f"{_SCALAR[weight.dtype.name]}")
+    t = target._data.reshape(n, m).astype(np.int64)
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    return n, c, m, np.where(keep, t, 0), keep
+
+
+class NllLoss(Function):
+    """``nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')``
+    (``F.nll_loss``): ``-weight[t] * input[n, t]`` per target, reduced.
+
+    Shapes: input (C,), (N, C) or (N, C, d1, ...); target (), (N,) or (N, d1, ...) of int64 or
+    uint8 class indices; weight (C,) of input's dtype. Output: input's dtype; 0-D for
+    'mean'/'sum', target's shape for 'none'. 'mean' with every target ignored is nan.
+
+    Raises:
+        RuntimeError: "expected target dtype to be Long or Byte, but got Float", shape
+            mismatches, bad weights ("expected scalar type Float but found Double").
+        ValueError: "Expected input batch_size (4) to match target batch_size (3).", an unknown
+            reduction. IndexError: "Target 5 is out of bounds.".
+    """
+
+    _backward_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, weight=None, ignore_index=-100, reduction="mean"):
+        _check_reduction(reduction)
+        if not isinstance(input, Tensor) or not isinstance(target, Tensor):
+            raise TypeError("nll_loss(): input and target must be Tensors")
+        n, c, m, t, keep = _nll_prepare(input, target, weight, ignore_index)
+        dt = input.dtype
+        cd = _dt.opmath_dtype(dt).np
+        rnd = _rounder(dt)
+        x = input._data.reshape(n, c, m)
+        picked = np.take_along_axis(x, t[:, None, :], axis=1)[:, 0, :].astype(cd)
+        w = None
+        if weight is not None:
+            w = weight._data.reshape(c).astype(cd)[t]
+            picked = rnd(picked * w)
+        ctx.save_for_backward(input, target, weight)
+        ctx.ignore_index, ctx.reduction = ignore_index, reduction
+        if reduction == "none":
+            out = np.where(keep, -picked, cd.type(0))
+            ctx.total_weight = 1.0
+            return wrap(out.reshape(target.shape), dt)
+        k = keep.reshape(-1)
+        loss = _cascade(np.where(keep, -picked, 0).reshape(-1).astype(cd), rnd, k)
+        if w is None:
+            tw = rnd(cd.type(int(k.sum())))
+        else:
+            tw = _cascade(np.where(keep, w, 0).reshape(-1).astype(cd), rnd, k)
+        ctx.total_weight = float(tw)
+        if reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                loss = rnd(loss / tw)
+        return wrap(loss, dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight = ctx.saved_tensors
+        return dispatch(ctx._function._bw_op, grad, input, target, weight, ctx.reduction,
+                        ctx.ignore_index, ctx.total_weight), None, None
+
+    _bw_op = "nll_loss_backward"
+
+
+class NllLoss2d(NllLoss):
+    """``nll_loss2d``: ``nll_loss`` of an (N, C, H, W) input (``NllLoss2DBackward0``)."""
+
+    _backward_name = "NllLoss2DBackward0"
+    _bw_op = "nll_loss2d_backward"
+
+
+@register_op("nll_loss")
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """``nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')``
+    (``F.nll_loss``): ``-weight[t] * input[n, t]`` per target, reduced.
+
+    Shapes: input (C,), (N, C) or (N, C, d1, ...); target (), (N,) or (N, d1, ...) of int64 or
+    uint8 class indices; weight (C,) of input's dtype. Output: input's dtype; 0-D for
+    'mean'/'sum', target's shape for 'none'. 'mean' with every target ignored is nan. Like
+    PyTorch's ``nll_loss_nd``, 4-D inputs use ``nll_loss2d`` (``NllLoss2DBackward0``) and other
+    N-D inputs are viewed as (N, C, 1, -1) first.
+
+    Raises:
+        RuntimeError: "expected target dtype to be Long or Byte, but got Float", shape
+            mismatches, bad weights ("expected scalar type Float but found Double").
+        ValueError: "Expected input batch_size (4) to match target batch_size (3).", an unknown
+            reduction. IndexError: "Target 5 is out of bounds.".
+    """
+    _check_reduction(reduction)
+    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
+        raise TypeError("nll_loss(): argument 'input' and 'target' must be Tensors")
+    nd = input.ndim
+    if nd <= 2:
+        return NllLoss.apply(input, target, weight, ignore_index, reduction)
+    if nd == 4:
+        return NllLoss2d.apply(input, target, weight, ignore_index, reduction)
+    _nll_shapes(input, target)
+    n, c = input.shape[0], input.shape[1]
+    x = dispatch("view", input, (n, c, 1, -1)) if input.numel() else \
+        dispatch("reshape", input, (n, c, 1, 0))
+    t = dispatch("view", target, (n, 1, -1)) if target.numel() else \
+        dispatch("reshape", target, (n, 1, 0))
+    out = NllLoss2d.apply(x, t, weight, ignore_index, reduction)
+    return dispatch("view", out, target.shape) if reduction == "none" else out
+
+
+@register_op("nll_loss_backward")
+class NllLossBackward(Function):
+    """``nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index,
+    total_weight)``: the gradient of ``nll_loss`` w.r.t. its input, as PyTorch's kernel: zeros
+    except ``round(weight[t] * -(grad / total_weight))`` ('mean') at the targets, in input's
+    dtype."""
+
+    _backward_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, target, weight, reduction, ignore_index, total_weight):
+        n, c, m, t, keep = _nll_prepare(input, target, weight, ignore_index)
+        dt = input.dtype
+        cd = _dt.opmath_dtype(dt).np
+        rnd = _rounder(dt)
+        g = grad_output._data.astype(cd)
+        if reduction == "none":
+            g = g.reshape(n, m)
+        elif reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g = rnd(g.reshape(()) / cd.type(total_weight))
+        else:
+            g = g.reshape(())
+        val = np.broadcast_to(-g, (n, m))
+        if weight is not None:
+            val = rnd(weight._data.reshape(c).astype(cd)[t] * val)
+        out = np.zeros((n, c, m), dt.np)
+        np.put_along_axis(out, t[:, None, :], np.where(keep, val, 0).astype(dt.np)[:, None, :],
+                          axis=1)
+        ctx.save_for_backward(target, weight)
+        ctx.reduction, ctx.ignore_index = reduction, ignore_index
+        return Tensor._make(out.reshape(input.shape), dt)
+
+    @staticmethod
+    def backward(ctx, gg):
+        target, weight = ctx.saved_tensors
+        g = dispatch("nll_loss", gg, target, weight, ctx.ignore_index, ctx.reduction)
+        return g, None, None, None, None, None, None
+
+
+@register_op("nll_loss2d_backward")
+class NllLoss2dBackward(NllLossBackward):
+    """``nll_loss2d_backward``: ``nll_loss_backward`` for 4-D inputs."""
+
+    _backward_name = "NllLoss2DBackwardBackward0"
+
+
+# ---------------------------------------------------------------------------- mse_loss
+
+@register_op("mse_loss")
+class MseLoss(Function):
+    """``mse_loss(input, target, reduction='mean')`` = reduce((input - target)^2)
+    (``torch._C._nn.mse_loss``; ``F.mse_loss`` adds the size-mismatch warning).
+
+    Inputs broadcast and promote as in PyTorch; the result has the promoted dtype.
+
+    Raises:
+        RuntimeError: shapes that do not broadcast ("The size of tensor a (3) must match the size
+            of tensor b (5) at non-singleton dimension 1"); ValueError: an unknown reduction.
+    """
+
+    _backward_name = "MseLossBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, reduction="mean"):
+        _check_reduction(reduction)
+        if not isinstance(input, Tensor) or not isinstance(target, Tensor):
+            raise TypeError("mse_loss(): argument 'input' and 'target' must be Tensors")
+        if input.shape != target.shape:
+            broadcast_shapes(input.shape, target.shape)
+        rt = _dt.promote_types(input.dtype, target.dtype)
+        if not rt.is_floating_point:
+            raise NotImplementedError(f'"mse_cpu" not implemented for \'{_SCALAR[rt.name]}\'')
+        cd = _dt.opmath_dtype(rt).np
+        rnd = _rounder(rt)
+        d = rnd(input._data.astype(cd) - target._data.astype(cd))
+        loss = rnd(d * d)
+        ctx.save_for_backward(input, target)
+        ctx.reduction = reduction
+        if reduction == "none":
+            return wrap(loss, rt)
+        s = np.sum(loss, dtype=np.float64 if cd == np.float64 else np.float32)
+        if reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                s = s / cd.type(loss.size)
+        return wrap(s, rt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        r = ctx.reduction
+        ga = dispatch("mse_loss_backward", grad, a, b, r) if n[0] else None
+        gb = dispatch("mse_loss_backward", grad, b, a, r) if n[1] else None
+        return ga, gb
+
+
+@register_op("mse_loss_backward")
+class MseLossBackward(Function):
+    """``mse_loss_backward(grad_output, input, target, reduction)`` = ``norm * (input - target)
+    * grad_output`` with norm = 2/numel ('mean') or 2, each step rounded in 16-bit dtypes as
+    PyTorch's ``Vectorized<Half/BFloat16>`` kernel; broadcast shape, promoted dtype."""
+
+    _backward_name = "MseLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, target, reduction):
+        shape = broadcast_shapes(input.shape, target.shape)
+        rt = _dt.promote_types(input.dtype, target.dtype)
+        cd = _dt.opmath_dtype(rt).np
+        rnd = _rounder(rt)
+        numel = 1
+        for s in shape:
+            numel *= s
+        norm = rnd(cd.type(2.0 / numel if reduction == "mean" and numel else 2.0))
+        d = rnd(input._data.astype(cd) - target._data.astype(cd))
+        g = grad_output._data.astype(rt.np).astype(cd)
+        ctx.save_for_backward(grad_output, input, target)
+        ctx.reduction, ctx.norm = reduction, float(norm)
+        return wrap(np.broadcast_to(rnd(rnd(norm * d) * g), shape), rt)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, a, b = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        dg = dispatch("mse_loss_backward", gg, a, b, ctx.reduction) if n[0] else None
+        da = db = None
+        if n[1] or n[2]:
+            t = dispatch("mul", dispatch("mul", gg, g), ctx.norm)
+            da = t if n[1] else None
+            db = dispatch("mul", t, -1) if n[2] else None
+        return dg, da, db, None

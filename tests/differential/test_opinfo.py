@@ -1,0 +1,366 @@
+"""Every op we have, through PyTorch's own OpInfo samples (``common_methods_invocations.op_db``).
+
+For each op of issue 2 (and each extra op minigrad registers, see ``EXTRAS``) we find its
+OpInfo(s) by name/variant, iterate ``sample_inputs("cpu", dtype, requires_grad=...)`` for every
+dtype the OpInfo lists for CPU that minigrad has (fp64/fp32/fp16/bf16, ints, bool), convert
+input/args/kwargs to minigrad (tensors bit for bit, aliasing kept; torch dtypes and sizes mapped),
+and compare forward outputs and, for floating dtypes, gradients for the same upstream gradient.
+
+Bounds: the catalogue's ULP bound for the op (``tests/op_specs.py``); for accumulating ops
+(specs with a ``scale``) torch.testing's default rtol/atol of the dtype is accepted as well
+(OpInfo samples have larger reductions than the catalogue's, where PyTorch's multithreaded
+partial sums come in); so is the gradient of a broadcast input (a sum in PyTorch's order).
+
+Filter rules (each filtered sample is counted by reason and reported in the summary):
+- ``dtype``: an OpInfo dtype minigrad lacks (complex, uint16...) is not iterated.
+- ``kwarg``: a sample keyword that minigrad's function signature does not have.
+- ``complex tensor``: a sample argument of a dtype minigrad lacks.
+- ``memory_format`` keywords (``to``, ``float``...) are dropped from the minigrad call, not
+  filtered: minigrad has no memory formats and values do not depend on them.
+- per op, ``OP_RULES``: ``__getitem__`` with boolean-mask indices (issue 2 asks for ints, slices, integer arrays);
+  ``cross_entropy`` with class-probability (float) targets (issue 2: class indices).
+- at most ``CAP`` samples per op and dtype (runtime bound), counted as ``cap``.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import warnings
+
+import pytest
+import torch
+
+import minigrad
+from minigrad import dtypes as _dt
+from minigrad.dispatch import registered_ops
+from minigrad.testing import assert_close, default_tolerances, from_torch
+from tests.harness import mg_F
+from tests.op_specs import BY_NAME
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from torch.testing._internal.common_methods_invocations import op_db
+
+CAP = 24
+MG_DTYPES = {"float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+             "uint8", "bool"}
+
+
+def _fn(name):
+    return lambda *a, **k: getattr(minigrad, name)(*a, **k)
+
+
+def _meth(name):
+    return lambda x, *a, **k: getattr(x, name)(*a, **k)
+
+
+def _F(name):
+    return lambda *a, **k: getattr(mg_F(), name)(*a, **k)
+
+
+def _where(name):
+    """OpInfo calls where as ``op(input, condition, other)``."""
+    return lambda x, cond, other: minigrad.where(cond, x, other)
+
+
+def _sig_target(kind, name):
+    """The minigrad function whose signature decides the ``kwarg`` filter (None: no filter)."""
+    try:
+        if kind == "fn":
+            return getattr(minigrad, name)
+        if kind == "F":
+            return getattr(mg_F(), name)
+        return getattr(minigrad.Tensor, name)
+    except (AttributeError, ImportError):
+        return None
+
+
+# (opinfo name, variant) -> (kind, minigrad name, catalogue spec for bounds)
+OURS = {
+    ("add", ""): ("fn", "add", "add"), ("sub", ""): ("fn", "sub", "sub"),
+    ("mul", ""): ("fn", "mul", "mul"), ("div", "no_rounding_mode"): ("fn", "div", "div"),
+    ("neg", ""): ("fn", "neg", "neg"), ("pow", ""): ("fn", "pow", "pow"),
+    ("exp", ""): ("fn", "exp", "exp"), ("log", ""): ("fn", "log", "log"),
+    ("sqrt", ""): ("fn", "sqrt", "sqrt"), ("abs", ""): ("fn", "abs", "abs"),
+    ("maximum", ""): ("fn", "maximum", "maximum"), ("minimum", ""): ("fn", "minimum", "minimum"),
+    ("clamp", ""): ("fn", "clamp", "clamp.tensor"), ("tanh", ""): ("fn", "tanh", "tanh"),
+    ("sigmoid", ""): ("fn", "sigmoid", "sigmoid"), ("nn.functional.relu", ""): ("F", "relu", "relu"),
+    ("matmul", ""): ("fn", "matmul", "matmul"), ("mm", ""): ("fn", "mm", "mm"),
+    ("addmm", ""): ("fn", "addmm", "addmm"), ("addmm", "decomposed"): ("fn", "addmm", "addmm"),
+    ("nn.functional.linear", ""): ("F", "linear", "linear"),
+    ("sum", ""): ("fn", "sum", "sum"), ("mean", ""): ("fn", "mean", "mean"),
+    ("max", "reduction_with_dim"): ("fn", "max", "max.dim"),
+    ("max", "reduction_no_dim"): ("fn", "max", "max.full"),
+    ("max", "binary"): ("fn", "max", "maximum"), ("amax", ""): ("fn", "amax", "amax"),
+    ("argmax", ""): ("fn", "argmax", "argmax"), ("reshape", ""): ("fn", "reshape", "reshape"),
+    ("view", ""): ("meth", "view", "view"), ("transpose", ""): ("fn", "transpose", "transpose"),
+    ("permute", ""): ("fn", "permute", "permute"), ("t", ""): ("fn", "t", "t"),
+    ("unsqueeze", ""): ("fn", "unsqueeze", "unsqueeze"),
+    ("squeeze", ""): ("fn", "squeeze", "squeeze"),
+    ("squeeze", "multiple"): ("fn", "squeeze", "squeeze"),
+    ("expand", ""): ("meth", "expand", "expand"),
+    ("__getitem__", ""): ("meth", "__getitem__", "index.basic"),
+    ("softmax", ""): ("fn", "softmax", "softmax.dim"),
+    ("softmax", "with_dtype"): ("fn", "softmax", "softmax.dtype"),
+    ("log_softmax", ""): ("fn", "log_softmax", "log_softmax.dim"),
+    ("log_softmax", "with_dtype"): ("fn", "log_softmax", "log_softmax.dim"),
+    ("nn.functional.cross_entropy", ""): ("F", "cross_entropy", "cross_entropy.label_smoothing"),
+    ("nn.functional.nll_loss", ""): ("F", "nll_loss", "nll_loss"),
+    ("nn.functional.mse_loss", ""): ("F", "mse_loss", "mse_loss"),
+    ("to", ""): ("meth", "to", "to.float32"), ("float", ""): ("meth", "float", "cast.method"),
+    ("double", ""): ("meth", "double", "cast.method"),
+    ("half", ""): ("meth", "half", "cast.method"),
+    ("bfloat16", ""): ("meth", "bfloat16", "cast.method"),
+    ("long", ""): ("meth", "long", "to.int64"), ("int", ""): ("meth", "int", "to.int32"),
+    ("bool", ""): ("meth", "bool", "to.bool"),
+    ("__radd__", ""): ("meth", "__radd__", "add"), ("__rsub__", ""): ("meth", "__rsub__", "sub"),
+    ("__rmul__", ""): ("meth", "__rmul__", "mul"), ("__rdiv__", ""): ("meth", "__rtruediv__", "div"),
+    ("__rpow__", ""): ("meth", "__rpow__", "pow"),
+}
+# extra ops minigrad may have beyond issue 2: run only when the named op is registered
+EXTRAS = {
+    ("flatten", ""): ("fn", "flatten", None, "flatten"), ("square", ""): ("fn", "square", None, "pow"),
+    ("min", "reduction_with_dim"): ("fn", "min", "max.dim", "min"),
+    ("min", "reduction_no_dim"): ("fn", "min", "max.full", "min"),
+    ("min", "binary"): ("fn", "min", "minimum", "minimum"), ("amin", ""): ("fn", "amin", None, "amin"),
+    ("argmin", ""): ("fn", "argmin", None, "argmin"), ("expand_as", ""): ("meth", "expand_as", None, "expand"),
+    ("view_as", ""): ("meth", "view_as", None, "view"),
+    ("reshape_as", ""): ("meth", "reshape_as", None, "reshape"),
+    ("eq", ""): ("fn", "eq", None, "eq"), ("ne", ""): ("fn", "ne", None, "ne"),
+    ("lt", ""): ("fn", "lt", None, "lt"), ("le", ""): ("fn", "le", None, "le"),
+    ("gt", ""): ("fn", "gt", None, "gt"), ("ge", ""): ("fn", "ge", None, "ge"),
+    ("isfinite", ""): ("fn", "isfinite", None, "isfinite"), ("isnan", ""): ("fn", "isnan", None, "isnan"),
+    ("isinf", ""): ("fn", "isinf", None, "isinf"), ("clone", ""): ("fn", "clone", None, "clone"),
+    ("where", ""): ("where", "where", None, "where"), ("cat", ""): ("fn", "cat", None, "cat"),
+    ("stack", ""): ("fn", "stack", None, "stack"),
+}
+
+
+def _has_bool_index(s):
+    def walk(x):
+        if isinstance(x, torch.Tensor):
+            return x.dtype == torch.bool
+        if isinstance(x, (list, tuple)):
+            return any(walk(y) for y in x)
+        return False
+    return walk(s.args)
+
+
+# keywords removed from the minigrad call (values do not depend on them)
+DROPPED_KWARGS = {"memory_format"}
+OP_RULES = {
+    "__getitem__": [("boolean-mask index: issue 2 indexes with ints, slices, integer arrays",
+                     _has_bool_index)],
+    "nn.functional.cross_entropy": [
+        ("class-probability (float) target: issue 2 takes class indices",
+         lambda s: isinstance(s.args[0], torch.Tensor) and s.args[0].is_floating_point())],
+}
+
+
+def _entries():
+    ops = set(registered_ops())
+    table = {k: v + (None,) for k, v in OURS.items()}
+    for k, (kind, name, spec, opname) in EXTRAS.items():
+        if opname in ops:
+            table[k] = (kind, name, spec, opname)
+    out = []
+    for o in op_db:
+        key = (o.name, o.variant_test_name)
+        if key in table:
+            for d in sorted(o.supported_dtypes("cpu"), key=str):
+                dn = str(d).replace("torch.", "")
+                if dn in MG_DTYPES:
+                    out.append(pytest.param(o, key, table[key], dn,
+                                            id=f"{o.name}.{o.variant_test_name or 'default'}-{dn}"))
+                else:
+                    COUNTS[key]["filtered: dtype " + dn] += 1
+    return out
+
+
+COUNTS = collections.defaultdict(collections.Counter)
+
+
+def summary_lines():
+    lines = []
+    tot = collections.Counter()
+    for (name, var), c in sorted(COUNTS.items()):
+        filt = {k: v for k, v in c.items() if k != "run"}
+        tot["run"] += c["run"]
+        tot["filtered"] += sum(filt.values())
+        lines.append(f"{name}{'.' + var if var else ''}: run {c['run']}, filtered "
+                     f"{sum(filt.values())} {dict(filt) if filt else ''}")
+    if lines:
+        lines.append(f"TOTAL: run {tot['run']}, filtered {tot['filtered']}")
+    return lines
+
+
+def _conv(x, memo):
+    if isinstance(x, torch.Tensor):
+        if id(x) not in memo:
+            memo[id(x)] = from_torch(x)
+        return memo[id(x)]
+    if isinstance(x, torch.dtype):
+        return _dt.as_dtype(str(x).replace("torch.", ""))
+    if isinstance(x, torch.Size):
+        return tuple(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_conv(y, memo) for y in x)
+    return x
+
+
+def _bad_dtype(x):
+    if isinstance(x, torch.Tensor):
+        return str(x.dtype).replace("torch.", "") not in MG_DTYPES
+    if isinstance(x, (list, tuple)):
+        return any(_bad_dtype(y) for y in x)
+    if isinstance(x, dict):
+        return any(_bad_dtype(y) for y in x.values())
+    return isinstance(x, complex)
+
+
+def _filter(o, key, s, sig):
+    """The filter reason for sample ``s`` (None: run it)."""
+    if _bad_dtype(s.input) or _bad_dtype(s.args) or _bad_dtype(s.kwargs):
+        return "complex tensor"
+    if sig is not None:
+        params = sig.parameters
+        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            for k in s.kwargs:
+                if k not in params and k not in DROPPED_KWARGS:
+                    return f"kwarg {k}"
+    for reason, pred in OP_RULES.get(o.name, ()):
+        if pred(s):
+            return reason
+    return None
+
+
+def _tensors(x, acc):
+    if isinstance(x, torch.Tensor):
+        acc.append(x)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            _tensors(y, acc)
+    elif isinstance(x, dict):
+        for y in x.values():
+            _tensors(y, acc)
+    return acc
+
+
+def _bounds(spec, dn, which):
+    if dn not in ("float64", "float32", "float16", "bfloat16"):
+        return {}
+    ulps = {} if spec is None else (spec.fwd_ulp if which == "fwd" else spec.bwd_ulp)
+    kw = {"ulp": ulps.get(dn, 0)}
+    if spec is None or spec.scale is not None or spec.bwd_scale is not None:
+        kw["rtol"], kw["atol"] = default_tolerances(dn)
+    return kw
+
+
+@pytest.mark.parametrize("opinfo,key,entry,dtype", _entries())
+def test_opinfo(opinfo, key, entry, dtype):
+    kind, name, spec_name, _ = entry
+    ours = {"fn": _fn, "meth": _meth, "F": _F, "where": _where}[kind](name)
+    spec = BY_NAME.get(spec_name) if spec_name else None
+    tdt = getattr(torch, dtype)
+    sig_obj = _sig_target(kind, name)
+    try:
+        sig = inspect.signature(sig_obj) if sig_obj is not None else None
+    except (TypeError, ValueError):
+        sig = None
+    rg = opinfo.supports_autograd and tdt.is_floating_point
+    failures, n = [], 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        samples = list(opinfo.sample_inputs("cpu", tdt, requires_grad=rg))
+    kept = []
+    for s in samples:
+        why = _filter(opinfo, key, s, sig)
+        if why:
+            COUNTS[key]["filtered: " + why] += 1
+        else:
+            kept.append(s)
+    if len(kept) > CAP:                       # evenly spaced, so every kind of sample stays
+        step = len(kept) / CAP
+        chosen = [kept[int(i * step)] for i in range(CAP)]
+        COUNTS[key]["filtered: cap"] += len(kept) - CAP
+        kept = chosen
+    for s in kept:
+        n += 1
+        COUNTS[key]["run"] += 1
+        err = _run_sample(opinfo, ours, spec, s, rg)
+        if err:
+            failures.append(f"[{dtype}] input {tuple(s.input.shape) if isinstance(s.input, torch.Tensor) else s.input} "
+                            f"args {_short(s.args)} kwargs {_short(s.kwargs)}: {err}")
+    if failures:
+        pytest.fail(f"{opinfo.name}.{opinfo.variant_test_name}: {len(failures)}/{n} samples "
+                    "differ:\n" + "\n".join(failures[:8]), pytrace=False)
+
+
+def _short(x):
+    if isinstance(x, torch.Tensor):
+        return f"T{list(x.shape)}:{str(x.dtype)[6:]}"
+    if isinstance(x, (list, tuple)):
+        return "(" + ", ".join(_short(y) for y in x) + ")"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k}: {_short(v)}" for k, v in x.items()) + "}"
+    return repr(x)
+
+
+def _run_sample(o, ours, spec, s, rg):
+    memo = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = o.op(s.input, *s.args, **s.kwargs)
+        except Exception:  # noqa: BLE001 - a sample torch itself rejects is not ours to test
+            return None
+        m_in = _conv(s.input, memo)
+        m_args = _conv(tuple(s.args), memo)
+        m_kw = {k: _conv(v, memo) for k, v in s.kwargs.items() if k not in DROPPED_KWARGS}
+        try:
+            actual = ours(m_in, *m_args, **m_kw)
+        except Exception as exc:  # noqa: BLE001
+            return f"minigrad raised {type(exc).__name__}: {str(exc)[:160]}"
+    e_outs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+    a_outs = list(actual) if isinstance(actual, (tuple, list)) else [actual]
+    if len(e_outs) != len(a_outs):
+        return f"{len(a_outs)} outputs, torch {len(e_outs)}"
+    for k, (a, e) in enumerate(zip(a_outs, e_outs)):
+        if not isinstance(e, torch.Tensor):
+            continue
+        dn = str(e.dtype).replace("torch.", "")
+        try:
+            assert_close(a, e, **_bounds(spec, dn, "fwd"))
+        except AssertionError as exc:
+            return f"forward output {k}: " + " | ".join(str(exc).splitlines()[:4])
+    if not rg:
+        return None
+    th_in = [t for t in _tensors([s.input, list(s.args), s.kwargs], []) if t.requires_grad]
+    pairs = [(a, e) for a, e in zip(a_outs, e_outs)
+             if isinstance(e, torch.Tensor) and e.requires_grad]
+    if not th_in or not pairs:
+        return None
+    gen = torch.Generator().manual_seed(0)
+    grads = [torch.randn(e.shape, generator=gen, dtype=torch.float64).to(e.dtype) for _, e in pairs]
+    exp_g = torch.autograd.grad([e for _, e in pairs], th_in, grads, allow_unused=True)
+    mg_in = [memo[id(t)] for t in th_in]
+    try:
+        act_g = minigrad.autograd.grad([a for a, _ in pairs], mg_in,
+                                       [from_torch(g) for g in grads], allow_unused=True)
+    except Exception as exc:  # noqa: BLE001
+        return f"minigrad backward raised {type(exc).__name__}: {str(exc)[:160]}"
+    for j, (a, e) in enumerate(zip(act_g, exp_g)):
+        if e is None:
+            e = torch.zeros_like(th_in[j])
+        if a is None:
+            a = from_torch(torch.zeros_like(th_in[j]))
+        dn = str(e.dtype).replace("torch.", "")
+        bw = _bounds(spec, dn, "bwd")
+        if bw and th_in[j].numel() < max(t.numel() for _, t in pairs):
+            # a broadcast input's gradient is a sum in PyTorch's order: accumulation tolerance
+            bw["rtol"], bw["atol"] = default_tolerances(dn)
+        try:
+            assert_close(a, e, **bw)
+        except AssertionError as exc:
+            return f"grad of tensor input {j}: " + " | ".join(str(exc).splitlines()[:4])
+    return None

@@ -1,0 +1,145 @@
+"""The examples and the benchmark run as a user runs them, and print what the lectures print.
+
+Each script runs in a subprocess from the repository root. Expected numbers come from the lectures
+(values loaded explicitly there, so ours must equal them) or from maths (gradient accumulation is
+exact up to fp32 rounding; GradScaler multiplies the loss by 2**16). Numbers that depend on
+torch.manual_seed are not compared: minigrad's generator is NumPy's (see minigrad.random).
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(script, *args, timeout=120):
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", MPLBACKEND="Agg")
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+    assert proc.returncode == 0, f"{script} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def value_after(out, label):
+    """The text after ``label`` on its line."""
+    m = re.search(re.escape(label) + r"\s*(.+)", out)
+    assert m, f"{label!r} not printed:\n{out}"
+    return m.group(1).strip()
+
+
+def floats(text):
+    return [float(v) for v in re.findall(r"-?\d+\.\d+(?:e[-+]?\d+)?", text)]
+
+
+# ------------------------------------------------------------------ lecture ports, no autocast
+def test_autograd_basics_prints_lecture_gradients():
+    out = run("examples/autograd_basics.py")
+    assert value_after(out, "梯度 dz/dx =") == "[1.0, 2.0]"
+    assert value_after(out, "梯度 dz/dw =") == "[2.0, 3.0]"
+    assert value_after(out, "梯度 dz/db =") == "2.0"
+
+
+def test_forget_zero_grad_prints_lecture_numbers():
+    out = run("examples/forget_zero_grad.py")
+    assert value_after(out, "初始权重 w =") == "-0.0075"
+    assert value_after(out, "第一次反向传播后梯度 =") == "-4.015"
+    assert value_after(out, "第一次更新后权重 w =") == "0.394"
+    assert value_after(out, "第二次反向传播后梯度（累积后） =") == "-7.227"
+    assert value_after(out, "第二次更新后权重 w =") == "1.1167"
+
+
+def test_training_loop_runs_two_steps_and_the_loss_falls():
+    out = run("examples/training_loop.py")
+    before = floats(value_after(out, "训练前模型第一层权重前两个值:"))
+    after = floats(value_after(out, "第一步后模型第一层权重前两个值:"))
+    loss1 = float(value_after(out, "第一步训练后损失:"))
+    loss2 = float(value_after(out, "第二步训练后损失:"))
+    assert len(before) == len(after) == 2
+    # Three classes: an untrained model's cross-entropy is near ln 3 = 1.0986.
+    assert 0.5 < loss1 < 2.0
+    # A small SGD step (lr 0.01) on the same batch lowers the loss; weights move by little.
+    assert loss2 < loss1
+    assert max(abs(a - b) for a, b in zip(before, after)) < 0.01
+
+
+def test_grad_accumulation_equals_one_big_batch():
+    out = run("examples/grad_accumulation.py")
+    assert "参数已更新一次。" in out
+    assert 0.3 < float(value_after(out, "模拟的等效大批次损失约为:")) < 3.0
+    weight_diff = float(value_after(out, "max |accumulated - full batch| weight grad:"))
+    bias_diff = float(value_after(out, "max |accumulated - full batch| bias grad:"))
+    assert weight_diff < 1e-6 and bias_diff < 1e-6  # equal up to fp32 rounding
+
+
+# ------------------------------------------------------------------ lecture ports with amp_emu
+def test_amp_autocast_gradscaler_listing():
+    out = run("examples/amp_autocast_gradscaler.py")
+    assert value_after(out, "autocast 关闭时输出 dtype:") == "minigrad.float32"
+    assert value_after(out, "autocast 开启时输出 dtype:") == "minigrad.bfloat16"
+    diff = float(value_after(out, "两者最大绝对差:"))
+    assert 0 < diff < 0.05  # bf16 has 8 significant bits: small but not zero
+    loss = float(value_after(out, "原始损失:"))
+    scaled = float(value_after(out, "缩放后损失:"))
+    assert abs(scaled - 65536 * loss) <= 65536 * 0.00005 + 1e-3  # loss printed to 4 decimals
+    assert value_after(out, "当前缩放因子:") == "65536.0"
+
+
+def test_bf16_vs_fp16_underflow_example():
+    out = run("examples/bf16_vs_fp16_underflow.py")
+    rows = {}
+    for line in out.splitlines():
+        m = re.search(r"nonzero\s+(\d+)/(\d+)\s+max rel err\s+(\S+)", line)
+        if m:
+            rows[line.split(" weight.grad")[0].strip()] = (int(m.group(1)), int(m.group(2)),
+                                                           float(m.group(3)))
+    fp16 = next(v for k, v in rows.items() if k.startswith("fp16") and "no scaler" in k)
+    scaled = next(v for k, v in rows.items() if "GradScaler" in k)
+    bf16 = next(v for k, v in rows.items() if k.startswith("bf16"))
+    assert fp16[0] == 0                                   # 1e-8 underflows to 0 in fp16
+    assert scaled[0] == scaled[1] and scaled[2] < 1e-2    # recovered by scaling by 2**16
+    assert bf16[0] == bf16[1] and bf16[2] < 2e-2          # bf16 keeps it (8 significant bits)
+
+
+# ------------------------------------------------------------------ the main job and the bench
+def _table_rows(out):
+    rows = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 8 and parts[0] in ("minigrad", "torch") and parts[2].endswith("%"):
+            rows[parts[0], parts[1]] = parts
+    return rows
+
+
+def test_train_digits_all_precisions_short_run_and_plot(tmp_path):
+    png = tmp_path / "loss.png"
+    out = run("examples/train_digits.py", "--epochs", "2", "--no-progress", "--plot", str(png))
+    assert "test acc" in out and "loss scale" in out and "skipped" in out
+    rows = _table_rows(out)
+    assert set(rows) == {("minigrad", "fp32"), ("minigrad", "bf16"), ("minigrad", "fp16")}
+    for parts in rows.values():
+        assert int(parts[6]) == 2 * 21  # 1347 training images: 21 full batches of 64, 2 epochs
+        assert float(parts[2].rstrip("%")) > 50  # two epochs already learn most digits
+    assert float(rows["minigrad", "fp16"][4]) > 0   # a final loss scale is reported
+    assert png.exists() and png.stat().st_size > 10_000
+
+
+def test_train_digits_fp32_reaches_95_percent_and_matches_torch():
+    out = run("examples/train_digits.py", "--precision", "fp32", "--compare-torch",
+              "--no-progress")
+    rows = _table_rows(out)
+    for fw in ("minigrad", "torch"):
+        assert float(rows[fw, "fp32"][2].rstrip("%")) >= 95.0
+    diff = floats(value_after(out, "  fp32:"))[0]
+    assert diff < 1e-5  # the same weights and batches: per-step losses agree to fp32 rounding
+
+
+def test_bench_quick_prints_every_figure():
+    out = run("bench/bench_step.py", "--quick")
+    for label in ("(a) MLP 784-512-512-10", "(b) 4x4 add, per op, forward+backward",
+                  "(c) peak RSS added", "(c) RSS growth", "bf16 autocast", "fp16 autocast"):
+        assert label in out, out
+    assert "n/a" not in out and "note:" not in out, out  # the AMP columns ran too
