@@ -2,7 +2,15 @@
 
 Every op goes through ``minigrad.dispatch.dispatch``; see ``../shared/DESIGN.md``.
 """
-from . import dtypes
+import warnings as _warnings
+
+# IEEE effects (overflow to inf, 0/0 -> nan) are results here, as in PyTorch, not warnings:
+# silence NumPy's floating-point RuntimeWarnings, but only when raised from our own modules.
+_warnings.filterwarnings("ignore", category=RuntimeWarning,
+                         message=r"(overflow|invalid value|divide by zero|underflow) encountered",
+                         module=r"^(minigrad|optim|amp_emu)(\.|$)")
+
+from . import dtypes  # noqa: E402
 from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, float64, half,
                      iinfo, int, int8, int16, int32, int64, long, promote_types, result_type,
                      get_default_dtype, set_default_dtype, short, uint8, DType as dtype)

@@ -254,7 +254,7 @@ class finfo:
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)
         self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
-        self.resolution = builtins.float(info.resolution)
+        self.resolution = 10.0 ** -builtins.int(info.precision)   # torch: exactly 10**-precision
         self.dtype = d.name
 
     def __repr__(self):

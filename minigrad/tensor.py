@@ -349,11 +349,15 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad is not None:
             return
         from .autograd.engine import register_retain_grad
-        self._retains_grad = self.register_hook(register_retain_grad(self))
+        node = self.grad_fn
+        if node._retain_grad_hooks is None:
+            node._retain_grad_hooks = {}
+        node._retain_grad_hooks[self._output_nr] = register_retain_grad(self)
+        self._retains_grad = True
 
     @property
     def retains_grad(self) -> bool:
-        return self._retains_grad is not None
+        return bool(self._retains_grad)
 
     # ------------------------------------------------------------------ dtype casts
     def to(self, *args, **kwargs):

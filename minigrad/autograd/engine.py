@@ -20,7 +20,6 @@ from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
 
-_ACC_SEQ = 1 << 62
 Tensor = None   # bound by minigrad.tensor at import
 
 
@@ -102,8 +101,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Raises:
         RuntimeError: an input that does not require grad ("One of the differentiated Tensors does
             not require grad"), or is not used in the graph and ``allow_unused`` is False
-            ("One of the differentiated Tensors appears to not have been used in the graph. Set
-            allow_unused=True if this is the desired behavior."); plus ``backward``'s errors.
+            ("The differentiated Tensor at index i appears to not have been used in the graph.
+            ..."); plus ``backward``'s errors.
     """
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True is not supported by minigrad")
@@ -120,13 +119,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     res = _execute(outs, grads, retain_graph, create_graph, ins, capture=True)
     final = []
-    for t, g in zip(ins, res):
+    for i, (t, g) in enumerate(zip(ins, res)):
         if g is None:
             if materialize_grads:
                 g = dispatch("zeros_like", t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
         final.append(g)
     return tuple(final)
@@ -172,7 +171,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
         heap = []
         for n, _ in roots:
             if deps.get(n, 0) == 0 and n in buffers and not any(n is h[2] for h in heap):
-                heapq.heappush(heap, (-_seq_of(n), id(n), n))
+                heapq.heappush(heap, (-n._seq, id(n), n))
         while heap:
             _, _, node = heapq.heappop(heap)
             buf = buffers.pop(node)
@@ -188,21 +187,30 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     _accumulate_leaf(node.variable, g, create_graph)
                 continue
             in_grads = _call_node(node, buf, retain_graph)
-            nexts = node.next_functions
             metas = node._input_meta
-            for i, (nx, nr) in enumerate(nexts):
+            i = -1
+            for nx, nr in node.next_functions:
+                i += 1
                 if nx is None:
                     continue
-                g = in_grads[i] if i < len(in_grads) else None
+                g = in_grads[i]
                 if g is not None:
-                    g = _validate(node, i, g, metas[i])
-                    _accumulate(buffers, nx, nr, g)
+                    meta = metas[i]
+                    if type(g) is not Tensor or g._data.shape != meta[0] or g.dtype is not meta[1]:
+                        g = _validate(node, i, g, meta)
+                    b = buffers.get(nx)
+                    if b is None:
+                        nout = nx._num_outputs
+                        b = buffers[nx] = [None] * (nout if nout > nr else nr + 1)
+                    old = b[nr]
+                    b[nr] = g if old is None else dispatch("add", old, g)
                 d = deps[nx] - 1
                 deps[nx] = d
-                if d == 0 and nx in buffers:
-                    heapq.heappush(heap, (-_seq_of(nx), id(nx), nx))
-                elif d == 0:
-                    _drop_unreached(nx, deps, buffers, heap, retain_graph)
+                if d == 0:
+                    if nx in buffers:
+                        heapq.heappush(heap, (-nx._seq, id(nx), nx))
+                    else:
+                        _drop_unreached(nx, deps, buffers, heap, retain_graph)
     finally:
         gs.enabled = prev
     return captured
@@ -221,19 +229,15 @@ def _drop_unreached(node, deps, buffers, heap, retain_graph):
             deps[nx] -= 1
             if deps[nx] == 0:
                 if nx in buffers:
-                    heapq.heappush(heap, (-_seq_of(nx), id(nx), nx))
+                    heapq.heappush(heap, (-nx._seq, id(nx), nx))
                 else:
                     stack.append(nx)
-
-
-def _seq_of(n):
-    return _ACC_SEQ if type(n) is AccumulateGrad else n._seq
 
 
 def _accumulate(buffers, node, nr, g):
     buf = buffers.get(node)
     if buf is None:
-        nout = node._num_outputs if isinstance(node, FunctionCtx) else 1
+        nout = node._num_outputs
         buf = buffers[node] = [None] * (nout if nout > nr else nr + 1)
     old = buf[nr]
     buf[nr] = g if old is None else dispatch("add", old, g)
@@ -253,8 +257,12 @@ def _call_node(node, buf, retain_graph):
                 r = h(tuple(buf))
                 if r is not None:
                     buf = list(r)
+    if node._retain_grad_hooks:        # PyTorch runs retain_grad after all other tensor hooks
+        for nr, h in node._retain_grad_hooks.items():
+            if buf[nr] is not None:
+                h(buf[nr])
     fn = node._function
-    if any([g is None for g in buf]):
+    if (buf[0] is None if len(buf) == 1 else any([g is None for g in buf])):
         if node.materialize_grads:
             metas = node._out_meta
             for i, g in enumerate(buf):
@@ -266,7 +274,7 @@ def _call_node(node, buf, retain_graph):
     finally:
         if not retain_graph:
             node._release()
-    if not isinstance(res, tuple):
+    if type(res) is not tuple:
         res = (res,)
     n_in = len(node.next_functions)
     if len(res) != n_in:

@@ -41,6 +41,8 @@ class Node:
     _input_meta = ()
     _pre_hooks = None
     _hooks = None
+    _retain_grad_hooks = None   # {output_nr: hook} for Tensor.retain_grad
+    _num_outputs = 1
 
     def __init__(self):
         self._seq = next(_seq)
@@ -84,8 +86,9 @@ class _RemovableHandle:
 class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into ``leaf.grad``."""
 
+    _seq = 1 << 62     # run as soon as ready, like PyTorch's UINT64_MAX sequence number
+
     def __init__(self, variable):
-        super().__init__()
         self.variable = variable
         self._input_meta = ((variable._data.shape, variable.dtype),)
 
@@ -140,7 +143,6 @@ class FunctionCtx(Node):
     needs_input_grad = ()
     _non_diff = None
     materialize_grads = True
-    _num_outputs = 1
     _out_meta = ()
 
     def save_for_backward(self, *tensors):
@@ -241,8 +243,24 @@ def _edge(t):
 
 
 def _connect(ctx, args, needs, out):
-    ctx.next_functions = tuple(_edge(a) if n else (None, 0) for a, n in zip(args, needs))
-    ctx._input_meta = tuple([(a._data.shape, a.dtype) if n else None for a, n in zip(args, needs)])
+    edges = []
+    metas = []
+    for a, n in zip(args, needs):
+        if n:
+            fn = a.grad_fn
+            edges.append((fn, a._output_nr) if fn is not None else _edge(a))
+            metas.append((a._data.shape, a.dtype))
+        else:
+            edges.append((None, 0))
+            metas.append(None)
+    ctx.next_functions = tuple(edges)
+    ctx._input_meta = metas
+    if type(out) is Tensor and not out._requires_grad and out.dtype.is_floating_point \
+            and ctx._non_diff is None:      # the common single-output case
+        out._requires_grad = True
+        out.grad_fn = ctx
+        ctx._out_meta = ((out._data.shape, out.dtype),)
+        return out
     is_tuple = isinstance(out, tuple)
     outs = list(out) if is_tuple else [out]
     nd = ctx._non_diff

@@ -89,12 +89,14 @@ class _Problem:
                 orig = flat[e]
                 flat[e] = orig - eps
                 outa = self._eval_perturbed(j, arr)
+                # _f64 copies: a view output aliases the perturbed array, so read it now
                 outa = {k: _f64(outa[k]._data).reshape(-1) for k in out_idx}
                 flat[e] = orig + eps
                 outb = self._eval_perturbed(j, arr)
+                outb = {k: _f64(outb[k]._data).reshape(-1) for k in out_idx}
                 flat[e] = orig
                 for k in out_idx:
-                    cols[k][e] = (_f64(outb[k]._data).reshape(-1) - outa[k]) / (2 * eps)
+                    cols[k][e] = (outb[k] - outa[k]) / (2 * eps)
             for k in out_idx:
                 res[(k, j)] = cols[k]
         return res
