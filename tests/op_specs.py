@@ -353,15 +353,24 @@ SPECS = [
     OpSpec("log", lambda lib, F, a: lib.log(a), _unary("nonneg"), fwd_ulp=TRANSC,
            bwd_ulp=EXACT),
     OpSpec("sqrt", lambda lib, F, a: lib.sqrt(a), _unary("nonneg"), fwd_ulp=_u(1, 1, 0, 0),
-           bwd_ulp=_u(1, 1, 0, 0),
+           bwd_ulp=_u(2, 2, 0, 0),
            notes="fp32/fp64: 1 ulp, PyTorch's vectorised sqrt is not correctly rounded (fp32: "
-                 "facts §5; fp64: ~0.9% of uniform inputs differ from IEEE sqrt, measured)"),
+                 "facts §5; fp64: ~0.7% of uniform inputs differ from IEEE sqrt, measured); the "
+                 "backward g/(2y) uses that y, so 1 ulp from y plus its own rounding: 2 ulp "
+                 "(measured max 2 over 400k inputs in fp32 and fp64)"),
     OpSpec("abs", lambda lib, F, a: lib.abs(a), _unary()),
     OpSpec("maximum", lambda lib, F, a, b: lib.maximum(a, b), _binary(scalars=False)),
     OpSpec("minimum", lambda lib, F, a, b: lib.minimum(a, b), _binary(scalars=False)),
     OpSpec("clamp", lambda lib, F, a, **kw: lib.clamp(a, **kw), _clamp_scalar),
     OpSpec("clamp.tensor", lambda lib, F, a, lo, hi: lib.clamp(a, lo, hi), _clamp_tensor),
-    OpSpec("tanh", lambda lib, F, a: lib.tanh(a), _unary(), fwd_ulp=TRANSC, bwd_ulp=TRANSC),
+    OpSpec("tanh", lambda lib, F, a: lib.tanh(a), _unary(), fwd_ulp=TRANSC, bwd_ulp=TRANSC,
+           bwd_scale="max",
+           notes="fp32/fp64 backward: g*(1-y*y) on our y, which differs from PyTorch's vectorised "
+                 "tanh by <= 1 ulp (0.6% of fp32, 22% of fp64 inputs, measured); near |y|~1 the "
+                 "cancellation in 1-y*y turns that into an absolute error of 2|g||y|ulp(y) <= "
+                 "|g|*eps (measured max 1.46|g|*eps over 400k inputs), i.e. huge ULP counts on a "
+                 "tiny result. Bound: absolute slack scaled by max|upstream grad| (bwd_scale="
+                 "'max'); fp16/bf16 stay bit-exact (tanh_backward rounds once)"),
     OpSpec("sigmoid", lambda lib, F, a: lib.sigmoid(a), _unary(), fwd_ulp=_u(2, 3, 0, 0),
            bwd_ulp=TRANSC, notes="fp16 backward: PyTorch rounds g*(1-y) to fp16 then *y "
                                  "(facts §5); still bit-exact"),

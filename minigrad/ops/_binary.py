@@ -61,10 +61,29 @@ def check_binary(input, other, op):
         check_scalar_or_tensor(other, op)
 
 
+_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+          "int64": "int64_t"}
+
+
 def _check_alpha(alpha, rt):
-    if isinstance(alpha, float) and not rt.is_floating_point:
+    """PyTorch's checks of ``alpha`` for add/sub/rsub.
+
+    Raises:
+        RuntimeError: a float ``alpha`` with an integral result; an integer ``alpha`` that does not
+            fit the result type ("value cannot be converted to type uint8_t without overflow";
+            like c10's ``checked_convert``, unsigned types accept negatives down to -max).
+    """
+    if rt.is_floating_point:
+        return
+    if isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    name = _C_INT.get(rt.name)
+    if name is not None and not isinstance(alpha, bool):
+        info = np.iinfo(rt.np)
+        lo = -int(info.max) if info.min == 0 else int(info.min)
+        if not lo <= int(alpha) <= int(info.max):
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 def tail_mask(out_shape, in_shapes, step=_STEP):
@@ -148,9 +167,8 @@ def add_kernel(input, other, alpha, rt, negate=False):
     b = scalar_in(other, rt) if scalar else arr(other, rt)
     if alpha == 1:
         return a - b if negate else a + b
-    al = scalar_in(alpha, rt)
-    if negate:
-        al = -al
+    # negate the Python number, not the converted one: -uint8(3) would warn (it wraps anyway)
+    al = scalar_in(-alpha if negate else alpha, rt)
     if rt is _dt.float32:
         return (np.asarray(b, np.float64) * np.float64(al) + a).astype(np.float32)
     if rt is _dt.float64:

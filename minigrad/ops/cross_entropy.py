@@ -2,8 +2,9 @@
 PyTorch's ``cross_entropy_loss``, of dispatched ops: ``log_softmax`` over the class dim, then
 ``nll_loss`` (class-index targets) or ``-(log_softmax * target).sum()`` (class probabilities), plus
 the label-smoothing term. Graph nodes therefore read as PyTorch's (``NllLossBackward0`` over
-``LogSoftmaxBackward0``...); PyTorch's ``masked_fill`` of ignored smoothing terms is an
-``index_put`` here.
+``LogSoftmaxBackward0``, ``MaskedFillBackward0``, ``DivBackward1``...). Deliberate difference:
+the target weights of a weighted, smoothed mean are picked by ``index`` (PyTorch: ``gather``), so
+a weight that requires grad shows ``IndexBackward0`` where PyTorch shows ``GatherBackward0``.
 """
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from .loss import _SCALAR, _check_reduction, _nll_shapes
 def _class_weight_view(weight, ndim, class_dim):
     shape = [1] * ndim
     shape[class_dim] = weight.shape[0]
-    return dispatch("reshape", weight, tuple(shape))
+    return dispatch("view", weight, tuple(shape))
 
 
 def _ce_probs(input, target, weight, reduction, ls, class_dim, c):
+    # PyTorch's cross_entropy_loss_prob_target, op for op (so the graph nodes match)
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"Expected floating point type for target with class probabilities, "
                            f"got {_SCALAR[target.dtype.name]}")
@@ -29,41 +31,39 @@ def _ce_probs(input, target, weight, reduction, ls, class_dim, c):
                            f"{list(weight.shape)}")
     logp = dispatch("log_softmax", input, class_dim)
     if ls > 0:
-        target = dispatch("add", dispatch("mul", target, 1 - ls), ls / c)
+        target = dispatch("add.Scalar", dispatch("mul.Scalar", target, 1 - ls), ls / c)
     prod = dispatch("mul", logp, target)
     if weight is not None:
-        prod = dispatch("mul", prod, _class_weight_view(weight, input.ndim, class_dim))
+        w = _class_weight_view(weight, input.ndim, class_dim) if input.ndim > 1 else weight
+        prod = dispatch("mul", prod, w)
     if reduction == "none":
         return dispatch("neg", dispatch("sum", prod, class_dim))
     total = dispatch("neg", dispatch("sum", prod))
     if reduction == "sum":
         return total
     rows = input.numel() // c if c else 0
-    return dispatch("div", total, rows if rows else float("nan"))
+    return dispatch("div.Scalar", total, rows if rows else float("nan"))
 
 
-def _ce_smoothing(input, logp, target, weight, ignore_index, reduction, ls, class_dim, c):
-    ignore = target._data == ignore_index
+def _ce_smoothing(input, logp, target, weight, ignore_index, reduction, class_dim):
+    # PyTorch's cross_entropy_loss_label_smoothing (the smoothing term), op for op
+    ignore = np.asarray(target._data == ignore_index)
     if weight is not None:
-        smooth = dispatch("sum", dispatch("mul", logp, _class_weight_view(weight, input.ndim,
-                                                                          class_dim)), class_dim)
+        w = _class_weight_view(weight, input.ndim, class_dim)
+        smooth = dispatch("sum", dispatch("mul", logp, w), class_dim)
     else:
         smooth = dispatch("sum", logp, class_dim)
-    smooth = dispatch("neg", smooth)
-    if ignore.any():
-        smooth = dispatch("index_put", smooth, Tensor._make(ignore), 0.0)
+    smooth = dispatch("masked_fill", dispatch("neg", smooth), Tensor._make(ignore), 0.0)
     if reduction == "mean":
         if weight is not None:
-            kept = target._data[~ignore].reshape(-1).astype(np.int64)
-            denom = dispatch("sum", dispatch("index", weight, kept))
+            kept = np.ascontiguousarray(target._data[~ignore].reshape(-1).astype(np.int64))
+            denom = dispatch("sum", dispatch("index", weight, Tensor._make(kept)))
         else:
-            denom = int((~ignore).sum())
-        ret = dispatch("div", dispatch("sum", smooth), denom)
-    elif reduction == "sum":
-        ret = dispatch("sum", smooth)
-    else:
-        ret = smooth
-    return ret
+            denom = dispatch("sum", Tensor._make(~ignore))
+        return dispatch("div", dispatch("sum", smooth), denom)
+    if reduction == "sum":
+        return dispatch("sum", smooth)
+    return smooth
 
 
 @register_op("cross_entropy")
@@ -103,7 +103,6 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     nll = dispatch("nll_loss", logp, target, weight, ignore_index, reduction)
     if label_smoothing <= 0.0:
         return nll
-    ret = _ce_smoothing(input, logp, target, weight, ignore_index, reduction, label_smoothing,
-                        class_dim, c)
-    return dispatch("add", dispatch("mul", nll, 1 - label_smoothing),
-                    dispatch("mul", ret, label_smoothing / c))
+    ret = _ce_smoothing(input, logp, target, weight, ignore_index, reduction, class_dim)
+    return dispatch("add", dispatch("mul.Scalar", nll, 1 - label_smoothing),
+                    dispatch("mul.Scalar", ret, label_smoothing / c))

@@ -295,3 +295,41 @@ def index_put_(input, index, values):
         input._requires_grad = True
         input._output_nr = 0
     return input
+
+
+@register_op("masked_fill")
+class MaskedFill(Function):
+    """``masked_fill(input, mask, value)``: ``input`` with ``value`` (a Python number) where the
+    bool ``mask`` (broadcast against ``input``) is True (``Tensor.masked_fill``;
+    ``MaskedFillBackward0``: the input's gradient is ``grad`` with zeros under the mask).
+
+    Raises:
+        RuntimeError: a non-bool mask ("masked_fill_ only supports boolean masks, but got mask
+            with dtype long int"), shapes that do not broadcast.
+    """
+
+    _backward_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, input, mask, value):
+        if mask.dtype.name != "bool":
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
+                               f"dtype {_CPP_NAMES.get(mask.dtype.name, mask.dtype.name)}")
+        try:
+            shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({list(input.shape)}) must match the size "
+                               f"of tensor b ({list(mask.shape)})") from None
+        ctx.mask = mask
+        fill = np.asarray(_convert(np.asarray(value), input.dtype))
+        out = np.where(mask._data, fill, input._data)
+        if out.shape != shape or out.dtype != input._data.dtype:
+            out = np.broadcast_to(out, shape).astype(input._data.dtype)
+        return Tensor._make(out, input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("masked_fill", grad, ctx.mask, 0.0), None, None
+
+
+_CPP_NAMES = {"int64": "long int", "int32": "int", "uint8": "unsigned char", "float32": "float"}

@@ -40,7 +40,7 @@ def _can_cast(src, dst) -> bool:
 
 
 def _check_out(self, res):
-    if res.shape != self.shape:
+    if res._data.shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(res.shape)}")
     if res.dtype is not self.dtype and not _can_cast(res.dtype, self.dtype):
@@ -74,9 +74,13 @@ def run_inplace(self, fn, *args, **kwargs):
     """
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place op: expected a Tensor, got {type(self).__name__}")
-    record = _grad_state.enabled and (
-        self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
-        or any(isinstance(a, Tensor) and a._requires_grad for a in kwargs.values()))
+    record = False
+    if _grad_state.enabled:
+        record = self._requires_grad
+        if not record:
+            for a in args:
+                if isinstance(a, Tensor) and a._requires_grad:
+                    record = True
     if not record:
         res = fn(self, *args, **kwargs)
         _check_out(self, res)

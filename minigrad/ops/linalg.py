@@ -1,4 +1,5 @@
-"""Linear algebra: mm, bmm, mv, dot, addmm (Functions) and matmul, linear (compositions).
+"""Linear algebra: mm, bmm, mv, dot, addmm (Functions); matmul and linear (compositions) are in
+``matmul.py``.
 
 Numerics: fp16/bf16 products accumulate in fp32 (``np.matmul`` on fp32 copies, i.e. BLAS sgemm)
 and round once; ``addmm`` (and so ``linear`` with a bias) adds ``beta * input`` before that single
@@ -47,6 +48,53 @@ def _shape_str(s):
     return "x".join(str(x) for x in s)
 
 
+def _check_bool(x, kernel, out_numel=1, k=1):
+    """PyTorch's CPU BLAS kernels have no Bool version; an empty output or an empty contraction
+    returns before the kernel (zeros), as in PyTorch.
+
+    Raises:
+        NotImplementedError: '"addmm_impl_cpu_" not implemented for 'Bool''.
+    """
+    if x.dtype is _dt.bool_ and out_numel and k:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+          "int64": "int64_t"}
+
+
+def _int_scalar(v, dt):
+    """``alpha``/``beta`` converted to an integer ``dt`` as c10's ``checked_convert``: floats
+    truncate toward zero, values out of range raise, unsigned types wrap negatives down to -max
+    (but not negative floats).
+
+    Raises:
+        RuntimeError: "value cannot be converted to type uint8_t without overflow".
+    """
+    if isinstance(v, (bool, np.bool_)) or dt is _dt.bool_:
+        return int(bool(v)) if dt is _dt.bool_ else int(v)
+    info = np.iinfo(dt.np)
+    lo, hi = int(info.min), int(info.max)
+    if isinstance(v, (float, np.floating)):
+        ok = lo <= v <= hi if lo == 0 or v >= 0 else lo <= v
+        if not ok:
+            raise RuntimeError(f"value cannot be converted to type {_C_INT[dt.name]} without "
+                               "overflow")
+        return int(v)
+    v = int(v)
+    if not (-hi if lo == 0 else lo) <= v <= hi:
+        raise RuntimeError(f"value cannot be converted to type {_C_INT[dt.name]} without "
+                           "overflow")
+    return int(np.array(v).astype(dt.np))
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def _product(a, b, dtype):
     """a @ b in opmath (fp32 for fp16/bf16), not yet rounded."""
     return np.matmul(opmath(a, dtype), opmath(b, dtype))
@@ -78,6 +126,7 @@ class Mm(Function):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({_shape_str(input.shape)} and {_shape_str(mat2.shape)})")
         _same_dtype_mm(input, mat2)
+        _check_bool(input, "addmm_impl_cpu_", input.shape[0] * mat2.shape[1], mat2.shape[0])
         n = ctx.needs_input_grad
         ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
         return wrap(_product(input, mat2, input.dtype), input.dtype)
@@ -115,6 +164,7 @@ class Bmm(Function):
         if mat2.shape[:2] != (b, m):
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{b}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+        _check_bool(input, "bmm", b * input.shape[1] * mat2.shape[2], m)   # before the dtypes
         if input.dtype is not mat2.dtype:
             raise RuntimeError(f"expected scalar type {_SCALAR[input.dtype.name]} but found "
                                f"{_SCALAR[mat2.dtype.name]}")
@@ -156,6 +206,7 @@ class Mv(Function):
             v, m = _SCALAR[vec.dtype.name], _SCALAR[input.dtype.name]
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m},"
                                f" and {v}")
+        _check_bool(input, "addmv_impl_cpu", input.shape[0], vec.shape[0])
         n = ctx.needs_input_grad
         ctx.save_for_backward(input if n[1] else None, vec if n[0] else None)
         return wrap(_product(input, vec, input.dtype), input.dtype)
@@ -197,6 +248,7 @@ class Dot(Function):
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a}] and src [{b}] to "
                                f"have the same number of elements, but got {a} and {b} elements "
                                "respectively")
+        _check_bool(input, "dot")
         n = ctx.needs_input_grad
         ctx.save_for_backward(input if n[1] else None, tensor if n[0] else None)
         return wrap(_product(input, tensor, input.dtype), input.dtype)
@@ -245,15 +297,29 @@ class Addmm(Function):
         if input.shape != out_shape:
             dispatch("expand", input, out_shape)      # raises PyTorch's expand message
         dt = input.dtype
+        if dt is _dt.bool_ and out_shape[0] * out_shape[1] and not mat1.shape[1]:
+            raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+        _check_bool(input, "addmm_impl_cpu_", out_shape[0] * out_shape[1], mat1.shape[1])
         prod = _product(mat1, mat2, dt)
         c = opmath(input, dt)
         cd = _dt.opmath_dtype(dt).np
-        if alpha != 1:
-            prod = prod * cd.type(alpha)
-        if beta == 0:
+        al, be = alpha, beta
+        if not dt.is_floating_point and out_shape[0] * out_shape[1]:
+            if mat1.shape[1]:
+                al, be = _int_scalar(alpha, dt), _int_scalar(beta, dt)
+            elif isinstance(beta, (float, np.floating)):     # PyTorch: result.mul_(beta)
+                raise RuntimeError(f"result type Float can't be cast to the desired output "
+                                   f"type {_SCALAR[dt.name]}")
+            else:
+                al, be = 1, int(np.array(int(beta)).astype(dt.np))
+        elif not dt.is_floating_point:
+            al = be = 1
+        if al != 1:
+            prod = prod * cd.type(al)
+        if be == 0:
             out = prod + np.zeros_like(c)
         else:
-            out = prod + (c if beta == 1 else c * cd.type(beta))
+            out = prod + (c if be == 1 else c * cd.type(be))
         ctx.beta, ctx.alpha = beta, alpha
         n = ctx.needs_input_grad
         ctx.save_for_backward(mat1 if n[2] else None, mat2 if n[1] else None)
@@ -275,92 +341,5 @@ class Addmm(Function):
         return gi, g1, g2
 
 
-# ---------------------------------------------------------------------------- matmul, linear
-
-@register_op("matmul")
-def matmul(input, other):
-    """``matmul(input, other)`` with all of ``torch.matmul``'s cases: 1-D·1-D -> ``dot``,
-    2-D·1-D -> ``mv``, 1-D·2-D and 2-D·2-D -> ``mm``, N-D·(1|2)-D folded into one ``mm``/``mv``,
-    otherwise broadcast batch dims and ``bmm``.
-
-    Raises:
-        RuntimeError: "both arguments to matmul need to be at least 1D, but they are 0D and 1D",
-            batch dims that do not broadcast, and the errors of dot/mv/mm/bmm (no dtype
-            promotion, as in PyTorch).
-    """
-    _check_tensor(input, "matmul", "input")
-    _check_tensor(other, "matmul", "other")
-    da, db = input.ndim, other.ndim
-    if da == 0 or db == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{da}D and {db}D")
-    if da == 1 and db == 1:
-        return dispatch("dot", input, other)
-    if da == 2 and db == 1:
-        return dispatch("mv", input, other)
-    if da == 1 and db == 2:
-        return dispatch("_squeeze_result", dispatch("mm", dispatch("unsqueeze", input, 0), other),
-                        (0,))
-    if da == 2 and db == 2:
-        return dispatch("mm", input, other)
-    if da >= 3 and db <= 2:
-        lead = tuple(input.shape[:-1])
-        folded = dispatch("reshape", input, (-1, input.shape[-1]))
-        if db == 1:
-            return dispatch("_unsafe_view", dispatch("mv", folded, other), lead)
-        return dispatch("_unsafe_view", dispatch("mm", folded, other), lead + (other.shape[1],))
-    if da <= 2 and db >= 3:
-        # PyTorch folds the other way: (b^T folded) @ a^T, so a's gradient is one fp32 sum
-        lead = tuple(other.shape[:-2])
-        p = other.shape[-1]
-        folded = dispatch("reshape", dispatch("transpose", other, -1, -2), (-1, other.shape[-2]))
-        if da == 1:
-            return dispatch("_unsafe_view", dispatch("mv", folded, input), lead + (p,))
-        out = dispatch("mm", folded, dispatch("t", input))
-        out = dispatch("_unsafe_view", out, lead + (p, input.shape[0]))
-        return dispatch("clone", dispatch("transpose", out, -1, -2))
-    # batched: broadcast the batch dims, one bmm
-    a = dispatch("unsqueeze", input, 0) if da == 1 else input
-    b = dispatch("unsqueeze", other, -1) if db == 1 else other
-    n, k = a.shape[-2], a.shape[-1]
-    k2, p = b.shape[-2], b.shape[-1]
-    batch = broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-    bsz = 1
-    for s in batch:
-        bsz *= s
-    if tuple(a.shape[:-2]) != batch:
-        a = dispatch("expand", a, batch + (n, k))
-    if tuple(b.shape[:-2]) != batch:
-        b = dispatch("expand", b, batch + (k2, p))
-    out = dispatch("bmm", dispatch("reshape", a, (bsz, n, k)), dispatch("reshape", b, (bsz, k2, p)))
-    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
-    return dispatch("_unsafe_view", out, shape)
-
-
-@register_op("linear")
-def linear(input, weight, bias=None):
-    """``linear(input, weight, bias=None)`` = input @ weight.T + bias (``F.linear``).
-
-    Shapes: input (*, in), weight (out, in) (or (in,) -> output (*)), bias (out,) or None.
-    Dtypes must match exactly (no promotion, PyTorch's errors). With a bias, the product
-    and the bias add round once (``addmm``); N-D inputs are folded to 2-D and viewed back.
-
-    Raises:
-        RuntimeError: "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", "expected m1 and
-            m2 to have the same dtype, but got: float != double", bias dtype/shape errors.
-    """
-    _check_tensor(input, "linear", "input")
-    _check_tensor(weight, "linear", "weight")
-    if bias is not None and not isinstance(bias, Tensor):
-        raise TypeError(f"linear(): argument 'bias' (position 3) must be Tensor, not "
-                        f"{type(bias).__name__}")
-    wt = dispatch("t", weight)
-    if bias is None:
-        return dispatch("matmul", input, wt)
-    if weight.ndim == 2 and input.ndim == 2:
-        return dispatch("addmm", bias, input, wt)
-    if weight.ndim == 2 and input.ndim >= 1:
-        lead = tuple(input.shape[:-1])
-        x2 = dispatch("reshape", input, (-1, input.shape[-1]))
-        return dispatch("view", dispatch("addmm", bias, x2, wt), lead + (weight.shape[0],))
-    return dispatch("add", dispatch("matmul", input, wt), bias)
+# matmul and linear (compositions of the Functions above) live in matmul.py
+from . import matmul as _matmul  # noqa: E402,F401  (registers "matmul" and "linear")

@@ -43,10 +43,10 @@ def _prep(input, dim, dtype, kernel):
         if dtype is not input.dtype:
             input = dispatch("_to_copy", input, dtype=dtype)
     d = wrap_dim(dim, input.ndim)
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point and input.numel():
         last = input.ndim == 0 or d == input.ndim - 1
         name = f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl"
-        raise RuntimeError(f'"{name}" not implemented for \'{_SCALAR[input.dtype.name]}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{_SCALAR[input.dtype.name]}\'')
     return input, d
 
 
@@ -157,7 +157,7 @@ def softmax(input, dim, dtype=None):
         a tensor of ``input``'s shape and dtype (or ``dtype``).
 
     Raises:
-        IndexError: ``dim`` out of range; RuntimeError: integer inputs
+        IndexError: ``dim`` out of range; NotImplementedError: non-empty integer/bool inputs
             ('"softmax_lastdim_kernel_impl" not implemented for 'Long'').
     """
     x, d = _prep(input, dim, dtype, "softmax")

@@ -32,11 +32,12 @@ def _expand_back(grad, in_shape, dims, keepdim):
     return dispatch("expand", grad, tuple(in_shape))
 
 
-@register_op("sum")
 class Sum(Function):
     """``sum(input, dim=None, keepdim=False, *, dtype=None)`` (``torch.sum``).
 
-    Integer and bool inputs sum to int64; ``dtype`` casts the input first.
+    Integer and bool inputs sum to int64; ``dtype`` casts the input first. The node is
+    ``SumBackward0`` for a full sum and ``SumBackward1`` when dims (or keepdim) are given, as in
+    PyTorch (whose ``x.sum(dim=None)`` also says ``SumBackward1``; here only an explicit dim does).
     """
 
     _backward_name = "SumBackward0"
@@ -56,6 +57,21 @@ class Sum(Function):
     @staticmethod
     def backward(ctx, grad):
         return _expand_back(grad, ctx.in_shape, ctx.dims, ctx.keepdim)
+
+
+class _SumDim(Sum):
+    _backward_name = "SumBackward1"
+
+
+_sum_apply, _sum_dim_apply = Sum.apply, _SumDim.apply
+
+
+@register_op("sum")
+def sum_(input, dim=None, keepdim=False, *, dtype=None):
+    """``sum(input, dim=None, keepdim=False, *, dtype=None)``; see ``Sum``."""
+    if dim is None and not keepdim:
+        return _sum_apply(input, None, False, dtype=dtype)
+    return _sum_dim_apply(input, dim, keepdim, dtype=dtype)
 
 
 @register_op("sum_to_size")

@@ -87,27 +87,25 @@ def _infer_shape(shape, numel, input_shape):
 
 
 @register_op("reshape")
-class Reshape(Function):
+def reshape(input, shape):
     """``reshape(input, shape)``: a view when possible, else a copy (``torch.reshape``).
+
+    As in PyTorch: a contiguous input gives ``view`` (node ``ViewBackward0``), a strided input
+    that still allows a view gives ``_reshape_alias`` (``ReshapeAliasBackward0``), otherwise it is
+    ``_unsafe_view(clone(input), shape)`` (``UnsafeViewBackward0`` over ``CloneBackward0``).
 
     Raises:
         RuntimeError: "shape '[2, 5]' is invalid for input of size 6".
     """
-
-    _backward_name = "ViewBackward0"
-
-    @staticmethod
-    def forward(ctx, input, shape):
-        shape = _infer_shape(shape, input.numel(), input.shape)
-        ctx.in_shape = input.shape
-        arr = input._data.reshape(shape)
-        if np.shares_memory(arr, input._data) if arr.size else True:
-            return _view_of(input, arr)
-        return Tensor._make(arr, input.dtype)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return dispatch("reshape", grad, ctx.in_shape)
+    shape = _infer_shape(shape, input.numel(), input.shape)
+    data = input._data
+    if data.flags.c_contiguous:
+        return dispatch("view", input, shape)
+    try:
+        np.reshape(data, shape, copy=False)
+    except ValueError:
+        return dispatch("_unsafe_view", dispatch("clone", input), shape)
+    return dispatch("_reshape_alias", input, shape)
 
 
 _VIEW_ERR = ("view size is not compatible with input tensor's size and stride (at least one "
@@ -140,6 +138,14 @@ class View(Function):
     @staticmethod
     def backward(ctx, grad):
         return dispatch("reshape", grad, ctx.in_shape)
+
+
+@register_op("_reshape_alias")
+class ReshapeAlias(View):
+    """``_reshape_alias(input, shape)``: the view ``reshape`` makes of a non-contiguous input
+    whose strides allow it (node ``ReshapeAliasBackward0``, as in PyTorch)."""
+
+    _backward_name = "ReshapeAliasBackward0"
 
 
 @register_op("_unsafe_view")

@@ -385,3 +385,60 @@ def test_errors_like_torch(i):
     with pytest.raises(exc) as minfo:
         fn(mg)
     assert msg in str(minfo.value)
+
+
+# ---------------------------------------------------------------- regressions (harness findings)
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("op", ["__rtruediv__", "__rpow__"])
+def test_reflected_div_pow_with_tensor_other_match_torch(dt, op):
+    # torch: other / self = self.reciprocal() * other (two roundings); other ** self = pow(other,
+    # self) (PowBackward1)
+    a, ta = make((40,), dt, 0.5, 3.0, seed=1, requires_grad=True)
+    b, tb = make((40,), dt, 0.5, 3.0, seed=2, requires_grad=True)
+    y, ty = getattr(a, op)(b), getattr(ta, op)(tb)
+    assert y.grad_fn.name() == ty.grad_fn.name()
+    y.sum().backward()
+    ty.sum().backward()
+    tol = 0 if dt in LOW else 4
+    for m, t in ((y, ty), (a.grad, ta.grad), (b.grad, tb.grad)):
+        assert float(np.max(ulp_distance(m, t.detach()))) <= tol
+
+
+INT_VALS = {"uint8": [0, 1, 200, 255], "int8": [-128, -1, 100, 127],
+            "int16": [-32768, -5, 30000, 32767], "int32": [-2**31, -7, 2**30, 2**31 - 1]}
+
+
+@pytest.mark.parametrize("dt", list(INT_VALS))
+def test_integer_add_sub_mul_wrap_like_torch(dt):
+    import warnings
+    v = INT_VALS[dt]
+    calls = [lambda L, x: L.add(x, x, alpha=-3), lambda L, x: L.sub(x, x, alpha=-3),
+             lambda L, x: x + 1000, lambda L, x: x - (-300), lambda L, x: x * -3,
+             lambda L, x: x * 300, lambda L, x: x * x, lambda L, x: 100 - x,
+             lambda L, x: x.clone().add_(x, alpha=-3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")        # no NumPy overflow warnings either
+        for f in calls:
+            m = f(mg, mg.tensor(v, dtype=getattr(mg, dt)))
+            t = f(torch, torch.tensor(v, dtype=_tdt(dt)))
+            assert m.dtype.name == dt and m.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("dt,alpha", [("uint8", 256), ("uint8", -256), ("int8", 128),
+                                      ("int16", -40000), ("int32", 2**40)])
+def test_integer_alpha_overflow_raises_like_torch(dt, alpha):
+    for lib in (torch, mg):
+        x = lib.ones((2,), dtype=getattr(lib, dt))
+        with pytest.raises(RuntimeError) as ei:
+            lib.add(x, x, alpha=alpha)
+        assert "value cannot be converted to type" in str(ei.value)
+        assert str(ei.value).endswith("without overflow")
+    names = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int"}
+    with pytest.raises(RuntimeError, match=f"to type {names[dt]} without"):
+        mg.sub(mg.ones((2,), dtype=getattr(mg, dt)), 1, alpha=alpha)
+    # uint8 accepts negatives down to -255 (wrapping), as torch does
+    u = [0, 1, 200, 255]
+    assert mg.sub(mg.tensor(u, dtype=mg.uint8), mg.tensor(u, dtype=mg.uint8),
+                  alpha=-255).tolist() == torch.sub(torch.tensor(u, dtype=torch.uint8),
+                                                    torch.tensor(u, dtype=torch.uint8),
+                                                    alpha=-255).tolist()

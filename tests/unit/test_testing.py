@@ -81,3 +81,17 @@ def test_bridges_requires_grad_and_views():
         from_torch(torch.zeros(2, dtype=torch.complex64))
     with pytest.raises(TypeError):
         to_torch(np.zeros(2))
+
+
+def test_ulp_distance_float64_is_exact_at_large_distances():
+    # distances between float64 values must be exact integers, not rounded to steps of 512 by
+    # an int64 -> float64 conversion before subtracting
+    one = np.float64(1.0)
+    bits = np.array([one]).view(np.uint64)[0]
+    for k in (1, 511, 513, 1025, 2**20 + 3, 2**40 + 7):
+        far = np.array([bits + np.uint64(k)], np.uint64).view(np.float64)
+        assert ulp_distance(np.array([one]), far).tolist() == [float(k)]
+        assert ulp_distance(-far, np.array([-one])).tolist() == [float(k)]
+    # across zero: -x to +x counts both halves
+    tiny = np.array([5e-324 * 1001])
+    assert ulp_distance(-tiny, tiny).tolist() == [2002.0]
