@@ -14,7 +14,8 @@ bf16 <= 1.5x and fp16 <= 2x minigrad's own fp32 step.
 How it measures (../shared/reference/cpu-cost-facts.md, "Measuring here"): NumPy's and PyTorch's
 thread pools slow each other down inside one process, so every figure comes from a worker
 subprocess that imports one framework only; the frameworks alternate order across rounds with a
-pause between, and medians are taken over all repetitions. Only ratios from one run mean
+pause between, and medians are taken over the repetitions of every round not taken under load
+(a round whose median is over 1.5x the best round's is dropped). Only ratios from one run mean
 anything: the machine is shared and its speed drifts.
 
 Run: python bench/bench_step.py            (about a minute)
@@ -141,6 +142,7 @@ def _times(fn, reps, warmup):
 
 
 def worker_time(name, reps, warmup, chain_reps):
+    """Timings (seconds) of one framework: MLP steps in each precision, per-op add chains."""
     lib = _Lib(name)
     res = {"version": getattr(lib.lib, "__version__", "?"),
            "step_fp32": _times(lib.mlp_step("fp32"), reps, warmup)}
@@ -160,6 +162,7 @@ def worker_time(name, reps, warmup, chain_reps):
 
 
 def worker_mem(name, steps, every):
+    """Peak RSS over the post-import baseline and RSS samples (KiB) of a ``steps`` run."""
     lib = _Lib(name)
     baseline = _status_kb("VmHWM")  # after imports, before the model and data exist
     step = lib.mlp_step("fp32")
@@ -173,6 +176,7 @@ def worker_mem(name, steps, every):
 
 # ================================================================== parent side
 def _run_worker(args, threads=None):
+    """Run this file as a worker subprocess; returns its JSON result."""
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     if threads:  # BLAS (NumPy) and OpenMP (PyTorch) thread pools
@@ -186,6 +190,14 @@ def _run_worker(args, threads=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _robust_median(rounds):
+    """The median of the samples of every round whose own median is within 1.5x of the best
+    round's: a round taken while other work loaded the machine is dropped."""
+    best = min(statistics.median(r) for r in rounds)
+    kept = [t for r in rounds if statistics.median(r) <= 1.5 * best for t in r]
+    return statistics.median(kept)
+
+
 def _fmt_time(s):
     return f"{s * 1e3:8.2f} ms" if s >= 1e-3 else f"{s * 1e6:8.2f} us"
 
@@ -195,6 +207,7 @@ def _verdict(ok):
 
 
 def main(argv=None):
+    """Run the workers (alternating order, one framework per process) and print the tables."""
     p = argparse.ArgumentParser(description="minigrad vs PyTorch CPU: step, per-op, memory, AMP")
     p.add_argument("--quick", action="store_true", help="a fast smoke run (few repetitions)")
     p.add_argument("--rounds", type=int, default=None, help="alternating rounds (default 4)")
@@ -224,6 +237,7 @@ def main(argv=None):
     # (two spinning thread pools under contention can slow a step down 100x).
     threads = a.threads or (1 if a.quick else None)
     t_start = time.perf_counter()
+    load0 = os.getloadavg()[0]  # other work on the machine (1-minute average)
 
     pooled = {f: {} for f in FRAMEWORKS}
     notes, versions = set(), {}
@@ -236,7 +250,7 @@ def main(argv=None):
                 notes.add(f"{f}: {res.pop('amp_error')}")
             versions[f] = res.pop("version")
             for k, v in res.items():
-                pooled[f].setdefault(k, []).extend(v)
+                pooled[f].setdefault(k, []).append(v)  # one list of samples per round
             time.sleep(0.3)
     mem = {}
     for f in (FRAMEWORKS if rounds % 2 == 0 else FRAMEWORKS[::-1]):
@@ -244,7 +258,7 @@ def main(argv=None):
                               "--every", str(every)], threads)
         time.sleep(0.3)
 
-    med = {f: {k: statistics.median(v) for k, v in pooled[f].items()} for f in FRAMEWORKS}
+    med = {f: {k: _robust_median(v) for k, v in pooled[f].items()} for f in FRAMEWORKS}
     print(f"minigrad vs PyTorch {versions['torch']} CPU eager, {os.cpu_count()} cores, "
           f"{threads or 'default'} thread(s) per framework; medians of "
           f"{rounds} alternating round(s) x {reps} steps / {chain_reps} chains"
@@ -252,7 +266,10 @@ def main(argv=None):
     report(med["minigrad"], med["torch"], mem, steps, every)
     for n in sorted(notes):
         print(f"note: {n}")
-    print(f"\nbench wall time {time.perf_counter() - t_start:.1f} s")
+    print(f"\nbench wall time {time.perf_counter() - t_start:.1f} s; load average before the "
+          f"run {load0:.1f}")
+    if load0 > 0.5 * (os.cpu_count() or 1):
+        print("warning: the machine was busy with other work; rerun for trustworthy figures")
 
 
 def report(mg, pt, mem, steps, every):

@@ -55,6 +55,7 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 
 # ------------------------------------------------------------------ arguments and data
 def parse_args(argv=None):
+    """The command line (``argv`` defaults to ``sys.argv[1:]``); fills the default lr."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--precision", choices=PRECISIONS + ("all",), default="all",
@@ -226,6 +227,7 @@ def rel_diffs(a, b):
 
 
 def print_table(runs, compare=None):
+    """One row per run; ``compare`` maps precision -> max relative loss diff vs PyTorch."""
     head = (f"{'framework':<9} {'precision':<9} {'test acc':>8} {'final loss':>10} "
             f"{'loss scale':>10} {'skipped':>7} {'steps':>6} {'time s':>7}")
     if compare:
@@ -243,6 +245,7 @@ def print_table(runs, compare=None):
 
 
 def plot(runs, path):
+    """Save the per-step losses (left) and the GradScaler scale (right) to ``path`` (PNG)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -268,6 +271,7 @@ def plot(runs, path):
 
 # ------------------------------------------------------------------ main
 def main(argv=None):
+    """Train the requested runs side by side, print the table; returns the ``Run`` list."""
     args = parse_args(argv)
     wanted = list(PRECISIONS) if args.precision == "all" else [args.precision]
     if not HAVE_AMP and wanted != ["fp32"]:
@@ -282,8 +286,9 @@ def main(argv=None):
                   for k, v in build_model(nn, sizes).state_dict().items()}
     order = batch_order(len(data[0]), args.batch_size, args.epochs, args.seed)
     print(f"digits: {len(data[0])} train / {len(data[1])} test images, "
-          f"MLP {'-'.join(map(str, sizes))}, {args.optimizer} lr={args.lr:g}, clip {args.clip:g}, {args.epochs} epochs of "
-          f"batch {args.batch_size} ({len(order)} steps), autocast profile '{args.device_type}'")
+          f"MLP {'-'.join(map(str, sizes))}, {args.optimizer} lr={args.lr:g}, "
+          f"clip {args.clip:g}, {args.epochs} epochs of batch {args.batch_size} "
+          f"({len(order)} steps), autocast profile '{args.device_type}'")
 
     frames = [_Frame("minigrad", args)]
     if args.compare_torch:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .dispatch import dispatch
 
 __all__ = ["add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "maximum",
-           "minimum", "clamp", "clip", "tanh", "sigmoid", "relu", "matmul", "mm", "addmm", "sum",
+           "minimum", "clamp", "clip", "tanh", "sigmoid", "relu", "matmul", "mm", "bmm", "mv", "dot", "addmm", "sum",
            "mean", "max", "min", "amax", "amin", "argmax", "argmin", "reshape", "transpose",
            "permute", "t", "unsqueeze", "squeeze", "flatten", "softmax", "log_softmax", "eq",
            "ne", "lt", "le", "gt", "ge", "isfinite", "isnan", "isinf", "clone", "where", "cat",
@@ -118,6 +118,18 @@ def matmul(input, other):
 
 def mm(input, mat2):
     return dispatch("mm", input, mat2)
+
+
+def bmm(input, mat2):
+    return dispatch("bmm", input, mat2)
+
+
+def mv(input, vec):
+    return dispatch("mv", input, vec)
+
+
+def dot(input, other):
+    return dispatch("dot", input, other)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
