@@ -12,6 +12,7 @@ whose dtype differs is cast to the input's dtype; so ops need not unbroadcast or
 from __future__ import annotations
 
 import heapq
+import sys
 import weakref
 
 from ..dispatch import dispatch
@@ -183,8 +184,10 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                         captured[idx] = g if captured[idx] is None else dispatch("add", captured[idx], g)
             if type(node) is AccumulateGrad:
                 g = buf[0]
+                buf = None
                 if g is not None and not capture and (not inputs or (node, 0) in targets):
                     _accumulate_leaf(node.variable, g, create_graph)
+                g = None
                 continue
             in_grads = _call_node(node, buf, retain_graph)
             metas = node._input_meta
@@ -211,6 +214,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                         heapq.heappush(heap, (-nx._seq, id(nx), nx))
                     else:
                         _drop_unreached(nx, deps, buffers, heap, retain_graph)
+            in_grads = g = None     # drop references, so _accumulate_leaf can see sole ownership
     finally:
         gs.enabled = prev
     return captured
@@ -321,6 +325,15 @@ def _expandable(shape, target):
     return True
 
 
+def _sole_owner(g):
+    """True when nothing but the engine references ``g`` and its array: no other buffer, edge,
+    hook, user variable or NumPy view (the caller's local, this frame's argument and
+    getrefcount's own argument make 3 references to ``g``; ``g._data`` is held by ``g`` alone)."""
+    a = g._data
+    return (type(g) is Tensor and g.grad_fn is None and g._base is None and a.base is None
+            and a.flags.writeable and sys.getrefcount(g) <= 4 and sys.getrefcount(a) <= 2)
+
+
 def _accumulate_leaf(v, g, create_graph):
     if v._hooks:
         for fn in list(v._hooks):
@@ -328,7 +341,12 @@ def _accumulate_leaf(v, g, create_graph):
             if r is not None:
                 g = r
     if v.grad is None:
-        v.grad = g if create_graph else g._detached_copy()
+        if create_graph:
+            v.grad = g
+        elif _sole_owner(g):
+            v.grad = g        # steal the buffer, as PyTorch's AccumulateGrad does
+        else:
+            v.grad = g._detached_copy()
     elif create_graph:
         v.grad = dispatch("add", v.grad, g)
     else:

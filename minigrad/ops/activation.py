@@ -98,8 +98,14 @@ class Relu(Function):
         if input.dtype is _dt.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
         d = input._data
-        with np.errstate(invalid="ignore"):
-            out = Tensor._make(np.where(d < 0, d.dtype.type(0), d), input.dtype)  # -0.0, nan kept
+        # branch-free (np.where on a random sign mask is ~20x slower). -0.0 and NaN are kept, as
+        # in torch: np.maximum(0, d) returns d on ties for fp32/fp64 (not for NumPy's fp16 loop),
+        # so 16-bit types select by bit mask instead.
+        if input.dtype.itemsize >= 4:
+            out = np.maximum(np.zeros((), d.dtype), d)
+        else:
+            out = _select_or_zero(~(d < 0), d)
+        out = Tensor._make(out, input.dtype)
         ctx.save_for_backward(out)
         return out
 
@@ -177,6 +183,21 @@ class SigmoidBackward(Function):
         return a, b
 
 
+_INT_OF = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _select_or_zero(keep, g):
+    """``g`` where ``keep`` else +0.0, exactly (inf/nan in dropped places give 0, never -0.0 or
+    nan as ``g * keep`` would), branch-free: AND the bits with an all-ones/all-zeros mask."""
+    it = _INT_OF.get(g.dtype.itemsize)
+    if it is None or g.dtype.kind not in "fV":
+        return np.where(keep, g, np.zeros((), g.dtype))
+    mask = -(np.asarray(keep).astype(it))
+    if not g.flags.c_contiguous:
+        g = g.copy()
+    return (g.view(it) & mask).view(g.dtype)
+
+
 @register_op("threshold_backward")
 class ThresholdBackward(Function):
     """``threshold_backward(grad_output, self, threshold)``: 0 where ``self <= threshold``,
@@ -191,7 +212,7 @@ class ThresholdBackward(Function):
         rt = _dt.result_type(grad_output, self)
         g = grad_output._data if grad_output.dtype is rt else arr(grad_output, rt)
         s = self._data.astype(np.float32) if self.dtype is _dt.bfloat16 else self._data
-        out = np.where(s <= threshold, np.zeros((), g.dtype), g)
+        out = _select_or_zero(~(s <= threshold), g)
         ctx.save_for_backward(self)
         ctx.threshold = threshold
         return wrap(out, rt)
