@@ -5,7 +5,9 @@ through ``minigrad.dispatch``: the dispatcher's ops exist to build the autograd 
 optimizer update is not part of any graph (PyTorch runs it under ``no_grad`` too). Each function
 here stands for ONE PyTorch kernel call (``add_``, ``mul_``, ``lerp_``, ``addcmul_``,
 ``addcdiv_``, ``sqrt``, ``div``, ``maximum``) and returns a NEW array in the storage dtype, rounded
-once, exactly as that kernel rounds. Inputs are arrays in the storage dtype.
+once, exactly as that kernel rounds. Inputs are arrays in the storage dtype. The optimizers use
+these for fp64 and 16-bit storage; for fp32 they run ``optim/_fused32.py``, the same recipes
+fused, chunked and written in place (same bits, several times faster).
 
 Recipes (measured on torch 2.13 CPU, see ``shared/reference/pytorch-2.13-facts.md`` §5/§6), with
 ``opmath`` = fp32 for fp16/bf16 storage, the storage type itself for fp32/fp64, ``R`` = one

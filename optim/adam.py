@@ -15,6 +15,9 @@ Numerics versus PyTorch 2.13 CPU:
 
 Like every optimizer here, the step writes parameters and state in place on their storage
 arrays (version bumped): the one place that bypasses the dispatcher, whose ops build the graph.
+fp32 parameters whose storage and state are C-contiguous take the fused in-place path of
+``optim/_fused32.py`` (same bits, faster; it calls ``_sqrt`` too, so the hook below still
+applies); other dtypes and layouts compose the ``_kernels`` recipes one by one.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import numpy as np
 from minigrad import dtypes as _dt
 from minigrad.tensor import Tensor
 
+from . import _fused32 as F
 from . import _kernels as K
 from .optimizer import Optimizer
 from .sgd import _to_float
@@ -162,11 +166,30 @@ class Adam(Optimizer):
                 if amsgrad:
                     st["max_exp_avg_sq"] = Tensor._make(np.zeros_like(p._data), p.dtype)
             g = p.grad._data
-            if maximize:
-                g = K.neg(g)
             step_t = st["step"]
             sd = step_t._data
             self._commit(step_t, (sd + sd.dtype.type(1)).astype(sd.dtype))
+            step = float(step_t._data)
+            bc1 = 1 - beta1 ** step
+            bc2 = 1 - beta2 ** step
+            step_size = lr / bc1
+            bc2_sqrt = bc2 ** 0.5
+            vmax_t = st["max_exp_avg_sq"] if amsgrad else None
+            dests = (p._data, st["exp_avg"]._data, st["exp_avg_sq"]._data)
+            if vmax_t is not None:
+                dests += (vmax_t._data,)
+            if F.fusable(dests, g):
+                F.adam_step(p._data, g, *dests[1:3], None if vmax_t is None else vmax_t._data,
+                            lr=lr,
+                            beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
+                            decoupled=decoupled, maximize=maximize, bc2_sqrt=bc2_sqrt,
+                            step_size=step_size, sqrt=_sqrt)
+                for t in (p, st["exp_avg"], st["exp_avg_sq"], vmax_t):
+                    if t is not None:
+                        t._bump()
+                continue
+            if maximize:
+                g = K.neg(g)
             param = p._data
             if wd != 0:
                 if decoupled:
@@ -175,11 +198,6 @@ class Adam(Optimizer):
                     g = K.add(g, param, wd)
             m = K.lerp(st["exp_avg"]._data, g, 1 - beta1)
             v = K.addcmul(K.mul(st["exp_avg_sq"]._data, beta2), g, g, 1 - beta2)
-            step = float(step_t._data)
-            bc1 = 1 - beta1 ** step
-            bc2 = 1 - beta2 ** step
-            step_size = lr / bc1
-            bc2_sqrt = bc2 ** 0.5
             if amsgrad:
                 vmax = K.maximum(st["max_exp_avg_sq"]._data, v)
                 self._commit(st["max_exp_avg_sq"], vmax)

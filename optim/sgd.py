@@ -5,6 +5,8 @@ Mirrors ``torch.optim.SGD`` and reproduces its CPU single-tensor for-loop
 fp16/bf16 parameters round exactly where PyTorch's in-place ops round (see ``optim/_kernels.py``).
 Like every optimizer here, the step writes the parameters' storage directly (in place, version
 bumped): the one place in the project that bypasses the dispatcher, whose ops are for the graph.
+fp32 parameters with C-contiguous storage take the fused in-place path of ``optim/_fused32.py``
+(same bits, faster); other dtypes and layouts compose the ``_kernels`` recipes one by one.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 
 from minigrad.tensor import Tensor
 
+from . import _fused32 as F
 from . import _kernels as K
 from .optimizer import Optimizer
 
@@ -125,6 +128,18 @@ class SGD(Optimizer):
         maximize = group["maximize"]
         for p in params:
             g = p.grad._data
+            buf_t = self.state[p].get("momentum_buffer") if momentum != 0 else None
+            dests = (p._data,) if buf_t is None else (p._data, buf_t._data)
+            if F.fusable(dests, g):
+                buf = F.sgd_step(p._data, g, None if buf_t is None else buf_t._data, lr=lr,
+                                 weight_decay=wd, momentum=momentum, dampening=dampening,
+                                 nesterov=nesterov, maximize=maximize)
+                if buf_t is not None:
+                    buf_t._bump()
+                elif buf is not None:
+                    self.state[p]["momentum_buffer"] = Tensor._make(buf, p.dtype)
+                p._bump()
+                continue
             if maximize:
                 g = K.neg(g)
             if wd != 0:
