@@ -4,11 +4,23 @@ Every op goes through ``minigrad.dispatch.dispatch``; see ``../shared/DESIGN.md`
 """
 import warnings as _warnings
 
-# IEEE effects (overflow to inf, 0/0 -> nan) are results here, as in PyTorch, not warnings:
-# silence NumPy's floating-point RuntimeWarnings, but only when raised from our own modules.
-_warnings.filterwarnings("ignore", category=RuntimeWarning,
-                         message=r"(overflow|invalid value|divide by zero|underflow) encountered",
-                         module=r"^(minigrad|optim|amp_emu)(\.|$)")
+
+def _install_warning_filters():
+    """Silence NumPy's floating-point RuntimeWarnings raised from minigrad/optim/amp_emu.
+
+    IEEE effects (overflow to inf, 0/0 -> nan) are results here, as in PyTorch, not warnings.
+    Only warnings attributed to our own modules are ignored, so kernels call ufuncs (and ufunc
+    ``.reduce``) directly, never NumPy's Python wrappers (``np.sum``, ``ndarray.max``...), whose
+    warnings would be attributed to NumPy's files. Called once at import; tests call it again
+    inside ``warnings.catch_warnings()`` to reproduce a user's filter list.
+    """
+    _warnings.filterwarnings("ignore", category=RuntimeWarning,
+                             message=r"(overflow|invalid value|divide by zero|underflow) "
+                                     r"encountered",
+                             module=r"^(minigrad|optim|amp_emu)(\.|$)")
+
+
+_install_warning_filters()
 
 from . import dtypes  # noqa: E402
 from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, float64, half,

@@ -39,7 +39,8 @@ def format_tensor(t) -> str:
         a64 = a.astype(np.float64)
         fmt = _float_formatter(a64.reshape(-1))
         flat = a64.reshape(-1)
-        width = max((len(fmt(v)) for v in flat), default=0) if flat.size <= 1000 else 0
+        finite = flat[np.isfinite(flat)] if flat.size <= 1000 else flat[:0]
+        width = max((len(fmt(v)) for v in finite), default=0)   # torch: nan/inf don't widen
         body = np.array2string(a64, separator=", ", prefix="tensor(", threshold=1000,
                                formatter={"float_kind": lambda v: fmt(v).rjust(width)},
                                max_line_width=80)

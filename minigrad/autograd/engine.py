@@ -256,7 +256,7 @@ def _call_node(node, buf, retain_graph):
                 if buf[nr] is not None:
                     r = fn(buf[nr])
                     if r is not None:
-                        buf[nr] = r
+                        buf[nr] = _check_hook_result(fn, buf[nr], r)
             else:
                 r = h(tuple(buf))
                 if r is not None:
@@ -284,7 +284,10 @@ def _call_node(node, buf, retain_graph):
     if len(res) != n_in:
         if len(res) > n_in and all(r is None for r in res[n_in:]):
             res = res[:n_in]
-        elif len(res) < n_in and all(nx is None for nx, _ in node.next_functions[len(res):]):
+        elif len(res) < n_in and fn.__module__.startswith("minigrad.") and \
+                all(nx is None for nx, _ in node.next_functions[len(res):]):
+            # built-in ops may omit trailing Nones for non-tensor arguments; user Functions
+            # must return one gradient per forward input, as in PyTorch
             res = res + (None,) * (n_in - len(res))
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
@@ -325,6 +328,20 @@ def _expandable(shape, target):
     return True
 
 
+def _check_hook_result(fn, g, r):
+    """A tensor hook's replacement gradient must keep the gradient's shape (as in PyTorch).
+
+    Raises:
+        TypeError: a non-Tensor result; RuntimeError: "hook 'name' has changed the size of value".
+    """
+    if not isinstance(r, Tensor):
+        raise TypeError(f"hook '{getattr(fn, '__name__', fn)}' returned a "
+                        f"{type(r).__name__}; expected a Tensor or None")
+    if r._data.shape != g._data.shape:
+        raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has changed the size of value")
+    return r
+
+
 def _sole_owner(g):
     """True when nothing but the engine references ``g`` and its array: no other buffer, edge,
     hook, user variable or NumPy view (the caller's local, this frame's argument and
@@ -339,7 +356,7 @@ def _accumulate_leaf(v, g, create_graph):
         for fn in list(v._hooks):
             r = fn(g)
             if r is not None:
-                g = r
+                g = _check_hook_result(fn, g, r)
     if v.grad is None:
         if create_graph:
             v.grad = g

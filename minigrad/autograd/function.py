@@ -146,7 +146,15 @@ class FunctionCtx(Node):
     _out_meta = ()
 
     def save_for_backward(self, *tensors):
-        """Save tensors (or None) for ``backward``; read them back via ``saved_tensors``."""
+        """Save tensors (or None) for ``backward``; read them back via ``saved_tensors``.
+
+        Raises:
+            TypeError: for an argument that is neither a Tensor nor None (as PyTorch).
+        """
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
         self._saved = tuple(None if t is None else SavedTensor(t, self) for t in tensors)
 
     @property
@@ -224,6 +232,9 @@ class Function(metaclass=_FunctionMeta):
             out = cls.forward(ctx, *args, **kwargs)
         finally:
             gs.enabled = prev
+        if type(out) is not Tensor and not isinstance(out, (Tensor, tuple)):
+            raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors, "
+                            f"got {type(out).__name__}")
         if record:
             out = _connect(ctx, args, needs, out)
         elif ctx._saved is not None:

@@ -45,38 +45,52 @@ def _finish(t, requires_grad):
 
 
 def _infer_dtype(data):
-    """PyTorch's dtype inference for Python data."""
+    """PyTorch's dtype inference for Python data: Python floats give the default dtype, ints
+    int64, bools bool, tensors their own dtype, and a sequence the ``promote_types`` of its
+    elements (so ``[fp16 tensor, 2]`` is float16, ``[fp16 tensor, 2.5]`` float32)."""
     if isinstance(data, Tensor):
         return data.dtype
     if isinstance(data, np.ndarray) or isinstance(data, np.generic):
         return _dt.from_numpy(np.asarray(data).dtype)
-    kind = 0
+    out = None
     stack = [data]
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
-        elif isinstance(x, Tensor):
-            kind = max(kind, x.dtype._kind + (1 if x.dtype is _dt.int64 else 0))
+            continue
+        if isinstance(x, Tensor):
+            d = x.dtype
+        elif isinstance(x, np.ndarray):
+            d = _dt.from_numpy(x.dtype)
         elif isinstance(x, (bool, np.bool_)):
-            kind = max(kind, 0)
+            d = _dt.bool_
         elif isinstance(x, (int, np.integer)):
-            kind = max(kind, 1)
+            d = _dt.int64
         elif isinstance(x, (float, np.floating)):
-            kind = max(kind, 3)
+            d = _dt.get_default_dtype()
         else:
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    return {0: _dt.bool_, 1: _dt.int64, 2: _dt.int64, 3: _dt.get_default_dtype()}[kind] \
-        if kind < 3 else _dt.get_default_dtype()
+        out = d if out is None else _dt.promote_types(out, d)
+    return out if out is not None else _dt.get_default_dtype()
 
 
 def _to_array(data):
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, (list, tuple)):
-        return np.array([_to_array(x) if isinstance(x, (Tensor, list, tuple)) else x for x in data],
-                        dtype=np.float64 if _has_float(data) else None)
+        return np.array([_elem(x) for x in data], dtype=np.float64 if _has_float(data) else None)
     return np.asarray(data)
+
+
+def _elem(x):
+    if isinstance(x, (list, tuple)):
+        return _to_array(x)
+    if isinstance(x, Tensor):           # as torch: tensors inside a sequence must be scalars
+        if x.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return x.item()
+    return x
 
 
 def _has_float(data):
@@ -122,9 +136,16 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     dt = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
     try:
         arr = _to_array(data)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
     except ValueError as e:
-        raise ValueError(f"tensor(): expected a sequence of equal-length sequences: {e}") from None
+        if "one element" in str(e):
+            raise
+        raise ValueError("tensor(): expected a sequence of equal-length sequences (a ragged "
+                         "nested list cannot become a tensor)") from None
     if arr.dtype == object:
+        if all(isinstance(v, int) for v in arr.reshape(-1)):
+            raise ValueError("Overflow when unpacking long long")
         raise TypeError("tensor(): could not infer dtype of the given data")
     arr = np.array(_convert(arr, dt), dtype=dt.np, copy=True)
     return _finish(Tensor._make(arr, dt), requires_grad)
@@ -251,10 +272,29 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    """``steps`` evenly spaced values from start to end inclusive (``torch.linspace``)."""
+    """``steps`` evenly spaced values from start to end inclusive (``torch.linspace``).
+
+    Bit-exact with PyTorch's CPU kernel in every dtype (see ``ops._linspace``): the first half
+    counts up from ``start``, the second half down from ``end``, in the output's own type.
+
+    Args:
+        start, end: Python numbers (0-dim Tensors are read with ``.item()``).
+        steps: number of points, an int >= 0.
+        dtype: output dtype; default ``get_default_dtype()`` (also for int start/end).
+
+    Raises:
+        RuntimeError: when ``steps`` is negative ("number of steps must be non-negative").
+    """
+    from ._linspace import linspace_array
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    arr = np.linspace(start, end, steps, dtype=np.float64)
-    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad)
+    start, end = (x.item() if isinstance(x, Tensor) else x for x in (start, end))
+    if isinstance(steps, Tensor):
+        steps = steps.item()
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return _finish(Tensor._make(linspace_array(start, end, steps, dt), dt), requires_grad)
 
 
 def _float_dt(dtype):

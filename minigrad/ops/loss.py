@@ -320,7 +320,7 @@ class MseLoss(Function):
         ctx.reduction = reduction
         if reduction == "none":
             return wrap(loss, rt)
-        s = np.sum(loss, dtype=np.float64 if cd == np.float64 else np.float32)
+        s = np.add.reduce(loss, axis=None, dtype=np.float64 if cd == np.float64 else np.float32)
         if reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
                 s = s / cd.type(loss.size)

@@ -75,8 +75,8 @@ def _softmax_kernel(x, d, dt):
     cd = _dt.opmath_dtype(dt).np
     a = a if a.dtype == cd else a.astype(cd)
     with np.errstate(invalid="ignore", over="ignore"):
-        e = np.exp(a - np.max(a, axis=d, keepdims=True)) if a.size else a.copy()
-        s = np.sum(e, axis=d, keepdims=True)
+        e = np.exp(a - np.maximum.reduce(a, axis=d, keepdims=True)) if a.size else a.copy()
+        s = np.add.reduce(e, axis=d, keepdims=True)
         out = e / s
         if dt in LOW and d != a.ndim - 1 and a.size:
             mask, (outer, inner) = _tail_mask(a.shape, d)
@@ -94,8 +94,8 @@ def _log_softmax_kernel(x, d, dt):
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         if not a.size:
             return a.copy().reshape(x.shape)
-        sh = a - np.max(a, axis=d, keepdims=True)
-        s = np.sum(np.exp(sh), axis=d, keepdims=True)
+        sh = a - np.maximum.reduce(a, axis=d, keepdims=True)
+        s = np.add.reduce(np.exp(sh), axis=d, keepdims=True)
         if dt in LOW and d == a.ndim - 1:
             lse = np.log(s.astype(dt.np).astype(np.float32)).astype(dt.np).astype(np.float32)
         else:
@@ -191,7 +191,7 @@ class SoftmaxBackwardData(Function):
         cd = _dt.opmath_dtype(output.dtype).np
         g, y = _f32(grad_output, cd), _f32(output, cd)
         ax = dim if output.ndim else None
-        s = np.sum(g * y, axis=ax, keepdims=True)
+        s = np.add.reduce(g * y, axis=ax, keepdims=True)
         ctx.dim = dim
         ctx.save_for_backward(grad_output, output)
         return wrap(y * (g - s), dt)
@@ -227,7 +227,7 @@ class LogSoftmaxBackwardData(Function):
         g, y = _f32(grad_output, cd), _f32(output, cd)
         ax = dim if output.ndim else None
         with np.errstate(over="ignore", invalid="ignore"):
-            s = np.sum(g, axis=ax, keepdims=True)
+            s = np.add.reduce(g, axis=ax, keepdims=True)
             e = np.exp(y)
             if cd == np.float32 and (output.ndim == 0 or dim == output.ndim - 1):
                 # fma(-e, s, g) in fp32: the fp64 product of two fp32 values is exact

@@ -51,7 +51,7 @@ class Sum(Function):
         a = opmath(input, rt)
         axes = dims if input.ndim else None
         ctx.in_shape, ctx.dims, ctx.keepdim = input.shape, dims, keepdim
-        out = np.sum(a, axis=axes, keepdims=keepdim if input.ndim else False)
+        out = np.add.reduce(a, axis=axes, keepdims=keepdim if input.ndim else False)
         return wrap(out, rt)
 
     @staticmethod
@@ -98,7 +98,7 @@ class SumToSize(Function):
         if not axes:
             return Tensor._make(input._data.copy(), input.dtype)
         a = opmath(input, input.dtype)
-        out = np.sum(a, axis=axes, keepdims=True)
+        out = np.add.reduce(a, axis=axes, keepdims=True)
         if lead:
             out = out.reshape(size)
         return wrap(out, input.dtype)
@@ -152,7 +152,7 @@ class Mean(Function):
         if input.ndim == 0:
             return wrap(a.copy(), rt)
         with np.errstate(invalid="ignore", divide="ignore"):
-            s = np.sum(a, axis=dims, keepdims=keepdim)
+            s = np.add.reduce(a, axis=dims, keepdims=keepdim)
             return wrap(s / a.dtype.type(n), rt)
 
     @staticmethod

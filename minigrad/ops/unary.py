@@ -209,7 +209,8 @@ def _int_pow(a, b):
 
 def _pow_scalar_kernel(input, exponent, rt):
     """PyTorch's ``pow_tensor_scalar`` kernel: exponent rounded to the result dtype; special
-    cases 0, 1, 2, 3, 0.5, -0.5, -1, -2 (bf16 rounds inside x**3 and x**-2)."""
+    cases 0, 1, 2, 3, 0.5, -0.5, -1, -2 (bf16 rounds inside x**3 and x**-2; fp16 has no
+    sqrt/rsqrt special case: pow(-0.0, 0.5) is +0 and pow(-0.0, -0.5) is +inf there)."""
     a = arr(input, rt)
     if not rt.is_floating_point:
         if exponent < 0:
@@ -226,10 +227,12 @@ def _pow_scalar_kernel(input, exponent, rt):
             return a * a
         if e == 3:
             return _r16(a * a, rt) * a if bf else a * a * a
-        if e == 0.5:
-            return np.sqrt(a)
-        if e == -0.5:
-            return 1 / np.sqrt(a)
+        if e == 0.5 or e == -0.5:
+            out = np.sqrt(a) if e > 0 else 1 / np.sqrt(a)
+            if rt is _dt.float16:      # IEEE pow, not sqrt, at -0.0 and -inf
+                out = np.where(a == 0, np.float32(np.inf if e < 0 else 0.0), out)
+                out = np.where(np.isneginf(a), np.float32(0.0 if e < 0 else np.inf), out)
+            return out
         if e == -1:
             return 1 / a
         if e == -2:

@@ -355,7 +355,10 @@ def test_failed_step_leaves_params_and_state_untouched(kind, bad):
     before = [x._data.copy() for x in (a, b)]
     state_before = {id(k): {n: v._data.copy() for n, v in d.items()} for k, d in o.state.items()}
     versions = [a._version, b._version]
-    b.grad = mg.ones((3, 2)) if bad == "shape" else mg.ones((2, 3), dtype=mg.float64)
+    wrong = mg.ones((3, 2)) if bad == "shape" else mg.ones((2, 3), dtype=mg.float64)
+    with pytest.raises((RuntimeError, TypeError)):      # torch refuses the assignment itself
+        b.grad = wrong
+    b._grad = wrong      # bypass it, to check the optimizer's own guard
     with pytest.raises(RuntimeError, match=r"\[3, 2\]|float64"):
         o.step()
     assert [a._version, b._version] == versions

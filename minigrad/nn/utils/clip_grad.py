@@ -42,14 +42,14 @@ def _norm_of_array(a, p, dtype, what="linalg.vector_norm"):
         if p == 0:
             res = float(np.count_nonzero(x))
         elif p == _INF:
-            res = x.max()
+            res = np.maximum.reduce(x)
         elif p == -_INF:
-            res = x.min()
+            res = np.minimum.reduce(x)
         elif x.size == 1:
             res = x[0]
         else:
             acc = _dt.opmath_dtype(dtype).np
-            s = (x.sum() if p == 1 else (x * x).sum() if p == 2 else (x ** p).sum())
+            s = np.add.reduce(x if p == 1 else x * x if p == 2 else x ** p)
             s = np.float64(np.asarray(s).astype(acc))       # over/underflow like the kernel
             res = s if p == 1 else np.sqrt(s) if p == 2 else s ** (1.0 / p)
     out = Tensor._make(np.asarray(res, dtype=np.float64), _dt.float64)
