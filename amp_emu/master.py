@@ -24,12 +24,15 @@ No PyTorch counterpart in ``torch.amp`` (apex.amp O2 / ``FP16_Optimizer`` did th
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.dispatch import dispatch
 from minigrad.tensor import Tensor
+from optim.optimizer import Optimizer
 
 __all__ = ["master_params", "MasterWeightOptimizer"]
 
@@ -55,7 +58,7 @@ def master_params(params) -> list:
     return out
 
 
-class MasterWeightOptimizer:
+class MasterWeightOptimizer(Optimizer):
     """Wrap an optimizer class so that it steps fp32 copies of low-precision model params.
 
     Args:
@@ -66,7 +69,11 @@ class MasterWeightOptimizer:
     Attributes:
         optimizer: the inner optimizer over the fp32 masters (its ``state`` is fp32).
         model_params / master_params: aligned lists.
-        param_groups, state: the inner optimizer's (so ``GradScaler`` and LR schedulers work).
+        param_groups, state, defaults: the inner optimizer's (shared, not copied), so
+            ``GradScaler`` and LR schedulers (``StepLR(opt, 5)``...) act on the masters.
+
+    An ``optim.Optimizer`` subclass (so ``isinstance(opt, Optimizer)`` holds and step hooks
+    work), but it does not run ``Optimizer.__init__``: everything is delegated to ``optimizer``.
 
     Raises:
         TypeError: as ``master_params``.
@@ -87,10 +94,35 @@ class MasterWeightOptimizer:
             self.model_params = params
             self.master_params = master_params(params)
             self.optimizer = optimizer_cls(self.master_params, **kw)
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
         self._handles = []
-        for p, m in zip(self.model_params, self.master_params):
+        self._add_hooks(self.model_params, self.master_params)
+
+    def _add_hooks(self, model_params, masters):
+        for p, m in zip(model_params, masters):
             if p._requires_grad and hasattr(p, "register_post_accumulate_grad_hook"):
                 self._handles.append(p.register_post_accumulate_grad_hook(self._hook(m)))
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of model params: fp32 masters are made for them and added to the inner
+        optimizer (``Optimizer.add_param_group``)."""
+        ps = param_group["params"]
+        ps = [ps] if isinstance(ps, Tensor) else list(ps)
+        masters = master_params(ps)
+        self.optimizer.add_param_group({**param_group, "params": masters})
+        self.model_params += ps
+        self.master_params += masters
+        self._add_hooks(ps, masters)
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        return f"MasterWeightOptimizer({self.optimizer!r})"
 
     @staticmethod
     def _hook(master):
@@ -105,6 +137,10 @@ class MasterWeightOptimizer:
     @property
     def state(self):
         return self.optimizer.state
+
+    @property
+    def defaults(self):
+        return self.optimizer.defaults
 
     def sync_grads(self):
         """Copy every model grad into its master as fp32 (only needed when grads were set by
@@ -136,6 +172,7 @@ class MasterWeightOptimizer:
         return self.optimizer.state_dict()
 
     def load_state_dict(self, sd):
+        """Load an inner-optimizer state dict (as saved by ``state_dict``)."""
         self.optimizer.load_state_dict(sd)
 
 

@@ -37,6 +37,8 @@ from .ops.factory import (tensor, as_tensor, from_numpy, zeros, ones, full, empt
                           randint, randperm, randn_like, rand_like, normal)
 from . import autograd
 from . import nn
+from . import serialization
+from .serialization import save, load
 from ._functional import *  # noqa: F401,F403  (torch.add, torch.exp, ... as functions)
 from ._functional import __all__ as _fn_all
 
@@ -50,13 +52,18 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
-           "autograd", "nn"] + list(_fn_all)
+           "autograd", "nn", "serialization", "save", "load"] + list(_fn_all)
+
+
+# torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)
+_AMP_LAZY = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
+             "set_autocast_dtype", "is_autocast_available")
 
 
 def __getattr__(name):
     # ``minigrad.autocast`` is amp_emu's, imported on first use (minigrad never imports amp_emu
     # at import time; see DESIGN.md "Layering").
-    if name == "autocast":
-        from amp_emu.autocast import autocast
-        return autocast
+    if name in _AMP_LAZY:
+        import importlib
+        return getattr(importlib.import_module("amp_emu.autocast"), name)
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

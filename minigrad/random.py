@@ -65,6 +65,8 @@ def seed() -> int:
 
 
 def initial_seed() -> int:
+    """The seed of the default generator (``torch.initial_seed``): the last ``manual_seed``
+    value, or the seed drawn at import / by ``seed()``."""
     return default_generator.initial_seed()
 
 

@@ -14,6 +14,8 @@ step and truncate each value toward zero.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -65,22 +67,59 @@ def _fma32(a, b, c):
     return _round_to_odd(s, e).astype(np.float32)
 
 
+_C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+              "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
+def _check_scalar(v, dt):
+    """PyTorch's ``Scalar::to<T>()`` overflow check: a finite value outside the dtype's range
+    (or nan into an integer type) raises; unsigned types accept negatives (they wrap)."""
+    f = v if isinstance(v, int) and not dt.is_floating_point else float(v)
+    if dt.is_floating_point:
+        info = _dt.finfo(dt)
+        bad = math.isfinite(f) and (f < info.min or f > info.max)
+    elif dt is _dt.bool_:
+        bad = False
+    else:
+        info = _dt.iinfo(dt)
+        if isinstance(f, float) and not math.isfinite(f):
+            bad = True
+        elif info.min == 0:
+            bad = f > info.max or (f < 0 and -int(f) > info.max)
+        else:
+            bad = f < info.min or f > info.max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C10_NAMES[dt.name]} "
+                           "without overflow")
+
+
 def linspace_array(start, end, steps: int, dt) -> np.ndarray:
     """The ``steps`` values of ``torch.linspace(start, end, steps, dtype=dt)`` as an array in
-    ``dt``'s storage format."""
+    ``dt``'s storage format.
+
+    Raises:
+        RuntimeError: ``start``/``end`` overflow ``dt`` ("value cannot be converted to type
+            c10::Half without overflow"), as PyTorch's ``Scalar::to<T>()``.
+    """
     n = int(steps)
     if n == 0:
         return np.empty(0, dtype=dt.np)
+    if n > 1:                    # steps == 1 is ``fill_(start)``: unchecked, may give inf
+        _check_scalar(start, dt)
+        _check_scalar(end, dt)
     if not dt.is_floating_point:
-        s, e = float(int(start)), float(int(end))      # Scalar.to<int>() truncates
+        # Scalar.to<int>() truncates; unsigned types wrap negatives
+        s, e = (float(np.array(int(v), dtype=np.int64).astype(dt.np)) for v in (start, end))
         if n == 1:
-            return np.array([int(start)], dtype=dt.np)
+            return np.array([s], dtype=dt.np)
         step = (e - s) / (n - 1)
         i = np.arange(n, dtype=np.float64)
         first = i < n // 2
         val = np.where(first, _fma64(np.full(n, step), i, np.full(n, s)),
                        _fma64(np.full(n, -step), (n - 1) - i, np.full(n, e)))
-        return np.trunc(val).astype(np.int64).astype(dt.np)
+        with np.errstate(all="ignore"):          # out-of-range values wrap, as in C++
+            return np.trunc(val).astype(np.int64).astype(dt.np)
     with np.errstate(all="ignore"):
         if dt in (_dt.float16, _dt.bfloat16):
             r = dt.np

@@ -325,11 +325,13 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 
 
 def randn_like(input, *, dtype=None, requires_grad=False):
+    """``randn`` with ``input``'s shape (``torch.randn_like``); dtype defaults to ``input``'s."""
     shape, dt = _like(input, dtype)
     return randn(shape, dtype=dt, requires_grad=requires_grad)
 
 
 def rand_like(input, *, dtype=None, requires_grad=False):
+    """``rand`` with ``input``'s shape (``torch.rand_like``); dtype defaults to ``input``'s."""
     shape, dt = _like(input, dtype)
     return rand(shape, dtype=dt, requires_grad=requires_grad)
 

@@ -137,3 +137,40 @@ def test_nn_linear_and_at_operator_give_low_precision():
     with autocast("cpu"):
         assert lin(x).dtype is mg.bfloat16
         assert (x @ mg.randn(4, 2)).dtype is mg.bfloat16
+
+
+CUDA_CASES = [(op, combo, low) for op, e in CATALOGUE.items() for combo in e[3]
+              for low in ("fp16", "bf16")]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(),
+                    reason="needs a CUDA GPU to run torch.autocast('cuda') (never in CI)")
+@pytest.mark.parametrize("op,combo,low", CUDA_CASES)
+def test_cuda_profile_dtypes_vs_torch_autocast_cuda(op, combo, low):
+    """Our "cuda" table (run on CPU arrays) gives the output dtype, or the error, that
+    torch.autocast("cuda") gives on a real GPU."""
+    mfn, tfn, shapes, _ = CATALOGUE[op]
+    low_t = torch.bfloat16 if low == "bf16" else torch.float16
+    ms, ts = _build(_inputs(shapes, combo, hash((op, combo)) % 2 ** 16), low_t)
+    ts = [t.detach().cuda().requires_grad_(t.requires_grad) for t in ts]
+    t_err = m_err = None
+    try:
+        with torch.autocast("cuda", dtype=low_t):
+            t_out = _cuda_loss(op, ts[0]) if op in ("cross_entropy", "nll_loss") else tfn(*ts)
+    except RuntimeError as e:
+        t_err = e
+    try:
+        with autocast("cuda", dtype=T2M[low_t]):
+            m_out = mfn(*ms)
+    except RuntimeError as e:
+        m_err = e
+    if t_err is not None:
+        assert m_err is not None, f"torch raised {t_err!r}; minigrad gave {m_out.dtype}"
+        return
+    assert m_err is None, f"minigrad raised {m_err!r}; torch gave {t_out.dtype}"
+    assert m_out.dtype is T2M[t_out.dtype], (m_out.dtype, t_out.dtype)
+
+
+def _cuda_loss(op, x):
+    target = torch.tensor([0, 3, 1, 4], device="cuda")
+    return TF.cross_entropy(x, target) if op == "cross_entropy" else TF.nll_loss(x, target)

@@ -1,0 +1,137 @@
+"""Saving and loading objects holding Tensors (mirrors ``torch.save`` / ``torch.load``).
+
+The file is a plain pickle (not PyTorch's zip archive, so files are not interchangeable with
+torch's): Tensors and Parameters pickle their storage array in its real format (float16,
+``ml_dtypes.bfloat16``...), dtype and ``requires_grad``; autograd history is not saved (as in
+PyTorch, only leaves with ``requires_grad`` keep the flag). ``load(weights_only=True)`` (the
+default, as in PyTorch >= 2.6) unpickles only tensors, dtypes, NumPy arrays and plain
+containers/scalars, plus classes registered with ``add_safe_globals``.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals"]
+
+_DEFAULT_ALLOWED = {
+    ("minigrad.tensor", "_rebuild"), ("minigrad.tensor", "Size"),
+    ("minigrad.nn.parameter", "_rebuild_parameter"), ("minigrad.dtypes", "as_dtype"),
+    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
+    ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
+    ("collections", "OrderedDict"), ("collections", "defaultdict"),
+    ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "slice"),
+    ("builtins", "complex"), ("builtins", "bytearray"),
+}
+_user_allowed: dict = {}
+
+
+def add_safe_globals(safe_globals) -> None:
+    """Allow these classes/functions in ``load(weights_only=True)``
+    (``torch.serialization.add_safe_globals``).
+
+    Args:
+        safe_globals: list of objects, or of ``(obj, "module.name")`` pairs.
+    """
+    for g in safe_globals:
+        obj, name = (g if isinstance(g, tuple) else (g, None))
+        if name is None:
+            name = f"{obj.__module__}.{obj.__qualname__}"
+        _user_allowed[name] = obj
+
+
+def get_safe_globals() -> list:
+    """The objects added by ``add_safe_globals`` (``torch.serialization.get_safe_globals``)."""
+    return list(_user_allowed.values())
+
+
+def clear_safe_globals() -> None:
+    """Forget every ``add_safe_globals`` entry (``torch.serialization.clear_safe_globals``)."""
+    _user_allowed.clear()
+
+
+class _WeightsOnlyUnpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        if (module, name) in _DEFAULT_ALLOWED or module == "ml_dtypes" or \
+                module.startswith("numpy.dtypes"):
+            return super().find_class(module, name)
+        full = f"{module}.{name}"
+        if full in _user_allowed:
+            return _user_allowed[full]
+        raise pickle.UnpicklingError(
+            "Weights only load failed. Re-running `minigrad.load` with `weights_only` set to "
+            "`False` will likely succeed, but it can result in arbitrary code execution. Do it "
+            "only if you got the file from a trusted source.\n"
+            f"Unsupported global: GLOBAL {full} was not an allowed global by default. Please use "
+            f"`minigrad.serialization.add_safe_globals([{name}])` to allowlist this global if "
+            "you trust this class/function.")
+
+
+def _is_path(f) -> bool:
+    return isinstance(f, (str, os.PathLike))
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=pickle.DEFAULT_PROTOCOL) -> None:
+    """Save ``obj`` (a Tensor, a ``state_dict``, an optimizer ``state_dict``, any picklable
+    object) to ``f`` (mirrors ``torch.save``).
+
+    Args:
+        obj: the object; Tensors inside keep dtype (fp16/bf16 storage exactly), shape, values
+            and ``requires_grad``; tensors shared inside ``obj`` stay shared after ``load``
+            (views are saved as separate copies, a deliberate simplification).
+        f: a path (``str``/``os.PathLike``) or a binary file object with ``write``.
+        pickle_module: module providing ``Pickler`` (default ``pickle``).
+        pickle_protocol: pickle protocol (default ``pickle.DEFAULT_PROTOCOL``; torch uses 2).
+
+    Raises:
+        AttributeError / pickle.PicklingError: ``obj`` holds something unpicklable (lambdas,
+            autograd graph nodes...).
+    """
+    if _is_path(f):
+        with open(f, "wb") as fh:
+            pickle_module.Pickler(fh, protocol=pickle_protocol).dump(obj)
+    else:
+        pickle_module.Pickler(f, protocol=pickle_protocol).dump(obj)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
+    """Load an object saved by ``save`` (mirrors ``torch.load``).
+
+    Args:
+        f: a path or a binary file object with ``read``/``readline``.
+        map_location: accepted for compatibility ("cpu", a device, a dict or callable); ignored:
+            every tensor is a NumPy-backed CPU tensor.
+        pickle_module: with ``weights_only=False``, the module whose ``Unpickler`` is used.
+        weights_only: True (default when ``pickle_module`` is not given, as in PyTorch >= 2.6):
+            only tensors, dtypes, NumPy arrays/scalars, primitive containers and
+            ``add_safe_globals`` entries are unpickled. False: arbitrary pickle (trusted files).
+        mmap: accepted for compatibility; must be None or False.
+        **pickle_load_args: passed to the Unpickler (e.g. ``encoding``).
+
+    Returns:
+        The saved object.
+
+    Raises:
+        pickle.UnpicklingError: ``weights_only=True`` and the file references another global.
+        RuntimeError: ``weights_only=True`` together with a ``pickle_module``; ``mmap=True``.
+        FileNotFoundError: no such path.
+    """
+    if mmap:
+        raise RuntimeError("minigrad.load does not support mmap=True")
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    if _is_path(f):
+        with open(f, "rb") as fh:
+            return _load(fh, weights_only, pickle_module, pickle_load_args)
+    return _load(f, weights_only, pickle_module, pickle_load_args)
+
+
+def _load(fh, weights_only, pickle_module, kw):
+    if weights_only:
+        return _WeightsOnlyUnpickler(fh, **kw).load()
+    return (pickle_module or pickle).Unpickler(fh, **kw).load()
