@@ -214,7 +214,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                         heapq.heappush(heap, (-nx._seq, id(nx), nx))
                     else:
                         _drop_unreached(nx, deps, buffers, heap, retain_graph)
-            in_grads = g = None     # drop references, so _accumulate_leaf can see sole ownership
+            in_grads = g = b = None   # drop references, so _accumulate_leaf sees sole ownership
     finally:
         gs.enabled = prev
     return captured
@@ -344,11 +344,21 @@ def _check_hook_result(fn, g, r):
 
 def _sole_owner(g):
     """True when nothing but the engine references ``g`` and its array: no other buffer, edge,
-    hook, user variable or NumPy view (the caller's local, this frame's argument and
-    getrefcount's own argument make 3 references to ``g``; ``g._data`` is held by ``g`` alone)."""
+    hook, user variable or NumPy view, so ``.grad`` may take the buffer without a copy."""
     a = g._data
-    return (type(g) is Tensor and g.grad_fn is None and g._base is None and a.base is None
-            and a.flags.writeable and sys.getrefcount(g) <= 4 and sys.getrefcount(a) <= 2)
+    # references: g in the engine's loop, in _accumulate_leaf and here, plus getrefcount's own
+    # argument (4); a in g._data, here, and getrefcount's argument (3)
+    if type(g) is not Tensor or g.grad_fn is not None or not a.flags.writeable \
+            or sys.getrefcount(g) > 4 or sys.getrefcount(a) > 3:
+        return False
+    if a.base is None:
+        return g._base is None
+    # a view that is the whole of a fresh buffer (e.g. weight.t()'s gradient transposed back):
+    # the buffer is held by the view and by the view's base Tensor, which only g holds
+    base = a.base
+    return (a.flags.c_contiguous and base.base is None and base.size == a.size
+            and g._base is not None and g._base._data is base
+            and sys.getrefcount(base) <= 4 and sys.getrefcount(g._base) <= 2)
 
 
 def _accumulate_leaf(v, g, create_graph):
@@ -360,8 +370,8 @@ def _accumulate_leaf(v, g, create_graph):
     if v.grad is None:
         if create_graph:
             v.grad = g
-        elif _sole_owner(g):
-            v.grad = g        # steal the buffer, as PyTorch's AccumulateGrad does
+        elif _sole_owner(g):      # steal the buffer, as PyTorch's AccumulateGrad does
+            v.grad = g if g._base is None else Tensor._make(g._data, g.dtype)
         else:
             v.grad = g._detached_copy()
     elif create_graph:

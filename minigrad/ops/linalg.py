@@ -128,6 +128,7 @@ class Mm(Function):
         _same_dtype_mm(input, mat2)
         _check_bool(input, "addmm_impl_cpu_", input.shape[0] * mat2.shape[1], mat2.shape[0])
         n = ctx.needs_input_grad
+        ctx.mat2_colmajor = _colmajor(mat2)
         ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
         return wrap(_product(input, mat2, input.dtype), input.dtype)
 
@@ -136,8 +137,23 @@ class Mm(Function):
         a, b = ctx.saved_tensors
         n = ctx.needs_input_grad
         ga = dispatch("mm", grad, dispatch("t", b)) if n[0] else None
-        gb = dispatch("mm", dispatch("t", a), grad) if n[1] else None
+        gb = _mat2_grad(a, grad, ctx.mat2_colmajor) if n[1] else None
         return ga, gb
+
+
+def _colmajor(t):
+    """True for a 2-D tensor stored column-major (e.g. ``weight.t()``)."""
+    f = t._data.flags
+    return t.ndim == 2 and f.f_contiguous and not f.c_contiguous
+
+
+def _mat2_grad(mat1, grad, colmajor):
+    """PyTorch's ``mm_mat2_backward``: a column-major ``mat2`` (``weight.t()`` in ``linear``)
+    gets ``(grad^T @ mat1)^T``, so its gradient comes out in its own layout and reaches the
+    weight's ``.grad`` without a copy; otherwise ``mat1^T @ grad``."""
+    if colmajor:
+        return dispatch("t", dispatch("mm", dispatch("t", grad), mat1))
+    return dispatch("mm", dispatch("t", mat1), grad)
 
 
 @register_op("bmm")
@@ -321,6 +337,7 @@ class Addmm(Function):
         else:
             out = prod + (c if be == 1 else c * cd.type(be))
         ctx.beta, ctx.alpha = beta, alpha
+        ctx.mat2_colmajor = _colmajor(mat2)
         n = ctx.needs_input_grad
         ctx.save_for_backward(mat1 if n[2] else None, mat2 if n[1] else None)
         return wrap(out, dt)
@@ -336,7 +353,7 @@ class Addmm(Function):
             g1 = dispatch("mm", grad, dispatch("t", m2))
             g1 = g1 if a == 1 else dispatch("mul", g1, a)
         if n[2]:
-            g2 = dispatch("mm", dispatch("t", m1), grad)
+            g2 = _mat2_grad(m1, grad, ctx.mat2_colmajor)
             g2 = g2 if a == 1 else dispatch("mul", g2, a)
         return gi, g1, g2
 
