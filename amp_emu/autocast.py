@@ -136,10 +136,13 @@ def _cast(t, dtype, st, low):
         if sd is dtype or sd not in _ELIGIBLE:
             return t
         if (dtype is low and sd is _F32 and st.cache_enabled and t._requires_grad
-                and t.grad_fn is None and t._base is None and _grad_state.enabled):
+                and t.grad_fn is None and t._base is None):
             key = (id(t), dtype)
             hit = st.cache.get(key)
-            if hit is not None and hit[0] is t:
+            # as torch 2.13: casts are cached (and reused, stale after in-place updates) under
+            # no_grad too, but a copy cast under no_grad has no graph, so grad mode re-casts
+            if hit is not None and hit[0] is t and (hit[1].grad_fn is not None
+                                                    or not _grad_state.enabled):
                 return hit[1]
             c = dispatch("_to_copy", t, dtype=dtype)
             st.cache[key] = (t, c)
@@ -222,8 +225,9 @@ class autocast:
 
     Args:
         device_type: "cuda" or "cpu": which PyTorch table (profile) to emulate.
-        dtype: the low-precision dtype; None takes ``get_autocast_dtype(device_type)`` (float16
-            for cuda, bfloat16 for cpu, or what an enclosing region set).
+        dtype: the low-precision dtype; None takes ``policy.default_dtype`` when a policy is
+            given, else ``get_autocast_dtype(device_type)`` (float16 for cuda, bfloat16 for cpu,
+            or what an enclosing region set).
         enabled: False makes a region where ops run in their input dtypes.
         cache_enabled: the weight-cast cache; None takes ``is_autocast_cache_enabled()``.
         policy: a ``Policy`` to use instead of the built-in table of ``device_type``.
@@ -244,7 +248,12 @@ class autocast:
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         _check_device(device_type)
         self.device = device_type
-        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else _dt.as_dtype(dtype)
+        if dtype is not None:
+            self.fast_dtype = _dt.as_dtype(dtype)
+        elif policy is not None and getattr(policy, "default_dtype", None) is not None:
+            self.fast_dtype = policy.default_dtype      # a user policy's own default
+        else:
+            self.fast_dtype = get_autocast_dtype(device_type)
         self.policy = policy if policy is not None else _BUILTIN[device_type]
         if not isinstance(self.policy, Policy):
             raise TypeError(f"policy must be an amp_emu.Policy, got {type(policy).__name__}")

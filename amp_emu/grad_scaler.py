@@ -149,8 +149,10 @@ class GradScaler:
         """Multiply ``outputs`` by the scale (a dispatched ``mul``: differentiable).
 
         Args:
-            outputs: a Tensor, or a (nested) list/tuple/iterable of Tensors. The dtype is kept
-                (an fp16 loss stays fp16 and may overflow to inf).
+            outputs: a Tensor, or a (nested) list/tuple/iterable of Tensors. The result dtype
+                is ``mul``'s: the 1-element fp32 scale tensor promotes a 0-dim fp16/bf16 loss
+                to fp32 (as PyTorch), while a loss with dimensions keeps its 16-bit dtype and
+                may overflow to inf.
 
         Returns:
             the same structure: lists and tuples keep their type, other iterables come back as a

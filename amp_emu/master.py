@@ -7,7 +7,10 @@ optimizer state in fp32:
 
 1. forward/backward run on the fp16/bf16 model (its grads are fp16/bf16);
 2. each model grad is copied to its master param as fp32 (done by a post-accumulate-grad hook
-   right after backward, so ``GradScaler.unscale_`` / ``clip_grad_norm_`` see fp32 grads);
+   right after backward, so ``GradScaler.unscale_`` sees fp32 grads). From then on the masters'
+   grads are the ones that count: clip them, ``clip_grad_norm_(opt.master_params, max_norm)``.
+   Clipping ``model.parameters()`` after backward changes grads nobody reads (they are also
+   still multiplied by the loss scale);
 3. the optimizer steps the fp32 masters;
 4. the masters are rounded back into the model params (one rounding per step).
 
@@ -17,7 +20,9 @@ Usage::
     opt = MasterWeightOptimizer(optim.Adam, model.parameters(), lr=1e-3)
     scaler = GradScaler("cuda")
     scaler.scale(loss).backward()
-    scaler.step(opt); scaler.update()      # unscale_ works: master grads are fp32
+    scaler.unscale_(opt)                    # works: master grads are fp32
+    clip_grad_norm_(opt.master_params, 1.0) # clip the masters, not model.parameters()
+    scaler.step(opt); scaler.update()
     opt.zero_grad()
 
 No PyTorch counterpart in ``torch.amp`` (apex.amp O2 / ``FP16_Optimizer`` did this).
@@ -116,10 +121,14 @@ class MasterWeightOptimizer(Optimizer):
         self._add_hooks(ps, masters)
 
     def __getstate__(self):
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        state.pop("_handles", None)        # the grad-copy hooks are re-made on unpickling
+        return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._handles = []
+        self._add_hooks(self.model_params, self.master_params)
 
     def __repr__(self) -> str:
         return f"MasterWeightOptimizer({self.optimizer!r})"

@@ -69,7 +69,7 @@ def parse_args(argv=None):
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--hidden", type=int, nargs="+", default=[128],
                    help="hidden layer widths, e.g. --hidden 256 128")
-    p.add_argument("--clip", type=float, default=1.0, help="max gradient norm (clip_grad_norm_)")
+    p.add_argument("--clip", type=float, default=1.0, help="max gradient norm for clip_grad_norm_ (inf: no clipping)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--compare-torch", action="store_true",
                    help="train the same runs in PyTorch CPU and print the loss differences")

@@ -205,6 +205,28 @@ def test_stale_cast_after_inplace_update_inside_region_like_torch():
     assert not np.array_equal(y3.detach().numpy(), y1.detach().numpy())
 
 
+def test_cache_used_and_filled_under_no_grad_like_torch():
+    """torch 2.13 also reads and fills the cache under no_grad (stale after in-place)."""
+    results = []
+    for lib, ac in ((mg, autocast), (torch, torch.autocast)):
+        w = lib.tensor(W, requires_grad=True)
+        x = lib.tensor(X)
+        with lib.no_grad():
+            with ac("cpu"):
+                a = lib.mm(x, w)
+                w.mul_(0.0)
+                c = lib.mm(x, w)               # the cached (stale) cast is reused
+        results.append((float(a.float().sum()), float(c.float().sum())))
+        with ac("cpu"):
+            a = lib.mm(x, w)
+            with lib.no_grad():
+                w.add_(1.0)
+                c = lib.mm(x, w)               # the grad-mode cast is reused under no_grad
+        results.append((float(a.float().sum()), float(c.float().sum())))
+    assert results[:2] == results[2:]
+    assert results[0][0] == results[0][1] and results[1][0] == results[1][1]
+
+
 def test_nested_dtypes_do_not_collide_deliberate_difference():
     w = mg.tensor(W, requires_grad=True)
     with autocast("cpu", dtype=mg.float16):
