@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
-from .autograd.grad_mode import _grad_state
 from .dispatch import dispatch
-from ._tensor_ops import TensorOpsMixin, _dtype_arg, _shape_args  # noqa: F401
+from ._tensor_ops import TensorOpsMixin
 
 __all__ = ["Tensor", "Size"]
 
@@ -302,7 +301,7 @@ class Tensor(TensorOpsMixin):
     def __bool__(self):
         """Mirrors ``torch.Tensor.__bool__``."""
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(())[()])
 
     def __len__(self):

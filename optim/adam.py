@@ -142,12 +142,7 @@ class Adam(Optimizer):
         Raises:
             RuntimeError / TypeError: a bad grad (checked for all groups before any update).
         """
-        loss = self._closure_loss(closure)
-        work = [(g, self._params_with_grad(g)) for g in self.param_groups]
-        with self._no_grad(), np.errstate(all="ignore"):
-            for group, params in work:
-                self._update_group(group, params)
-        return loss
+        return self._step_groups(closure)
 
     def _update_group(self, group, params):
         beta1, beta2 = (float(b) for b in group["betas"])

@@ -247,6 +247,16 @@ class Optimizer:
         """
         raise NotImplementedError
 
+    def _step_groups(self, closure):
+        """The shared body of ``step``: evaluate the closure, validate every group's grads
+        before touching anything, then ``_update_group(group, params)`` each group."""
+        loss = self._closure_loss(closure)
+        work = [(g, self._params_with_grad(g)) for g in self.param_groups]
+        with self._no_grad(), np.errstate(all="ignore"):
+            for group, params in work:
+                self._update_group(group, params)
+        return loss
+
     def _closure_loss(self, closure):
         """Evaluate ``closure`` (if any) with grad enabled, as PyTorch's optimizers do."""
         if closure is None:

@@ -16,7 +16,7 @@ import sys
 import weakref
 
 from ..dispatch import dispatch
-from .function import AccumulateGrad, FunctionCtx
+from .function import AccumulateGrad
 from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
@@ -107,7 +107,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True is not supported by minigrad")
-    single = not isinstance(inputs, (list, tuple))
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
     if allow_unused is None:

@@ -22,7 +22,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes, opmath, wrap
+from ._util import opmath, wrap
 
 _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
         "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
