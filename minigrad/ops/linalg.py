@@ -331,11 +331,11 @@ class Addmm(Function):
         elif not dt.is_floating_point:
             al = be = 1
         if al != 1:
-            prod = prod * cd.type(al)
+            np.multiply(prod, cd.type(al), out=prod)         # prod is a fresh array: in place
         if be == 0:
-            out = prod + np.zeros_like(c)
+            out = prod
         else:
-            out = prod + (c if be == 1 else c * cd.type(be))
+            out = np.add(prod, c if be == 1 else c * cd.type(be), out=prod)
         ctx.beta, ctx.alpha = beta, alpha
         ctx.mat2_colmajor = _colmajor(mat2)
         n = ctx.needs_input_grad
