@@ -277,3 +277,8 @@ from ._functional_more import *  # noqa: E402,F401,F403
 from ._functional_more import __all__ as _more_all  # noqa: E402
 
 __all__ += _more_all
+
+from ._functional_extra import *  # noqa: E402,F401,F403
+from ._functional_extra import __all__ as _extra_all  # noqa: E402
+
+__all__ += _extra_all

@@ -227,6 +227,17 @@ def result_type(*args) -> DType:
     return out
 
 
+_LEGACY = {"float64": "DoubleTensor", "float32": "FloatTensor", "float16": "HalfTensor",
+           "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+           "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def legacy_type_name(d) -> str:
+    """PyTorch's legacy tensor type name used in its messages, with our prefix
+    (``minigrad.FloatTensor`` for float32)."""
+    return "minigrad." + _LEGACY[as_dtype(d).name]
+
+
 def opmath_dtype(d) -> DType:
     """The dtype a kernel computes in (``at::opmath_type``): float32 for float16/bfloat16."""
     if type(d) is not DType:

@@ -155,8 +155,22 @@ class Tensor(TensorOpsMixin):
 
     @property
     def grad(self):
-        """The accumulated gradient: None or a Tensor of this tensor's shape and dtype."""
-        return self._grad
+        """The accumulated gradient: None or a Tensor of this tensor's shape and dtype.
+
+        Warns:
+            UserWarning: reading it on a non-leaf that does not retain its grad (PyTorch's
+                warning: such a ``.grad`` is never populated).
+        """
+        g = self._grad
+        if g is None and self.grad_fn is not None and not self._retains_grad:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed "
+                "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
+                "on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+                "you access the leaf Tensor instead.", UserWarning, stacklevel=2)
+        return g
 
     @grad.setter
     def grad(self, value):
@@ -289,7 +303,9 @@ class Tensor(TensorOpsMixin):
         """``f"{t:.4f}"``: a one-element tensor formats as its Python number (as torch)."""
         if self._data.size == 1 and self.ndim == 0:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
 
     def __index__(self):
         """Mirrors ``torch.Tensor.__index__``."""

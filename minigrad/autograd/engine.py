@@ -279,18 +279,22 @@ def _call_node(node, buf, retain_graph):
             node._release()
     if type(res) is not tuple:
         res = (res,)
-    n_in = len(node.next_functions)
+    idx = node._edge_args
+    n_in = len(node.next_functions) if idx is None else node._n_args
     if len(res) != n_in:
         if len(res) > n_in and all(r is None for r in res[n_in:]):
             res = res[:n_in]
         elif len(res) < n_in and fn.__module__.startswith("minigrad.") and \
-                all(nx is None for nx, _ in node.next_functions[len(res):]):
+                (idx is not None or
+                 all(nx is None for nx, _ in node.next_functions[len(res):])):
             # built-in ops may omit trailing Nones for non-tensor arguments; user Functions
             # must return one gradient per forward input, as in PyTorch
             res = res + (None,) * (n_in - len(res))
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {n_in}, got {len(res)})")
+    if idx is not None:
+        res = tuple([res[i] for i in idx])
     if node._hooks:
         for h in list(node._hooks):
             r = h(res, tuple(buf))
@@ -338,6 +342,10 @@ def _check_hook_result(fn, g, r):
                         f"{type(r).__name__}; expected a Tensor or None")
     if r._data.shape != g._data.shape:
         raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has changed the size of value")
+    if r.dtype is not g.dtype:
+        from ..dtypes import legacy_type_name
+        raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has changed the type of value "
+                           f"(was {legacy_type_name(g.dtype)} got {legacy_type_name(r.dtype)})")
     return r
 
 
@@ -366,7 +374,7 @@ def _accumulate_leaf(v, g, create_graph):
             r = fn(g)
             if r is not None:
                 g = _check_hook_result(fn, g, r)
-    if v.grad is None:
+    if v._grad is None:
         if create_graph:
             v.grad = g
         elif _sole_owner(g):      # steal the buffer, as PyTorch's AccumulateGrad does
@@ -374,9 +382,9 @@ def _accumulate_leaf(v, g, create_graph):
         else:
             v.grad = g._detached_copy()
     elif create_graph:
-        v.grad = dispatch("add", v.grad, g)
+        v.grad = dispatch("add", v._grad, g)
     else:
-        v.grad.add_(g)
+        v._grad.add_(g)
     if v._post_acc_hooks:
         for fn in list(v._post_acc_hooks):
             fn(v)
@@ -389,9 +397,9 @@ def register_retain_grad(t):
     def hook(g):
         tt = ref()
         if tt is not None:
-            if tt.grad is None:
+            if tt._grad is None:
                 tt.grad = g._detached_copy()
             else:
-                tt.grad = dispatch("add", tt.grad, g).detach()
+                tt.grad = dispatch("add", tt._grad, g).detach()
         return None
     return hook

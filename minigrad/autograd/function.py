@@ -114,15 +114,29 @@ class SavedTensor:
         else:
             self.tensor = t
 
+    def _to_output(self, t):
+        """Re-store an output of the saving node without a strong reference to the tensor (its
+        grad_fn is the node itself: keeping it would make a reference cycle)."""
+        self.tensor = None
+        self.is_output = True
+        self.data, self.dtype, self.base = t._data, t.dtype, t._base
+        self.requires_grad, self.output_nr = t._requires_grad, t._output_nr
+
     def unpack(self, node):
         if self.vc[0] != self.version:
+            from ..dtypes import legacy_type_name
             t = self.tensor
-            shape = list(t.shape) if t is not None else list(self.data.shape)
-            dt = (t.dtype if t is not None else self.dtype).name
+            if t is not None:
+                shape, dt = list(t._data.shape), t.dtype
+                made_by = "" if t.grad_fn is None else \
+                    f", which is output {t._output_nr} of {t.grad_fn.name()},"
+            else:
+                shape, dt = list(self.data.shape), self.dtype
+                made_by = f", which is output {self.output_nr} of {node.name()},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{dt} {shape}], which is output 0 of {node.name()}, is at "
-                f"version {self.vc[0]}; expected version {self.version} instead.")
+                f"inplace operation: [{legacy_type_name(dt)} {shape}]{made_by} is at version "
+                f"{self.vc[0]}; expected version {self.version} instead.")
         if not self.is_output:
             return self.tensor
         t = Tensor._make(self.data, self.dtype)
@@ -144,6 +158,7 @@ class FunctionCtx(Node):
     _non_diff = None
     materialize_grads = True
     _out_meta = ()
+    _edge_args = None         # positional indices with an edge, when not all have one
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back via ``saved_tensors``.
@@ -208,6 +223,7 @@ class Function(metaclass=_FunctionMeta):
 
     _backward_name = None
     _op_name = None
+    _scalar_edges = False     # binary arithmetic: a Python-number operand gets an edge
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -253,24 +269,55 @@ def _edge(t):
     return (acc, 0)
 
 
+def _saved_outputs(ctx, outs):
+    """Saved tensors that turned out to be this node's outputs drop their strong reference."""
+    ids = {id(o): o for o in outs if o is not None and o.grad_fn is ctx}
+    for s in ctx._saved:
+        if s is not None and s.tensor is not None and id(s.tensor) in ids:
+            s._to_output(s.tensor)
+
+
+def _has_edge(cls, i, a):
+    """Whether positional argument ``i`` gets an entry in ``next_functions``, as in PyTorch:
+    floating tensors do (``(None, 0)`` when they need no grad); integer/bool tensors and other
+    arguments (dims, flags) do not, except the Python-number operand of binary arithmetic,
+    which PyTorch wraps into a tensor (``_scalar_edges``)."""
+    if isinstance(a, Tensor):
+        return a.dtype.is_floating_point
+    return cls._scalar_edges and i < 2 and isinstance(a, (int, float))
+
+
 def _connect(ctx, args, needs, out):
     edges = []
     metas = []
-    for a, n in zip(args, needs):
+    idx = None
+    cls = ctx._function
+    for i, (a, n) in enumerate(zip(args, needs)):
         if n:
             fn = a.grad_fn
             edges.append((fn, a._output_nr) if fn is not None else _edge(a))
             metas.append((a._data.shape, a.dtype))
-        else:
+        elif _has_edge(cls, i, a):
             edges.append((None, 0))
             metas.append(None)
+        else:
+            if idx is None:
+                idx = list(range(i))
+            continue
+        if idx is not None:
+            idx.append(i)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = metas
+    if idx is not None:
+        ctx._edge_args = idx       # which of backward's per-argument results feed the edges
+        ctx._n_args = len(args)
     if type(out) is Tensor and not out._requires_grad and out.dtype.is_floating_point \
             and ctx._non_diff is None:      # the common single-output case
         out._requires_grad = True
         out.grad_fn = ctx
         ctx._out_meta = ((out._data.shape, out.dtype),)
+        if ctx._saved is not None:
+            _saved_outputs(ctx, (out,))
         return out
     is_tuple = isinstance(out, tuple)
     outs = list(out) if is_tuple else [out]
@@ -288,4 +335,6 @@ def _connect(ctx, args, needs, out):
     if is_tuple:
         ctx._num_outputs = len(outs)
     ctx._out_meta = tuple([None if o is None else (o._data.shape, o.dtype) for o in outs])
+    if ctx._saved is not None:
+        _saved_outputs(ctx, outs)
     return tuple(outs) if is_tuple else outs[0]

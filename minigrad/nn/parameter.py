@@ -61,17 +61,11 @@ def _rebuild_parameter(arr, dtype_name, requires_grad):
     return Parameter._make(arr, _dt.as_dtype(dtype_name), requires_grad)
 
 
-_TENSOR_TYPE_NAMES = {"float64": "DoubleTensor", "float32": "FloatTensor", "float16": "HalfTensor",
-                      "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-                      "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
-                      "bool": "BoolTensor"}
-
-
 def typename(obj) -> str:
     """The type name PyTorch's ``torch.typename`` gives, with ``minigrad.`` for tensors
     (``minigrad.FloatTensor``); used in error messages."""
     if isinstance(obj, Tensor):
-        return "minigrad." + _TENSOR_TYPE_NAMES.get(obj.dtype.name, "Tensor")
+        return _dt.legacy_type_name(obj.dtype)
     module = getattr(obj, "__module__", "") or ""
     qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
     if qualname is None:

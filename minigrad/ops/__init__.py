@@ -1,3 +1,3 @@
 """All built-in ops; importing this package registers them with the dispatcher."""
 from . import factory, cast, elementwise, unary, compare, inplace, activation, reduce, \
-    shape, concat, index, linalg, nn_softmax, loss, cross_entropy  # noqa: F401
+    shape, concat, index, linalg, nn_softmax, loss, cross_entropy, bitwise  # noqa: F401

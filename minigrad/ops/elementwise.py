@@ -37,6 +37,7 @@ class Add(Function):
     """
 
     _backward_name = "AddBackward0"
+    _scalar_edges = True
 
     @staticmethod
     def forward(ctx, input, other, *, alpha=1):
@@ -79,6 +80,7 @@ class Sub(Function):
     """
 
     _backward_name = "SubBackward0"
+    _scalar_edges = True
 
     @staticmethod
     def forward(ctx, input, other, *, alpha=1):
@@ -168,6 +170,7 @@ class Mul(Function):
     """
 
     _backward_name = "MulBackward0"
+    _scalar_edges = True
 
     @staticmethod
     def forward(ctx, input, other):
@@ -258,6 +261,7 @@ class Div(Function):
     """
 
     _backward_name = "DivBackward0"
+    _scalar_edges = True
 
     @staticmethod
     def forward(ctx, input, other, *, rounding_mode=None):
@@ -331,18 +335,22 @@ def rdiv(input, other):
 # the Tensor overloads (``...Backward0``). Same kernels and formulas, other node names.
 class _AddScalar(Add):
     _backward_name = "AddBackward1"
+    _scalar_edges = False
 
 
 class _SubScalar(Sub):
     _backward_name = "SubBackward1"
+    _scalar_edges = False
 
 
 class _MulScalar(Mul):
     _backward_name = "MulBackward1"
+    _scalar_edges = False
 
 
 class _DivScalar(Div):
     _backward_name = "DivBackward1"
+    _scalar_edges = False
 
 
 register_op("add.Scalar", _AddScalar)
