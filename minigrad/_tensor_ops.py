@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import dtypes as _dt
 from .dispatch import dispatch
+from ._tensor_ops_extra import TensorExtraOpsMixin
 
 
 def _dtype_arg(d):
@@ -19,7 +20,7 @@ def _shape_args(shape):
     return tuple(shape)
 
 
-class TensorOpsMixin:
+class TensorOpsMixin(TensorExtraOpsMixin):
     """Methods of ``Tensor`` that dispatch ops (see each method's ``torch.Tensor`` twin)."""
 
     __slots__ = ()
@@ -108,10 +109,6 @@ class TensorOpsMixin:
     def __ge__(self, other):
         """``torch.Tensor.__ge__``: the ``ge`` op."""
         return dispatch("ge", self, other)
-
-    def __invert__(self):
-        """``torch.Tensor.__invert__``: the ``logical_not`` op."""
-        return dispatch("logical_not", self)
 
     def __getitem__(self, index):
         """``torch.Tensor.__getitem__``: the ``index`` op."""
