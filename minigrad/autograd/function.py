@@ -291,13 +291,14 @@ def _connect(ctx, args, needs, out):
     edges = []
     metas = []
     idx = None
-    cls = ctx._function
-    for i, (a, n) in enumerate(zip(args, needs)):
-        if n:
+    i = -1
+    for a in args:
+        i += 1
+        if needs[i]:
             fn = a.grad_fn
             edges.append((fn, a._output_nr) if fn is not None else _edge(a))
             metas.append((a._data.shape, a.dtype))
-        elif _has_edge(cls, i, a):
+        elif _has_edge(ctx._function, i, a):
             edges.append((None, 0))
             metas.append(None)
         else:

@@ -29,7 +29,7 @@ def arr(x, rt):
     a = x._data
     if x.dtype is not rt:
         a = _convert(a, rt)
-    cd = _dt.opmath_dtype(rt).np
+    cd = rt.opmath.np
     return a if a.dtype == cd else a.astype(cd)
 
 

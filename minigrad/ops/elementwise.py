@@ -41,6 +41,12 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, input, other, *, alpha=1):
+        if alpha == 1 and type(other) is Tensor and type(input) is Tensor:
+            dt = input.dtype
+            a, b = input._data, other._data
+            if dt is other.dtype and dt.opmath is dt and a.shape == b.shape:
+                ctx.alpha = 1      # fast path: same dtype and shape, no 16-bit rounding
+                return Tensor._make(a + b, dt)
         if not isinstance(input, Tensor):      # scalar + tensor
             input, other = other, input
         check_binary(input, other, "add")
