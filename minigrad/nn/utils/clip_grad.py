@@ -7,11 +7,9 @@
   the clamped coef (by 1.0 when nothing is clipped), with dispatched ops;
 - the total norm before clipping is returned as a 0-dim Tensor; ``tensor(0.)`` with no grads.
 
-The norm kernel (``_vector_norm``) reads a float64 copy made by the ``_to_copy`` op and reduces
-it in NumPy; it emulates PyTorch's CPU kernel, which accumulates ``sum |x|^p`` in opmath (fp32
-for fp16/bf16/fp32): the accumulated sum over- and underflows where PyTorch's does, and a
-one-element tensor gives ``|x|`` exactly. Results can differ from PyTorch's by about one ulp
-(summation order).
+The norms are the dispatched ``linalg_vector_norm`` op (``minigrad/ops/norm.py``: PyTorch's
+CPU kernel, accumulating ``sum |x|^p`` in opmath; results can differ from PyTorch's by about one
+ulp, summation order) and ``stack``.
 """
 from __future__ import annotations
 
@@ -30,38 +28,6 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_n
            "clip_grads_with_norm_"]
 
 _INF = float("inf")
-
-
-def _norm_of_array(a, p, dtype, what="linalg.vector_norm"):
-    """``vector_norm`` of the float64 array ``a`` rounded into ``dtype`` (a Tensor, 0-dim)."""
-    if a.size == 0 and p in (_INF, -_INF):
-        raise RuntimeError(f"{what} cannot compute the {'inf' if p > 0 else '-inf'} norm on an "
-                           "empty tensor because the operation does not have an identity")
-    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        x = np.abs(a.reshape(-1))
-        if p == 0:
-            res = float(np.count_nonzero(x))
-        elif p == _INF:
-            res = np.maximum.reduce(x)
-        elif p == -_INF:
-            res = np.minimum.reduce(x)
-        elif x.size == 1:
-            res = x[0]
-        else:
-            acc = _dt.opmath_dtype(dtype).np
-            s = np.add.reduce(x if p == 1 else x * x if p == 2 else x ** p)
-            s = np.float64(np.asarray(s).astype(acc))       # over/underflow like the kernel
-            res = s if p == 1 else np.sqrt(s) if p == 2 else s ** (1.0 / p)
-    out = Tensor._make(np.asarray(res, dtype=np.float64), _dt.float64)
-    return out if dtype is _dt.float64 else dispatch("_to_copy", out, dtype=dtype)
-
-
-def _vector_norm(t, p):
-    """``torch.linalg.vector_norm(t, p)`` of a floating Tensor, in ``t``'s dtype (no grad)."""
-    with no_grad():
-        a = t._data if t.dtype is _dt.float64 else dispatch("_to_copy", t,
-                                                            dtype=_dt.float64)._data
-        return _norm_of_array(np.asarray(a, dtype=np.float64), p, t.dtype)
 
 
 def _as_list(parameters):
@@ -96,12 +62,10 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite: bool = False, for
     norm_type = float(norm_type)
     if not tensors:
         return Tensor._make(np.array(0.0, dtype=np.float32), _dt.float32)
-    norms = [_vector_norm(t, norm_type) for t in tensors]
-    dtype = norms[0].dtype
-    for n in norms[1:]:
-        dtype = _dt.promote_types(dtype, n.dtype)
-    stacked = np.array([float(n._data) for n in norms], dtype=np.float64)
-    total = _norm_of_array(stacked, norm_type, dtype)
+    with no_grad():
+        norms = [dispatch("linalg_vector_norm", t, norm_type) for t in tensors]
+        # stack promotes (bf16 + fp32 norms -> fp32), as PyTorch's torch.stack does
+        total = dispatch("linalg_vector_norm", dispatch("stack", norms), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` "
                            "is non-finite, so it cannot be clipped. To disable this error and "
