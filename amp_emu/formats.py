@@ -8,12 +8,10 @@ What a student needs to reason about a format, in one place:
   PyTorch's CPU copy kernel (and NumPy ``astype``) does; fp16 takes the fast path below.
 - ``ulp_distance(a, b, dtype)``: how many representable values of ``dtype`` lie between ``a`` and
   ``b`` (used by tests for ULP bounds).
-- A fast fp32 -> fp16 rounding path (``float32_to_float16``): NumPy's own float16 cast is ~6x slower
-  than the bf16 one (see ``reference/cpu-cost-facts.md``). It works on the uint32 bit pattern with
-  NumPy integer ops and is bit-identical to ``x.astype(np.float16)`` on every fp32 input (NaN
-  payloads, infinities, subnormals, overflow included; ``tests/amp/test_formats.py`` checks all
-  2**32 inputs in chunks when run with ``AMP_EXHAUSTIVE=1``, a large random + edge set otherwise).
-  ``float16_to_float32`` uses a 65,536-entry lookup table.
+- ``float32_to_float16`` / ``float16_to_float32``: casts bit-identical to NumPy's ``astype``
+  but faster on large arrays (NumPy's float16 cast is ~4x slower than its bf16 one, see
+  ``reference/cpu-cost-facts.md``); the implementation is minigrad's own (``minigrad/_fp16.py``,
+  proven on all 2**32 fp32 inputs by ``bench/check_fp16_fast_exhaustive.py``).
 """
 from __future__ import annotations
 
@@ -22,6 +20,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
+from minigrad import _fp16
 from minigrad import dtypes as _dt
 
 __all__ = ["Format", "FORMATS", "get_format", "finfo", "round_to", "ulp_distance", "ulp",
@@ -100,48 +99,24 @@ def finfo(dtype) -> "_dt.finfo":
 
 
 # ---------------------------------------------------------------------- fast fp32 <-> fp16
-_F16_FROM_BITS = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16) \
-    .astype(np.float32)
-
+# One implementation, minigrad's own (minigrad/_fp16.py, checked on all 2**32 inputs by
+# bench/check_fp16_fast_exhaustive.py); re-exported here for the format tools.
 
 def float16_to_float32(h: np.ndarray) -> np.ndarray:
-    """fp16 array -> fp32 array through a 65,536-entry table (exact; NaN payloads kept)."""
-    return _F16_FROM_BITS.take(h.view(np.uint16))
+    """fp16 array -> fp32 array, bit-identical to ``h.astype(np.float32)``."""
+    return _fp16.float16_to_float32(np.asarray(h, dtype=np.float16))
 
 
 def float32_to_float16_bits(x: np.ndarray) -> np.ndarray:
-    """The IEEE binary16 bit patterns (uint16) of fp32 ``x`` rounded to nearest-even.
-
-    Bit-identical to ``x.astype(np.float16).view(np.uint16)``, including NumPy's NaN rule
-    (payload's top 10 bits kept, a zero payload becomes 1) and overflow to inf from 65520.
-    """
-    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    a = u & np.uint32(0x7FFFFFFF)
-    # normal results: rebias the exponent, add the round-to-nearest-even increment, shift
-    r = a - np.uint32(0x38000000)
-    t = r >> np.uint32(13)
-    t &= np.uint32(1)
-    r += t
-    r += np.uint32(0xFFF)
-    r >>= np.uint32(13)
-    np.minimum(r, np.uint32(0x7C00), out=r)      # overflow and inf -> inf
-    sub = a < np.uint32(0x38800000)                # fp16 subnormal or zero
-    if sub.any():
-        # adding 0.5f aligns the fp16 subnormal grid with fp32's last place: the FPU's own RNE
-        s = a[sub].view(np.float32) + np.float32(0.5)
-        r[sub] = s.view(np.uint32) - np.uint32(0x3F000000)
-    nan = a > np.uint32(0x7F800000)
-    if nan.any():
-        p = np.uint32(0x7C00) + ((a[nan] & np.uint32(0x7FFFFF)) >> np.uint32(13))
-        p[p == 0x7C00] = 0x7C01
-        r[nan] = p
-    r |= (u >> np.uint32(16)) & np.uint32(0x8000)
-    return r.astype(np.uint16)
+    """The IEEE binary16 bit patterns (uint16) of fp32 ``x`` rounded to nearest-even,
+    bit-identical to ``x.astype(np.float16).view(np.uint16)`` (NaN payloads, overflow to inf
+    from 65520 included)."""
+    return float32_to_float16(x).view(np.uint16)
 
 
 def float32_to_float16(x: np.ndarray) -> np.ndarray:
-    """fp32 array -> fp16 array, bit-identical to ``x.astype(np.float16)`` (see module doc)."""
-    return float32_to_float16_bits(x).view(np.float16).reshape(np.shape(x))
+    """fp32 array -> fp16 array, bit-identical to ``x.astype(np.float16)``."""
+    return _fp16.float32_to_float16(np.asarray(x, dtype=np.float32))
 
 
 # ---------------------------------------------------------------------- rounding and ULPs
