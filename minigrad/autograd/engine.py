@@ -15,6 +15,8 @@ import heapq
 import sys
 import weakref
 
+import numpy as np
+
 from ..dispatch import dispatch
 from .function import AccumulateGrad
 from .grad_mode import _grad_state
@@ -331,6 +333,19 @@ def _expandable(shape, target):
     return True
 
 
+_STEAL = [True]
+
+
+def _calibrate_steal():
+    """Stealing relies on CPython's reference counts; check once, on tiny graphs, that a
+    gradient shared by two leaves is copied and an exclusive one is taken. If this
+    interpreter counts differently, always copy (slower, never wrong)."""
+    a = Tensor._make(np.ones(3, np.float32)).requires_grad_()
+    b = Tensor._make(np.ones(3, np.float32)).requires_grad_()
+    dispatch("sum", dispatch("add", a, b)).backward()          # one gradient, two leaves
+    _STEAL[0] = not np.shares_memory(a._grad._data, b._grad._data)
+
+
 def _check_hook_result(fn, g, r):
     """A tensor hook's replacement gradient must keep the gradient's shape (as in PyTorch).
 
@@ -377,7 +392,7 @@ def _accumulate_leaf(v, g, create_graph):
     if v._grad is None:
         if create_graph:
             v.grad = g
-        elif _sole_owner(g):      # steal the buffer, as PyTorch's AccumulateGrad does
+        elif _STEAL[0] and _sole_owner(g):  # steal the buffer, as PyTorch's AccumulateGrad does
             v.grad = g if g._base is None else Tensor._make(g._data, g.dtype)
         else:
             v.grad = g._detached_copy()

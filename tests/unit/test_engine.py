@@ -438,3 +438,29 @@ def test_numpy_bridge_dtypes():
         m = minigrad.tensor([1, 0, 2], dtype=getattr(minigrad, dt)).numpy()
         t = torch.tensor([1, 0, 2], dtype=getattr(torch, dt)).numpy()
         assert m.dtype == t.dtype and np.array_equal(m, t)
+
+
+def test_gradient_buffers_are_never_shared_between_leaves_or_with_hooks():
+    """AccumulateGrad may take over a gradient buffer only when nothing else holds it."""
+    import numpy as np
+    from minigrad.autograd import engine
+
+    a = minigrad.ones(3, requires_grad=True)
+    b = minigrad.ones(3, requires_grad=True)
+    kept = []
+    b.register_hook(lambda g: kept.append(g))
+    (a + b).sum().backward()
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    assert not np.shares_memory(b.grad.numpy(), kept[0].numpy())
+    a.grad.add_(1.0)
+    assert b.grad.tolist() == [1.0, 1.0, 1.0] and kept[0].tolist() == [1.0, 1.0, 1.0]
+    # the import-time self-check turns stealing off when reference counts mislead it
+    orig = engine._sole_owner
+    try:
+        engine._sole_owner = lambda g: True
+        engine._calibrate_steal()
+        assert engine._STEAL == [False]
+    finally:
+        engine._sole_owner = orig
+        engine._calibrate_steal()
+    assert engine._STEAL == [True]
