@@ -24,7 +24,7 @@ CATALOGUE = {
     "matmul": (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3, 4), (4, 5)], _FLOAT),
     "linear": (lambda x, w, b: F.linear(x, w, b), TF.linear, [(3, 4), (5, 4), (5,)], _FLOAT),
     "addmm": (lambda c, a, b: mg.addmm(c, a, b), torch.addmm, [(3, 5), (3, 4), (4, 5)], _FLOAT),
-    "bmm": (lambda a, b: a.matmul(b) if False else mg.dispatch("bmm", a, b), torch.bmm,
+    "bmm": (lambda a, b: mg.bmm(a, b), torch.bmm,
             [(2, 3, 4), (2, 4, 5)], _FLOAT),
     "softmax": (lambda x: mg.softmax(x, -1), lambda x: torch.softmax(x, -1), [(3, 5)], _FLOAT),
     "log_softmax": (lambda x: mg.log_softmax(x, -1), lambda x: torch.log_softmax(x, -1),
