@@ -293,7 +293,8 @@ def test_update_new_scale():
     assert ms.get_scale() == ts.get_scale() == 7.0
     _both(lambda: ms.update(mg.tensor([7.0])), lambda: ts.update(torch.tensor([7.0])),
           RuntimeError, r"output with shape \[\] doesn't match the broadcast shape \[1\]")
-    _both(lambda: ms.update(2), lambda: ts.update(2), AttributeError, "")
+    _both(lambda: ms.update(2), lambda: ts.update(2), AttributeError,
+          "'int' object has no attribute 'device'")
     _both(lambda: ms.update(mg.tensor([1.0, 2.0])), lambda: ts.update(torch.tensor([1.0, 2.0])),
           AssertionError, "new_scale should be a float")
     _both(lambda: ms.update(mg.tensor([1.0], requires_grad=True)),
