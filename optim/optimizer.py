@@ -21,6 +21,7 @@ import numpy as np
 
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.nn.module import zero_grads_
 from minigrad.tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -224,20 +225,7 @@ class Optimizer:
             set_to_none: True (default) sets ``.grad`` to None; False detaches the grad and
                 zeroes it in place (its storage array and version counter are kept).
         """
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g._data[...] = 0
-                    g._bump()
+        zero_grads_((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step (``Optimizer.step``); subclasses implement it.

@@ -37,6 +37,24 @@ def _check_name(kind, name, module, extra=""):
         raise KeyError(f"{kind} name can't be empty string \"\"")
 
 
+def zero_grads_(params, set_to_none: bool = True) -> None:
+    """Reset each tensor's ``.grad`` (``Module.zero_grad`` / ``Optimizer.zero_grad``): to None
+    (default), or detached and zeroed in place by the dispatched ``zero_`` op (its storage
+    array is kept, its version counter bumped)."""
+    for p in params:
+        g = p.grad
+        if g is None:
+            continue
+        if set_to_none:
+            p.grad = None
+            continue
+        if g.grad_fn is not None:
+            g.detach_()
+        else:
+            g.requires_grad_(False)
+        dispatch("zero_", g)
+
+
 class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
     """Base class of all layers (``torch.nn.Module``).
 
@@ -317,18 +335,7 @@ class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the parameters' gradients: to None (default), or to zeros in place."""
-        for p in self.parameters():
-            g = p.grad
-            if g is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                dispatch("zero_", g)
+        zero_grads_(self.parameters(), set_to_none)
 
     def apply(self, fn):
         """Call ``fn(module)`` on every descendant (children first) and self; returns self."""
