@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from optim import _kernels as K
+from minigrad.ops import foreach_kernels as K
 
 DTYPES = {"float32": (torch.float32, np.float32), "float64": (torch.float64, np.float64),
           "float16": (torch.float16, np.float16),
