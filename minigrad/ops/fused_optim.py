@@ -6,25 +6,34 @@ for fp16/bf16 storage) WITHOUT rounding between the steps, and rounds each resul
 storage. That is why fused results differ from the for-loop / foreach ones (which round after
 every op) by an ulp here and there, in PyTorch too.
 
-Recipes, after ATen's ``FusedAdamKernel.cpp`` / ``FusedSGDKernel.cpp`` (CPU): the hyper-
-parameters are doubles turned into opmath scalars; ATen's vectorised loop covers all but the
-last ``n % lanes`` elements (``lanes`` = ``VEC_BYTES`` / itemsize; the per-thread chunks are whole
-cache lines, so only the tensor's end has a tail) and uses an fma for the ``lerp``; the scalar
-tail loop uses separate multiply and add. In detail, per element (``c`` = opmath of the double):
+Recipes, after ATen's ``FusedAdamKernel.cpp`` / ``FusedSGDKernel.cpp`` (CPU), measured bit for
+bit against torch 2.13 here: the hyper-parameters are doubles turned into opmath scalars
+(``c(x)``), and every ``a*b + c`` of the C++ source is ONE fma (ATen is compiled with fp
+contraction, so even the plain ``x * y + z`` lines are fused). Per element:
 
 - Adam: ``g = grad / grad_scale`` (and stored back into ``grad``) when given; ``g = -g`` if
-  maximize; ``g += p * c(wd)`` (Adam) or ``p *= c(1 - lr*wd)`` (AdamW);
-  ``m = lerp(m, g, c(1 - beta1))`` (the two-sided formula); ``v = v*c(beta2) + c(1-beta2)*g*g``;
-  with amsgrad ``vmax = max(vmax, v)`` used below; ``denom = sqrt(v) / c(sqrt(bc2)) + c(eps)``;
-  ``p = p + c(-lr/bc1) * m / denom``. m, v, vmax and p are stored; the unrounded m and v are
-  used for the rest of the element's update.
-- SGD: ``g`` as above, ``g += p * wd``; with momentum ``buf = g`` on the first step, else
-  ``buf = buf*momentum + (1-dampening)*g``; ``g = g + buf*momentum`` (nesterov) or ``buf``;
-  ``p = p - g*lr``.
+  maximize; ``g = fma(p, c(wd), g)`` (Adam) or ``p *= c(1 - lr*wd)`` (AdamW);
+  ``m = fma(w, g - m, m)`` if ``w = c(1 - beta1)`` is below 0.5, else ``fma(w - 1, g - m, g)``;
+  ``v = fma(c(1-beta2)*g, g, v*c(beta2))``; with amsgrad ``vmax = max(vmax, v)`` is used below;
+  ``denom = sqrt(v) / c(sqrt(bc2)) + c(eps)``; ``p = p + c(-lr/bc1) * m / denom``. m, v, vmax
+  and p are stored; the unrounded m and v feed the rest of the element's update.
+- SGD: ``g`` as above, ``g = fma(p, wd, g)``; with momentum ``buf = g`` on the first step,
+  else ``buf = fma(1 - dampening, g, buf*momentum)`` (the scalar tail of the last
+  ``n % lanes`` elements, ``lanes`` = ``VEC_BYTES`` / itemsize: ``fma(buf, momentum,
+  g*(1 - dampening))``); ``g = fma(buf, momentum, g)`` (nesterov) or ``buf``;
+  ``p = fma(g, -lr, p)``. In the 16-bit vector loop the hyper-parameters are first rounded to
+  the storage type.
+
+Known PyTorch bug, not mirrored: torch 2.13's CPU ``_fused_sgd_`` for fp16/bf16 never stores
+the parameter in its vectorised loop (only the last ``n % lanes`` elements are updated) and
+loads 16-bit momentum buffers as if they were fp32 (measured: ``SGD(lr=0.5, fused=True)`` on 40
+bf16 values updates only the last 8). minigrad applies the intended update to every element;
+only the tail is compared with PyTorch for 16-bit fused SGD.
 
 A ``found_inf`` equal to 1 makes the kernels return without touching anything (GradScaler's
-skipped step). Numerics versus torch 2.13 CPU are measured in ``tests/differential/
-test_optim_foreach_fused.py``, which states the ulp bound per dtype.
+skipped step). Versus torch 2.13 CPU (``tests/differential/test_optim_foreach_fused.py``):
+fused Adam/AdamW are bit-exact in fp32, fp64, fp16 and bf16; fused SGD is bit-exact in fp32
+and fp64, and on the elements PyTorch updates correctly in fp16/bf16 (see the bug above).
 """
 from __future__ import annotations
 
@@ -105,17 +114,13 @@ def _adam_one(p, g, m_t, v_t, vmax_t, step_t, lr, beta1, beta2, weight_decay, ep
         if adamw:
             p32 = p32 * c(1 - lr * weight_decay)
         else:
-            g32 = g32 + p32 * c(weight_decay)
+            g32 = _fma(p32, c(weight_decay), g32, cd)
     diff = g32 - m32
-    small = abs(w) < 0.5
-    m_new = _fma(w if small else w - c(1), diff, m32 if small else g32, cd)   # vector loop
-    n = p32.size
-    tail = slice(n - n % _lanes(npd), n)
-    if small:                                                                # scalar tail
-        m_new[tail] = m32[tail] + w * diff[tail]
+    if abs(w) < 0.5:
+        m_new = _fma(w, diff, m32, cd)
     else:
-        m_new[tail] = g32[tail] - diff[tail] * (c(1) - w)
-    v_new = v32 * c(beta2) + c(1 - beta2) * g32 * g32
+        m_new = _fma(w - c(1), diff, g32, cd)
+    v_new = _fma(c(1 - beta2) * g32, g32, v32 * c(beta2), cd)
     src = v_new
     if amsgrad:
         src = np.maximum(vmax_t._data.astype(cd).reshape(-1), v_new)
@@ -182,25 +187,52 @@ def _fused_adamw_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_ste
                               amsgrad, maximize, grad_scale, found_inf)
 
 
+def _sgd_math(p32, g32, b32, c, cd, cw, weight_decay, momentum, lr, dampening, nesterov,
+              is_first_step, fused_ops):
+    """The SGD update in opmath; ``fused_ops``: ATen's vector loop (fmas; hyper-parameters
+    through ``cw``, the storage type for 16-bit), else its scalar tail (separate mul and add)."""
+    def fma(x, y, z):
+        return _fma(x, y, z, cd)
+    k = cw if fused_ops else c
+    if weight_decay != 0:
+        g32 = fma(p32, k(weight_decay), g32)
+    if momentum != 0:
+        if is_first_step:
+            b32 = g32
+        elif fused_ops:
+            b32 = fma(k(1 - dampening), g32, b32 * k(momentum))
+        else:
+            b32 = fma(b32, c(momentum), g32 * c(1 - dampening))
+        g32 = fma(b32, k(momentum), g32) if nesterov else b32
+    return fma(g32, c(-lr), p32), b32
+
+
 def _sgd_one(p, g, buf, weight_decay, momentum, lr, dampening, nesterov, maximize,
              is_first_step, grad_scale):
     npd = p._data.dtype
     cd = K.opmath_np(npd)
     c = cd.type
-    g32 = _grad(g, grad_scale, cd, npd)
-    p32 = p._data.astype(cd)
+
+    def cw(x):          # a hyper-parameter as ATen's vector loop holds it: scalar_t(x)
+        return cd.type(npd.type(x))
+    g32 = _grad(g, grad_scale, cd, npd).reshape(-1)
+    p32 = p._data.astype(cd).reshape(-1)
     if maximize:
         g32 = -g32
-    if weight_decay != 0:
-        g32 = g32 + p32 * c(weight_decay)
+    b32 = None if momentum == 0 or is_first_step else buf._data.astype(cd).reshape(-1)
+    hp = (weight_decay, momentum, lr, dampening, nesterov, is_first_step)
+    p_new, b_new = _sgd_math(p32, g32, b32, c, cd, cw, *hp, True)
+    n = p32.size
+    t = slice(n - n % _lanes(npd), n)
+    if t.start < n:
+        pt, bt = _sgd_math(p32[t], g32[t], None if b32 is None else b32[t], c, cd, c, *hp, False)
+        p_new[t] = pt
+        if momentum != 0:
+            b_new = np.array(b_new, copy=True)
+            b_new[t] = bt
     if momentum != 0:
-        if is_first_step:
-            b32 = g32
-        else:
-            b32 = buf._data.astype(cd) * c(momentum) + g32 * c(1 - dampening)
-        _store(buf, b32)
-        g32 = g32 + b32 * c(momentum) if nesterov else b32
-    _store(p, p32 - g32 * c(lr))
+        _store(buf, b_new.reshape(p.shape))
+    _store(p, p_new.reshape(p.shape))
 
 
 @register_op("_fused_sgd_")
