@@ -5,7 +5,7 @@ Two checks of the same rule, one static and one dynamic:
 
 - ``test_import_time_module_graph_has_no_cycle`` reads every module with ``ast``, takes the imports
   that run at import time (module and class bodies, not function bodies) and looks for a cycle in
-  the graph they form. Importing ``a.b.c`` also runs the ``__init__`` of ``a.b`` and ``a``, so those
+  the graph they form. Importing ``a.b.c`` also runs the ``__init__`` of ``a.b`` and ``a``: those
   are edges too, except for the importer's own ancestor packages (already being imported).
 - ``test_each_module_imports_in_isolation`` imports every module in a fresh interpreter as the
   *first* minigrad module, with ``minigrad/__init__.py`` replaced by an empty package, so no module
