@@ -519,6 +519,7 @@ class Tensor(TensorOpsMixin):
         """Mirrors ``torch.Tensor.clone``: the ``clone`` op (its errors apply)."""
         return dispatch("clone", self)
 
+
 def _wrap_dim(dim, ndim):
     n = max(ndim, 1)
     if not -n <= dim < n:
@@ -531,11 +532,3 @@ def _rebuild(arr, dtype_name, requires_grad):
     t = Tensor._make(arr, _dt.as_dtype(dtype_name))
     t._requires_grad = requires_grad
     return t
-
-
-def _bind():
-    from .autograd import engine, function
-    function.Tensor = engine.Tensor = Tensor
-
-
-_bind()
