@@ -13,10 +13,10 @@ round-to-nearest-even into storage:
 - ``add(a, b, alpha)``   = R(fma(b, alpha', a)); ``alpha'`` is alpha rounded to a 16-bit storage
   dtype first (fp32/fp64: alpha converted to opmath). Exception, fp16/bf16 only: ATen's
   vectorised loop handles ``VEC_16BIT`` elements at a time and its scalar tail loop computes in
-  the 16-bit type, R(a + R(alpha'*b)), rounding twice. The tail is the last ``n % VEC_16BIT``
-  elements of each thread's chunk; tensors with at least ``GRAIN_SIZE`` elements are split into
-  ``min(threads, ceil(n/GRAIN_SIZE))`` equal chunks. ``set_num_threads`` (default: the CPU
-  count, as ``torch.get_num_threads()``) and ``VEC_16BIT`` make this match the PyTorch mirrored.
+  the 16-bit type, R(a + R(alpha'*b)), rounding twice. The tail is the last
+  ``n % numerics.loop_step(dtype)`` elements of each thread's chunk (``numerics.parallel_chunks``:
+  tensors above ``GRAIN_SIZE`` elements are split among ``numerics.get_num_threads()`` threads).
+  The machine constants (lanes, threads, fma) are ``minigrad/numerics.py``'s.
 - ``mul(a, s)``          = R(a * opmath(s)) (the scalar is NOT rounded to 16 bits).
 - ``add_scalar(a, s)``   = R(a + s') with s' rounded to a 16-bit storage dtype first.
 - ``div_scalar(a, s)``   = R(a / opmath(s)) (true division).
@@ -31,9 +31,9 @@ round-to-nearest-even into storage:
   instruction, then rounds to 16 bits). ``using_sqrt(fn)`` swaps in another sqrt (tests use
   torch's own to prove every other step bit-exact).
 
-fma(a, b, c) is one rounding of a*b + c: for fp32 opmath it is computed as float64 a*b + c
-rounded to fp32 (a*b is exact in float64; the double rounding is wrong in about 2^-29 of cases);
-for fp64 it uses Dekker's error-free product and Knuth's two-sum.
+fma(a, b, c) is one rounding of a*b + c (``numerics.fma32`` / ``fma64``: fp32 as float64
+a*b + c rounded to fp32, a*b being exact in float64; fp64 by Dekker's error-free product and
+Knuth's two-sum; two roundings on a build without fma).
 
 Two paths, same bits. The general path computes in opmath into new arrays, then copies the
 result into ``out``. fp32 storage takes a fast path: the result is written straight into
@@ -47,38 +47,23 @@ yet read. ``tests/unit/test_foreach_kernels.py`` runs both paths and compares th
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 
 import numpy as np
 
-__all__ = ["set_num_threads", "using_sqrt", "opmath_np", "add", "mul", "add_scalar",
+from .. import numerics
+
+__all__ = ["using_sqrt", "opmath_np", "add", "mul", "add_scalar",
            "div_scalar", "lerp", "addcmul", "addcdiv", "sqrt", "maximum", "neg", "new_out",
            "mul_tensors", "div_tensors", "lerp_tensors",
            "CHUNK"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-_SPLIT = 134217729.0  # 2**27 + 1, Dekker's splitter for float64
-
-VEC_16BIT = 32        # elements per vectorised iteration for 16-bit types (AVX512 build)
-GRAIN_SIZE = 32768    # ATen's internal::GRAIN_SIZE
 CHUNK = 32768         # elements per chunk of the fp32 fast path (scratch mostly in L2)
-_num_threads = [os.cpu_count() or 1]
 _sqrt_impl = [None]   # None: NumPy's correctly rounded sqrt; else a replacement (using_sqrt)
 _local = threading.local()
 FAST_FP32 = True      # tests switch the fp32 fast path off to compare it with the general path
-
-
-def set_num_threads(n: int) -> None:
-    """Thread count whose chunking the 16-bit ``add`` tails follow (``torch.set_num_threads``).
-
-    Raises:
-        ValueError: n < 1.
-    """
-    if int(n) < 1:
-        raise ValueError(f"Expected positive number of threads, got {n}")
-    _num_threads[0] = int(n)
 
 
 @contextlib.contextmanager
@@ -93,17 +78,14 @@ def using_sqrt(fn):
         _sqrt_impl[0] = old
 
 
-def _tail_slices(n: int):
-    """Slices of a flat length-n tensor that ATen's scalar (non-vectorised) loop handles."""
-    if n < GRAIN_SIZE or _num_threads[0] == 1:
-        chunks = [(0, n)]
-    else:
-        nt = min(_num_threads[0], -(-n // GRAIN_SIZE))
-        cs = -(-n // nt)
-        chunks = [(s, min(s + cs, n)) for s in range(0, n, cs)]
+def _tail_slices(n: int, npd):
+    """Slices of a flat length-n 16-bit tensor that ATen's scalar (non-vectorised) loop handles."""
+    step = numerics.loop_step(npd)
+    if step is None:
+        return []
     out = []
-    for s, e in chunks:
-        start = s + ((e - s) // VEC_16BIT) * VEC_16BIT
+    for s, e in numerics.parallel_chunks(n):
+        start = s + ((e - s) // step) * step
         if start < e:
             out.append(slice(start, e))
     return out
@@ -130,34 +112,11 @@ def _store(x, npd, out):
     return out
 
 
-def _two_prod_err(a, b, p):
-    t = _SPLIT * a
-    ah = t - (t - a)
-    al = a - ah
-    t = _SPLIT * b
-    bh = t - (t - b)
-    bl = b - bh
-    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
 def _fma(a, b, c, cd):
     """One rounding of a*b + c in compute dtype ``cd`` (arrays or scalars of dtype ``cd``)."""
     if cd == _F32:
-        r = np.multiply(a, b, dtype=_F64)
-        r += c
-        return r.astype(_F32)
-    a = np.asarray(a, _F64)
-    b = np.asarray(b, _F64)
-    p = a * b
-    e = _two_prod_err(a, b, p)
-    s = p + c
-    bb = s - p
-    t = (p - (s - bb)) + (c - bb)
-    r = s + (t + e)
-    bad = ~np.isfinite(r)
-    if bad.any():
-        r = np.where(bad, p + c, r)
-    return r
+        return numerics.fma32(a, b, c)
+    return numerics.fma64(a, b, c)
 
 
 def _scalar(s, npd, round_to_storage: bool):
@@ -179,8 +138,8 @@ def _scratch():
 def _fast(out, *inputs) -> bool:
     """True when the fp32 fast path may write ``out`` chunk by chunk: all arrays fp32, ``out``
     C-contiguous and writeable, no input overlapping ``out`` unless it is ``out`` itself."""
-    if not FAST_FP32 or out is None or out.dtype != _F32 or not out.flags.c_contiguous \
-            or not out.flags.writeable:
+    if not FAST_FP32 or not numerics.HAS_FMA or out is None or out.dtype != _F32 \
+            or not out.flags.c_contiguous or not out.flags.writeable:
         return False
     for x in inputs:
         if isinstance(x, np.ndarray):
@@ -201,7 +160,7 @@ def _flat(x, n):
 def new_out(a):
     """A fresh C-contiguous result array for an out-of-place op on ``a`` when the fp32 fast
     path can fill it directly; None otherwise (the general path then makes its own)."""
-    if FAST_FP32 and a.dtype == _F32:
+    if FAST_FP32 and numerics.HAS_FMA and a.dtype == _F32:
         return np.empty(a.shape, _F32)
     return None
 
@@ -284,7 +243,7 @@ def add(a, b, alpha=1.0, out=None):
         res = np.ascontiguousarray(res)
         flat_out = res.reshape(-1)   # a view of the fresh C-contiguous result
         fa, fb = a32.reshape(-1), b32.reshape(-1)
-        for sl in _tail_slices(res.size):
+        for sl in _tail_slices(res.size, npd):
             prod = (al * fb[sl]).astype(npd).astype(cd)
             flat_out[sl] = (fa[sl] + prod).astype(npd)
     return _store(res, npd, out)

@@ -19,7 +19,7 @@ contraction, so even the plain ``x * y + z`` lines are fused). Per element:
   and p are stored; the unrounded m and v feed the rest of the element's update.
 - SGD: ``g`` as above, ``g = fma(p, wd, g)``; with momentum ``buf = g`` on the first step,
   else ``buf = fma(1 - dampening, g, buf*momentum)`` (the scalar tail of the last
-  ``n % lanes`` elements, ``lanes`` = ``VEC_BYTES`` / itemsize: ``fma(buf, momentum,
+  ``n % lanes`` elements, ``lanes`` = ``numerics.lanes(dtype)``: ``fma(buf, momentum,
   g*(1 - dampening))``); ``g = fma(buf, momentum, g)`` (nesterov) or ``buf``;
   ``p = fma(g, -lr, p)``. In the 16-bit vector loop the hyper-parameters are first rounded to
   the storage type.
@@ -41,17 +41,17 @@ import math
 
 import numpy as np
 
+from .. import numerics
 from ..dispatch import register_op
 from ..tensor import Tensor
 from . import foreach_kernels as K
 
-VEC_BYTES = 32        # bytes per vector register of the mirrored ATen build (AVX2)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 
 
 def _lanes(npd) -> int:
-    return VEC_BYTES // npd.itemsize
+    return numerics.lanes(npd)
 
 
 def _fma(a, b, c, cd):
