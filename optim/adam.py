@@ -1,10 +1,12 @@
 """``Adam`` and ``AdamW`` (mirror ``torch.optim.Adam`` / ``torch.optim.AdamW``).
 
 Every write goes through a dispatched op, chosen by ``foreach=`` / ``fused=`` as PyTorch 2.13
-chooses on CPU: by default the for-loop (``_single_tensor_adam``), which minigrad runs as the
-``_foreach_*`` ops on one-tensor lists (a ``_foreach_*`` CPU kernel is a loop of the per-tensor
-kernel, so the bits are those of ``lerp_``/``addcmul_``...); ``foreach=True`` the same ops over
-all same-dtype params at once (``_multi_tensor_adam``, same bits); ``fused=True`` the
+chooses on CPU: by default the for-loop (``_single_tensor_adam``), which minigrad runs as
+``mul_`` and the ``_foreach_*`` ops on one-tensor lists (a ``_foreach_*`` CPU kernel is a loop of
+the per-tensor kernel, so the bits are those of ``lerp_``/``addcmul_``...); ``foreach=True`` the
+ops over all same-dtype params at once (``_multi_tensor_adam``; bit-exact with PyTorch's, which
+differs from the for-loop in 16-bit: ``_foreach_mul_`` rounds ``beta2`` and AdamW's
+``1 - lr*wd`` to fp16/bf16 first); ``fused=True`` the
 ``_fused_adam_`` / ``_fused_adamw_`` kernels of ``minigrad/ops/fused_optim.py`` (one rounding per
 result; about an ulp from the for-loop, as in PyTorch). Numerics of the for-loop / foreach
 paths versus PyTorch 2.13 CPU (each op rounds as ``minigrad/ops/foreach_kernels.py`` states):

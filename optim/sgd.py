@@ -4,12 +4,13 @@ Mirrors ``torch.optim.SGD``. Every write goes through a dispatched op, chosen as
 chooses on CPU:
 
 - default (``foreach=None``/``False``, ``fused=None``/``False``): PyTorch's for-loop
-  (``_single_tensor_sgd``), one parameter at a time. minigrad runs the ``_foreach_*`` ops on
-  one-tensor lists (on CPU a ``_foreach_*`` kernel is exactly a loop of the per-tensor kernel,
-  so the bits are those of ``add_``/``mul_``...; a mode sees ``_foreach_add_`` where PyTorch's
-  would see ``add_``: a deliberate difference). fp32/fp64/fp16/bf16 are bit-exact.
-- ``foreach=True``: ``_multi_tensor_sgd``, the same ops over all same-dtype params at once
-  (same bits as the for-loop, in PyTorch too).
+  (``_single_tensor_sgd``), one parameter at a time: ``mul_`` as in PyTorch, and for the
+  other steps the ``_foreach_*`` ops on one-tensor lists (on CPU those kernels are a loop of
+  the per-tensor kernels ``add_``/``neg``..., same bits; a mode sees ``_foreach_add_`` where
+  PyTorch's sees ``add_``: a deliberate difference). Bit-exact in fp32/fp64/fp16/bf16.
+- ``foreach=True``: ``_multi_tensor_sgd``, the ops over all same-dtype params at once.
+  Bit-exact with PyTorch's foreach, which differs from its for-loop in 16-bit: the in-place
+  ``_foreach_mul_(bufs, momentum)`` rounds ``momentum`` to fp16/bf16 first (measured).
 - ``fused=True``: the ``_fused_sgd_`` kernel (``minigrad/ops/fused_optim.py``), which rounds
   once per result and so differs from the for-loop by about an ulp, as in PyTorch.
 """
