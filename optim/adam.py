@@ -8,7 +8,8 @@ ops over all same-dtype params at once (``_multi_tensor_adam``; bit-exact with P
 differs from the for-loop in 16-bit: ``_foreach_mul_`` rounds ``beta2`` and AdamW's
 ``1 - lr*wd`` to fp16/bf16 first); ``fused=True`` the
 ``_fused_adam_`` / ``_fused_adamw_`` kernels of ``minigrad/ops/fused_optim.py`` (one rounding per
-result; about an ulp from the for-loop, as in PyTorch). Numerics of the for-loop / foreach
+result, so about an ulp from the for-loop, as in PyTorch; bit-exact with PyTorch's fused
+kernels in fp32, fp64, fp16 and bf16, their sqrt being correctly rounded). Numerics of the for-loop / foreach
 paths versus PyTorch 2.13 CPU (each op rounds as ``minigrad/ops/foreach_kernels.py`` states):
 
 - fp16/bf16 parameters: bit-exact.
