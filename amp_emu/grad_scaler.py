@@ -6,9 +6,11 @@ profiler sees them: ``_amp_foreach_non_finite_check_and_unscale_`` (found_inf fr
 *before* scaling; every grad multiplied by ``inv_scale`` in fp32 and rounded back to its dtype)
 and ``_amp_update_scale_`` (backoff / growth of the float32 scale, int32 growth tracker).
 
-Deliberate differences: ``device`` only names the profile ("cuda" or "cpu"): the scaler never
-disables itself for lack of a GPU, and ``update(new_scale=tensor)`` does not check the tensor's
-device. For plots it keeps ``scale_history`` (the scale after every ``update``),
+Devices as PyTorch's: the scale and growth tracker live on the device of the first output passed
+to ``scale`` and are copied to other devices where needed, found-inf flags are kept per device,
+``update(new_scale=tensor)`` asserts that the tensor is on the scaler's device type, and
+``GradScaler("cuda")`` warns and disables itself when the cuda emulation is off
+(``MINIGRAD_EMULATE_CUDA=0``), as PyTorch without CUDA. For plots it keeps ``scale_history`` (the scale after every ``update``),
 ``found_inf_history`` and ``skipped_steps`` (optimizer steps skipped for inf/nan).
 """
 from __future__ import annotations
@@ -18,13 +20,14 @@ from enum import Enum
 
 import numpy as np
 
+import warnings
+
 from minigrad import dtypes as _dt
+from minigrad.devices import CPU, emulation_enabled
 from minigrad.dispatch import dispatch, register_op
 from minigrad.tensor import Tensor
 
 __all__ = ["GradScaler", "OptState"]
-
-_DEVICE = "cpu"   # where minigrad tensors live; found_inf_per_device is keyed by it
 
 
 class OptState(Enum):
@@ -85,15 +88,17 @@ def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_
     return scale
 
 
-def _full(value, np_dtype):
-    return Tensor._make(np.array(value, dtype=np_dtype), _dt.from_numpy(np_dtype))
+def _full(value, np_dtype, device=CPU):
+    t = Tensor._make(np.array(value, dtype=np_dtype), _dt.from_numpy(np_dtype))
+    return t if device is CPU else t.to(device)
 
 
 class GradScaler:
     """Loss scaling for fp16 training (``torch.amp.GradScaler``).
 
     Args:
-        device: "cuda" or "cpu": names the profile only (see the module docstring).
+        device: "cuda" or "cpu": the device type ``update(new_scale=tensor)`` expects; "cuda"
+            disables the scaler (with PyTorch's warning) when the cuda emulation is off.
         init_scale: the initial scale (float32 storage).
         growth_factor: multiplier after ``growth_interval`` finite steps (must be > 1).
         backoff_factor: multiplier after an inf/nan step (must be < 1).
@@ -114,6 +119,10 @@ class GradScaler:
                  growth_interval=2000, enabled=True):
         self._device = device
         self._enabled = enabled
+        if device == "cuda" and enabled and not emulation_enabled():
+            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
+                          "Disabling.", stacklevel=2)
+            self._enabled = False
         self.scale_history = []
         self.found_inf_history = []
         self.skipped_steps = 0
@@ -140,9 +149,13 @@ class GradScaler:
             raise AssertionError(f"Attempted {funcname} but _growth_tracker is None.  " + fix)
         return self._scale, self._growth_tracker
 
-    def _lazy_init_scale_growth_tracker(self):
-        self._scale = _full(self._init_scale, np.float32)
-        self._growth_tracker = _full(self._init_growth_tracker, np.int32)
+    def _lazy_init_scale_growth_tracker(self, dev):
+        self._scale = _full(self._init_scale, np.float32, dev)
+        self._growth_tracker = _full(self._init_growth_tracker, np.int32, dev)
+
+    def _scale_on(self, dev):
+        """The scale on ``dev`` (a copy when the scale lives elsewhere, as PyTorch's)."""
+        return self._scale if self._scale._device is dev else self._scale.to(dev)
 
     # ------------------------------------------------------------------ scale
     def scale(self, outputs):
@@ -165,14 +178,14 @@ class GradScaler:
             return outputs
         if isinstance(outputs, Tensor):
             if self._scale is None:
-                self._lazy_init_scale_growth_tracker()
-            return dispatch("mul", outputs, self._scale)
+                self._lazy_init_scale_growth_tracker(outputs._device)
+            return dispatch("mul", outputs, self._scale_on(outputs._device))
 
         def apply_scale(val):
             if isinstance(val, Tensor):
                 if self._scale is None:
-                    self._lazy_init_scale_growth_tracker()
-                return dispatch("mul", val, self._scale)
+                    self._lazy_init_scale_growth_tracker(val._device)
+                return dispatch("mul", val, self._scale_on(val._device))
             if isinstance(val, abc.Iterable):
                 it = map(apply_scale, val)
                 return type(val)(it) if isinstance(val, (list, tuple)) else it
@@ -181,7 +194,7 @@ class GradScaler:
 
     # ------------------------------------------------------------------ unscale_
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
-        per_dtype = defaultdict(list)
+        per_device = defaultdict(lambda: defaultdict(list))
         for group in optimizer.param_groups:
             for param in group["params"]:
                 if not isinstance(param, Tensor):
@@ -192,11 +205,15 @@ class GradScaler:
                     continue
                 if not allow_fp16 and g.dtype is _dt.float16:
                     raise ValueError("Attempting to unscale FP16 gradients.")
-                per_dtype[g.dtype].append(g)
+                per_device[g._device][g.dtype].append(g)
         out = {}
-        for grads in per_dtype.values():
-            out[_DEVICE] = found_inf
-            dispatch("_amp_foreach_non_finite_check_and_unscale_", grads, found_inf, inv_scale)
+        for dev, per_dtype in per_device.items():
+            # one found_inf / inv_scale per device, copied from the scale's (PyTorch's
+            # _MultiDeviceReplicator)
+            f = out[dev] = found_inf if found_inf._device is dev else found_inf.to(dev, copy=True)
+            inv = inv_scale if inv_scale._device is dev else inv_scale.to(dev, copy=True)
+            for grads in per_dtype.values():
+                dispatch("_amp_foreach_non_finite_check_and_unscale_", grads, f, inv)
         return out
 
     def unscale_(self, optimizer):
@@ -219,8 +236,9 @@ class GradScaler:
                                "last update().")
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        inv = _full(np.float32(1.0 / np.float64(self._scale._data)), np.float32)
-        found_inf = _full(0.0, np.float32)
+        dev = self._scale._device
+        inv = _full(np.float32(1.0 / np.float64(self._scale._data)), np.float32, dev)
+        found_inf = _full(0.0, np.float32, dev)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv, found_inf, False)
         state["stage"] = OptState.UNSCALED
 
@@ -279,7 +297,8 @@ class GradScaler:
             else:
                 reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                           "torch.FloatTensor with requires_grad=False.")
-                _ = new_scale.device      # a Python int fails here, as in PyTorch
+                if new_scale.device.type != self._device:   # a Python int: AttributeError
+                    raise AssertionError(reason)
                 if new_scale.numel() != 1:
                     raise AssertionError(reason)
                 if new_scale.requires_grad is True:
@@ -294,7 +313,7 @@ class GradScaler:
                           for f in s["found_inf_per_device"].values()]
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
-            combined = _full(sum(float(f._data) for f in found_infs), np.float32)
+            combined = _full(sum(float(f._data) for f in found_infs), np.float32, scale._device)
             found = bool(combined._data)
             dispatch("_amp_update_scale_", scale, tracker, combined, self._growth_factor,
                      self._backoff_factor, self._growth_interval)

@@ -186,11 +186,14 @@ class TensorExtraOpsMixin:
     def _new_dtype(self, dtype):
         return self.dtype if dtype is None else _dt.as_dtype(dtype)
 
+    # new_* put the result on ``self``'s device unless ``device`` is given, as PyTorch
+
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                   pin_memory=False):
         """Mirrors ``torch.Tensor.new_zeros``: zeros of ``size`` with ``self``'s dtype unless
         ``dtype`` is given (the ``zeros`` op; its errors apply)."""
         return dispatch("zeros", _size_arg(size, "new_zeros"), dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
@@ -198,6 +201,7 @@ class TensorExtraOpsMixin:
         """Mirrors ``torch.Tensor.new_ones``: ones with ``self``'s dtype by default (the
         ``ones`` op)."""
         return dispatch("ones", _size_arg(size, "new_ones"), dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
@@ -205,6 +209,7 @@ class TensorExtraOpsMixin:
         """Mirrors ``torch.Tensor.new_empty``: an uninitialised tensor in PyTorch; minigrad
         zero-fills it for determinism (the ``zeros`` op)."""
         return dispatch("zeros", _size_arg(size, "new_empty"), dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -220,6 +225,7 @@ class TensorExtraOpsMixin:
             raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, "
                             f"not {type(size).__name__}")
         return dispatch("full", tuple(size), fill_value, dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
@@ -234,7 +240,9 @@ class TensorExtraOpsMixin:
         if isinstance(data, TensorExtraOpsMixin):
             _fx()._new_tensor_warning()
             data = data.detach()
-        return dispatch("tensor", data, dtype=self._new_dtype(dtype), requires_grad=requires_grad)
+        return dispatch("tensor", data, dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
+                        requires_grad=requires_grad)
 
     # ------------------------------------------------------------------ masking / splitting
     def masked_fill(self, mask, value):
