@@ -28,8 +28,10 @@ import os
 import re
 import threading
 
+from . import dtypes as _dt
+
 __all__ = ["device", "CPU", "CUDA0", "as_device", "common_device", "place", "check_available",
-           "run_on_device", "OWN_DEVICE", "LENIENT"]
+           "run_on_device", "parse_to", "OWN_DEVICE", "LENIENT"]
 
 # PyTorch's device types, in the order of its "Expected one of ..." message; the number is
 # c10::DeviceType, used (as PyTorch does) in the hash.
@@ -37,6 +39,9 @@ _TYPES = {"cpu": 0, "cuda": 1, "ipu": 18, "xpu": 12, "mkldnn": 2, "opengl": 3, "
           "ideep": 5, "hip": 6, "ve": 16, "fpga": 7, "maia": 8, "xla": 9, "lazy": 17,
           "vulkan": 10, "mps": 13, "meta": 14, "hpu": 15, "mtia": 19, "privateuseone": 20}
 _STRING_RE = re.compile(r"([A-Za-z_]+)(?::(0|[1-9][0-9]*))?")
+
+
+_NO_INDEX = object()
 
 
 class device:
@@ -62,14 +67,16 @@ class device:
 
     __slots__ = ("_type", "_index")
 
-    def __new__(cls, type_or_device=None, index=None):
+    def __new__(cls, type_or_device=None, index=_NO_INDEX):
         """Parse and validate; see the class docstring."""
+        explicit = index is not _NO_INDEX        # even None counts as given, as in PyTorch
+        index = None if index is _NO_INDEX else index
         if isinstance(type_or_device, device):
-            if index is not None:
+            if explicit:
                 raise TypeError(_overload_message(type_or_device, index))
             return type_or_device
         if isinstance(type_or_device, int) and not isinstance(type_or_device, bool) \
-                and index is None:
+                and not explicit:
             type_or_device, index = "cuda", type_or_device
         if not isinstance(type_or_device, str):
             raise TypeError(_overload_message(type_or_device, index))
@@ -77,7 +84,7 @@ class device:
             raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
                             f"{type(index).__name__}")
         dtype_str, parsed = _parse(type_or_device)
-        if parsed is not None and index is not None:
+        if parsed is not None and explicit:
             raise RuntimeError("type (string) must not include an index because index was passed "
                                f"explicitly: {type_or_device}")
         idx = parsed if parsed is not None else index
@@ -237,7 +244,8 @@ def run_on_device(op_name, fn, args, kwargs):
     if op_name in OWN_DEVICE:
         return fn(*args, **kwargs)
     d = depth
-    dev = common_device(args, kwargs, strict=d.n == 0 and op_name not in LENIENT)
+    dev = common_device(args, kwargs, strict=d.n == 0 and op_name not in LENIENT,
+                        inplace=op_name[-1] == "_")
     d.n += 1
     try:
         out = fn(*args, **kwargs)
@@ -248,12 +256,13 @@ def run_on_device(op_name, fn, args, kwargs):
     return out
 
 
-def common_device(args, kwargs, strict=True):
+def common_device(args, kwargs, strict=True, inplace=False):
     """The device an op on ``args``/``kwargs`` runs on, with PyTorch's same-device rule.
 
     The first non-cpu device among the tensor arguments (also inside lists/tuples) wins; every
     other tensor must be on it, except 0-dim cpu tensors, which mix freely (PyTorch's cpu
-    scalars).
+    scalars), unless it is the output of an in-place op (``inplace``: the first argument).
+    With ``strict`` False the device is found without the check.
 
     Raises:
         RuntimeError: "Expected all tensors to be on the same device, but found at least two
@@ -272,9 +281,10 @@ def common_device(args, kwargs, strict=True):
             break
     if common is CPU or not strict:
         return common
+    out = tensors[0] if inplace else None
     for t in tensors:
         d = t._device
-        if d is not common and not (d is CPU and t._data.ndim == 0):
+        if d is not common and not (d is CPU and t._data.ndim == 0 and t is not out):
             _mixed(common, d)
     return common
 
@@ -282,10 +292,57 @@ def common_device(args, kwargs, strict=True):
 def place(out, dev, args):
     """Put the tensors in ``out`` (a Tensor or a tuple) and their graph nodes on ``dev``;
     outputs that are inputs (in-place ops return ``self``) keep their own device."""
-    for o in (out if type(out) in (tuple, list) else (out,)):
+    for o in (out if isinstance(out, (tuple, list)) else (out,)):
         if hasattr(o, "_device") and o._device is not dev and not any(o is a for a in args):
             o._device = dev
             node = o.grad_fn
             if node is not None and node._device is not dev:
                 node._device = dev
     return out
+
+
+_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def parse_to(args, kwargs):
+    """Parse ``Tensor.to``'s (and ``Module.to``'s) overloads into (device or None, dtype or
+    None, copy), as PyTorch's ``_parse_to``.
+
+    Raises:
+        TypeError: PyTorch's "to() received an invalid combination of arguments" message.
+    """
+    if set(kwargs) - set(_TO_KEYWORDS):
+        _bad_to(args, kwargs)
+    dev, dtype = kwargs.get("device"), kwargs.get("dtype")
+    copy = bool(kwargs.get("copy", False))
+    rest = list(args)
+    if rest and hasattr(rest[0], "_device"):      # a Tensor
+        other = rest.pop(0)
+        dev, dtype = other._device, other.dtype
+    elif rest and isinstance(rest[0], _dt.DType):
+        dtype = rest.pop(0)
+    elif rest and (isinstance(rest[0], (str, device)) or
+                   (isinstance(rest[0], int) and not isinstance(rest[0], bool))):
+        dev = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], _dt.DType)):
+            dtype = rest.pop(0)
+    elif rest and rest[0] is None:
+        rest.pop(0)
+    if rest and isinstance(rest[0], bool):       # non_blocking
+        rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        copy = rest.pop(0)
+    if rest:
+        _bad_to(args, kwargs)
+    return dev, dtype, copy
+
+
+def _bad_to(args, kwargs):
+    pos = ", ".join(type(a).__name__ for a in args)
+    kw = "".join(f"{k}={type(v).__name__}, " for k, v in kwargs.items())
+    raise TypeError(f"to() received an invalid combination of arguments - got ({pos}"
+                    f"{', ' if pos and kw else ''}{kw}), but expected one of:\n"
+                    " * (minigrad.dtype dtype, bool non_blocking = False, bool copy = False)\n"
+                    " * (minigrad.device device = None, minigrad.dtype dtype = None, "
+                    "bool non_blocking = False, bool copy = False)\n"
+                    " * (Tensor tensor, bool non_blocking = False, bool copy = False)\n")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
-from .devices import CPU, as_device, device as _Device, state as _dev_state
+from .devices import CPU, as_device, parse_to, state as _dev_state
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
 
@@ -497,7 +497,7 @@ class Tensor(TensorOpsMixin):
             RuntimeError / AssertionError: the errors of ``minigrad.device`` for a bad device
                 (e.g. cuda with ``MINIGRAD_EMULATE_CUDA=0``).
         """
-        device, dtype, copy = _to_args(args, kwargs)
+        device, dtype, copy = parse_to(args, kwargs)
         dev = as_device(device) if device is not None else self._device
         dt = self.dtype if dtype is None else _dt.as_dtype(dtype)
         if dt is self.dtype and dev is self._device and not copy:
@@ -589,39 +589,6 @@ def _rebuild(arr, dtype_name, requires_grad, device="cpu"):
 def _host_only(t):
     raise TypeError(f"can't convert {t._device} device type tensor to numpy. Use Tensor.cpu() "
                     "to copy the tensor to host memory first.")
-
-
-_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
-
-
-def _to_args(args, kwargs):
-    """Parse ``Tensor.to``'s overloads into (device or None, dtype or None, copy)."""
-    bad = sorted(set(kwargs) - set(_TO_KEYWORDS))
-    if bad:
-        raise TypeError(f"to() got an unexpected keyword argument '{bad[0]}'")
-    device, dtype = kwargs.get("device"), kwargs.get("dtype")
-    copy = bool(kwargs.get("copy", False))
-    rest = list(args)
-    if rest and isinstance(rest[0], Tensor):
-        other = rest.pop(0)
-        device, dtype = other._device, other.dtype
-    elif rest and isinstance(rest[0], _dt.DType):
-        dtype = rest.pop(0)
-    elif rest and (isinstance(rest[0], (str, _Device)) or
-                   (isinstance(rest[0], int) and not isinstance(rest[0], bool))):
-        device = rest.pop(0)
-        if rest and (rest[0] is None or isinstance(rest[0], _dt.DType)):
-            dtype = rest.pop(0)
-    elif rest and rest[0] is None:
-        rest.pop(0)
-    if rest and isinstance(rest[0], bool):       # non_blocking
-        rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        copy = rest.pop(0)
-    if rest:
-        raise TypeError(f"to() received an invalid combination of arguments - got "
-                        f"({', '.join(type(a).__name__ for a in args)})")
-    return device, dtype, copy
 
 
 def _bind():

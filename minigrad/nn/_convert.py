@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
-from ..devices import as_device
-from ..tensor import _to_args
+from ..devices import as_device, parse_to
 
 
 class _ConvertMixin:
@@ -47,7 +46,7 @@ class _ConvertMixin:
                 complex dtypes, but got desired dtype=minigrad.int64").
             AssertionError / RuntimeError: the errors of ``minigrad.device`` for a bad device.
         """
-        device, dtype, _ = _to_args(args, kwargs)
+        device, dtype, _ = parse_to(args, kwargs)
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
             if not dtype.is_floating_point:
