@@ -24,6 +24,7 @@ device of their inputs, without the check: their helper tensors (masks, constant
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
@@ -31,7 +32,8 @@ import threading
 from . import dtypes as _dt
 
 __all__ = ["device", "CPU", "CUDA0", "as_device", "common_device", "place", "check_available",
-           "run_on_device", "parse_to", "OWN_DEVICE", "LENIENT"]
+           "run_on_device", "parse_to", "map_location", "restore_device", "OWN_DEVICE",
+           "LENIENT"]
 
 # PyTorch's device types, in the order of its "Expected one of ..." message; the number is
 # c10::DeviceType, used (as PyTorch does) in the hash.
@@ -346,3 +348,40 @@ def _bad_to(args, kwargs):
                     " * (minigrad.device device = None, minigrad.dtype dtype = None, "
                     "bool non_blocking = False, bool copy = False)\n"
                     " * (Tensor tensor, bool non_blocking = False, bool copy = False)\n")
+
+
+class _LoadMap(threading.local):
+    def __init__(self):
+        self.map = None
+
+
+_load_map = _LoadMap()
+
+
+@contextlib.contextmanager
+def map_location(location):
+    """While ``minigrad.load`` unpickles: where saved tensors go (``torch.load``'s
+    ``map_location``: a device or string for all, or a dict from saved to wanted device strings;
+    a callable is not supported and leaves tensors where they were saved)."""
+    prev = _load_map.map
+    _load_map.map = location
+    try:
+        yield
+    finally:
+        _load_map.map = prev
+
+
+def restore_device(saved: str):
+    """The device a tensor saved on ``saved`` ("cpu", "cuda:0") is rebuilt on.
+
+    Raises:
+        AssertionError: a cuda tensor with the emulation off (as PyTorch without CUDA).
+    """
+    m = _load_map.map
+    if isinstance(m, dict):
+        target = m.get(saved, saved)
+    elif isinstance(m, (str, device)):
+        target = m
+    else:
+        target = saved
+    return as_device(target)

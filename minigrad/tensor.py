@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
-from .devices import CPU, as_device, parse_to, state as _dev_state
+from .devices import CPU, as_device, parse_to, restore_device
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
 
@@ -580,9 +580,9 @@ def _wrap_dim(dim, ndim):
 def _rebuild(arr, dtype_name, requires_grad, device="cpu"):
     t = Tensor._make(arr, _dt.as_dtype(dtype_name))
     t._requires_grad = requires_grad
-    if device != "cpu":
-        t._device = as_device(device)
-        _dev_state.cuda_seen = True
+    dev = restore_device(device)
+    if dev is not CPU:
+        t._device = dev
     return t
 
 

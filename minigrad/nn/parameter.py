@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..devices import as_device
+from ..devices import restore_device
 from ..tensor import Tensor
 
 __all__ = ["Parameter", "typename"]
@@ -66,8 +66,9 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(arr, dtype_name, requires_grad, device="cpu"):
     p = Parameter._make(arr, _dt.as_dtype(dtype_name), requires_grad)
-    if device != "cpu":
-        p._device = as_device(device)
+    dev = restore_device(device)
+    if dev is not p._device:
+        p._device = dev
     return p
 
 

@@ -333,3 +333,18 @@ def test_emulation_off_behaves_like_cpu_only_torch(monkeypatch):
               lambda lib: lib.ones(2).to("cuda"), lambda lib: lib.cuda.current_device(),
               lambda lib: lib.nn.Linear(2, 2).cuda()):
         same_error(lambda: f(mg), lambda: f(torch))
+
+
+def test_save_load_keeps_devices_and_honours_map_location(tmp_path, monkeypatch):
+    m = nn.Linear(2, 2).cuda()
+    path = tmp_path / "ckpt.pt"
+    mg.save({"sd": m.state_dict(), "p": m.weight}, path)
+    for loc, want in ((None, CUDA), ("cpu", mg.device("cpu")), ({"cuda:0": "cpu"},
+                                                                mg.device("cpu")),
+                      (mg.device("cuda"), CUDA)):
+        got = mg.load(path, map_location=loc)
+        assert got["sd"]["weight"].device == want and got["p"].device == want
+    monkeypatch.setenv("MINIGRAD_EMULATE_CUDA", "0")     # a cuda checkpoint on a CPU-only box
+    with pytest.raises(AssertionError, match="not compiled with CUDA"):
+        mg.load(path)
+    assert mg.load(path, map_location="cpu")["p"].device == mg.device("cpu")
