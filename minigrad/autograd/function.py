@@ -14,12 +14,12 @@ import itertools
 import weakref
 
 from ..devices import CPU
+from ..tensor import Tensor
 from .grad_mode import _grad_state
 
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor"]
 
 _seq = itertools.count()
-Tensor = None   # bound by minigrad.tensor at import (avoids a per-call import)
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "

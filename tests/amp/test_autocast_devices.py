@@ -133,3 +133,40 @@ def test_emulation_off_disables_cuda_autocast_and_scaler_like_cpu_only_torch(mon
             "CUDA is not available or torch_xla is imported. Disabling autocast.",
             "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling."]
         assert a._enabled is False and s.is_enabled() is False
+
+
+def _amp_run(device, opt_name, kw):
+    mg.manual_seed(0)
+    model = mg.nn.Sequential(mg.nn.Linear(5, 7), mg.nn.ReLU(), mg.nn.Linear(7, 3)).to(device)
+    make = {"sgd": lambda p: mg.optim.SGD(p, lr=0.1, momentum=0.9, **kw),
+            "adam": lambda p: mg.optim.Adam(p, lr=1e-2, **kw),
+            "adamw": lambda p: mg.optim.AdamW(p, lr=1e-2, amsgrad=True, **kw)}[opt_name]
+    opt, scaler = make(model.parameters()), GradScaler(device, init_scale=2.0 ** 8)
+    x, y = mg.randn(6, 5, device=device), mg.randint(0, 3, (6,), device=device)
+    for _ in range(3):
+        with autocast(device, dtype=mg.float16):
+            loss = mg.nn.functional.cross_entropy(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        mg.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad()
+    state = [v for s in opt.state.values() for v in s.values() if isinstance(v, mg.Tensor)]
+    return list(model.parameters()), state, scaler
+
+
+@pytest.mark.parametrize("opt_name", ["sgd", "adam", "adamw"])
+@pytest.mark.parametrize("kw", [{"foreach": False}, {"foreach": True}, {"fused": True}],
+                         ids=["for-loop", "foreach", "fused"])
+def test_an_amp_step_on_cuda_is_bit_identical_to_cpu_and_stays_on_cuda(opt_name, kw):
+    """Same kernels on both devices: only the device (and the policy table: the linear layers
+    run in fp16 on both, cross_entropy in fp32) differs."""
+    pc, sc, _ = _amp_run("cpu", opt_name, kw)
+    pg, sg, scaler = _amp_run("cuda", opt_name, kw)
+    assert all(p.device == mg.device("cuda:0") for p in pg)
+    assert scaler._scale.device == mg.device("cuda:0")
+    for a, b in zip(pc + sc, pg + sg):
+        if b.ndim:                      # PyTorch keeps non-fused Adam step counters on the cpu
+            assert b.device == mg.device("cuda:0")
+        assert a.tolist() == b.tolist()
