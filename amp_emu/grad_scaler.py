@@ -51,7 +51,8 @@ class GradScaler:
     """Loss scaling for fp16 training (``torch.amp.GradScaler``).
 
     Args:
-        device: "cuda" or "cpu": names the profile only (see the module docstring).
+        device: "cuda" or "cpu": the device type ``update(new_scale=tensor)`` expects; "cuda"
+            disables the scaler (with PyTorch's warning) when the cuda emulation is off.
         init_scale: the initial scale (float32 storage).
         growth_factor: multiplier after ``growth_interval`` finite steps (must be > 1).
         backoff_factor: multiplier after an inf/nan step (must be < 1).

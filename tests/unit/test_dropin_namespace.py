@@ -139,3 +139,19 @@ def test_cuda_script_with_emulation_off_prints_what_pytorch_cpu_prints():
         sa, sb = a.split(), b.split()
         assert sa[:2] == sb[:2] and sa[3:] == sb[3:], (a, b)        # dtype, scale, lr
         assert abs(float(sa[2]) - float(sb[2])) <= 2e-2 * abs(float(sb[2])), (a, b)  # bf16 loss
+
+
+def test_train_digits_on_the_emulated_cuda_device_prints_the_cpu_numbers():
+    """The same kernels on both devices, and both autocast tables run this MLP's linear layers
+    in low precision and its loss in fp32: every printed number but the time agrees."""
+    def table(device):
+        r = subprocess.run([sys.executable, "examples/train_digits.py", "--epochs", "1",
+                            "--no-progress", "--device-type", device], capture_output=True,
+                           text=True, env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        rows = [line.split()[:-1] for line in r.stdout.splitlines()
+                if line.startswith("minigrad ")]
+        assert len(rows) == 3
+        return rows
+    assert table("cuda") == table("cpu")
