@@ -163,7 +163,8 @@ class Adam(Optimizer):
         for p in params:
             st = self.state[p]
             if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0, fused=how == "fused")
+                st["step"] = _scalar_tensor(0.0, fused=how == "fused",
+                                            device=p.device if how == "fused" else None)
                 st["exp_avg"] = dispatch("zeros_like", p)
                 st["exp_avg_sq"] = dispatch("zeros_like", p)
                 if hp["amsgrad"]:
@@ -250,8 +251,9 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True
 
 
-def _scalar_tensor(value: float, fused: bool = False) -> Tensor:
+def _scalar_tensor(value: float, fused: bool = False, device=None) -> Tensor:
     """A 0-dim step counter (``torch.tensor(value, dtype=_get_scalar_dtype(is_fused))``):
-    float32, or float64 when the default dtype is float64 and the step is not fused."""
+    float32, or float64 when the default dtype is float64 and the step is not fused; on the cpu,
+    or on the parameter's ``device`` for the fused kernel (as PyTorch)."""
     d = _dt.float64 if _dt.get_default_dtype() is _dt.float64 and not fused else _dt.float32
-    return dispatch("full", (), value, dtype=d)
+    return dispatch("full", (), value, dtype=d, device=device)
