@@ -138,16 +138,14 @@ def parallel_chunks(n: int, grain: int = GRAIN_SIZE):
 
 
 # --------------------------------------------------------------------------------- the recipes
-def loop_step(dtype):
+def loop_step(dtype) -> int:
     """Elements one iteration of TensorIterator's vectorised loop covers for ``dtype``
     (``cpu_kernel_vec``: two ``Vectorized`` registers); the rest of a row is the scalar tail.
 
-    Measured against torch 2.13: fp32 32 (AVX512) / 16 (AVX2); fp16/bf16 binary kernels 32 on
-    both. The DEFAULT build has no vector body worth the name (``None``: recipes treat every
-    element alike, see their callers).
+    Measured against torch 2.13 (AVX2 and DEFAULT here; AVX512 in the facts sheet): fp64
+    ``2 * lanes`` (8 with AVX2), fp32 ``2 * lanes`` (32 AVX512, 16 AVX2), fp16/bf16 32 on all.
+    Kernels whose DEFAULT build rounds differently inside the body say so where they use it.
     """
-    if CPU_CAPABILITY == "DEFAULT":
-        return None
     if getattr(dtype, "itemsize", 4) == 2:
         return 32
     return 2 * lanes(dtype)

@@ -77,7 +77,8 @@ def sum_(input, dim=None, keepdim=False, *, dtype=None):
 @register_op("sum_to_size")
 class SumToSize(Function):
     """``sum_to_size(input, size)``: sum the broadcast dims away so the result has ``size``
-    (``Tensor.sum_to_size``); the engine uses it to reduce broadcast gradients.
+    (``Tensor.sum_to_size``); the engine uses it to reduce broadcast gradients. When a dim is
+    summed, integer and bool inputs give int64 (as ``sum``); otherwise the input's dtype.
 
     Raises:
         RuntimeError: when ``input`` is not expandable from ``size``.
@@ -97,11 +98,12 @@ class SumToSize(Function):
         ctx.in_shape = shape
         if not axes:
             return Tensor._make(input._data.copy(), input.dtype)
-        a = opmath(input, input.dtype)
+        rt = _sum_dtype(input, None)      # a real sum: integer and bool inputs give int64
+        a = opmath(input, rt)
         out = np.add.reduce(a, axis=axes, keepdims=True)
         if lead:
             out = out.reshape(size)
-        return wrap(out, input.dtype)
+        return wrap(out, rt)
 
     @staticmethod
     def backward(ctx, grad):

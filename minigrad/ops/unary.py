@@ -19,7 +19,7 @@ from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._binary import _r16, arr, check_binary, scalar_in, tail_mask
-from ._util import scalar_add, wrap
+from ._util import check_scalar, scalar_add, wrap
 
 
 def _check_tensor(x, op):
@@ -244,9 +244,8 @@ def _pow_scalar_kernel(input, exponent, rt):
         a64 = a.astype(np.float64)
         out = np.power(a64, e)
         ed = float(exponent)
-        step = _nx.loop_step(rt)
-        if ed != e and step is not None:
-            mask = tail_mask(a.shape, (a.shape,), step)
+        if ed != e and _nx.CPU_CAPABILITY != "DEFAULT":     # DEFAULT: fp32 exponent throughout
+            mask = tail_mask(a.shape, (a.shape,), _nx.loop_step(rt))
             if mask is not None and mask.any():
                 out = np.where(mask, np.power(a64, ed), out)
         return out
@@ -279,6 +278,8 @@ class Pow(Function):
     def forward(ctx, input, exponent):
         check_binary(input, exponent, "pow")
         rt = _dt.result_type(input, exponent)
+        if rt in (_dt.float16, _dt.bfloat16):     # the exponent is converted to the 16-bit type
+            check_scalar(exponent, rt)
         ctx.exponent = exponent
         ctx.save_for_backward(input)
         return wrap(_pow_scalar_kernel(input, exponent, rt), rt)
@@ -287,7 +288,9 @@ class Pow(Function):
     def backward(ctx, grad):
         (input,) = ctx.saved_tensors
         e = ctx.exponent
-        if e == 0:
+        # PyTorch's pow_backward shortcut (exponent.equal(0.0)) is false for a bool False, so
+        # x ** False still gets 0 * x**-1 (nan at 0)
+        if e == 0 and not isinstance(e, (bool, np.bool_)):
             return dispatch("zeros_like", input)
         e = float(e)
         return dispatch("mul", grad, dispatch("mul", dispatch("pow", input, e - 1), e))
