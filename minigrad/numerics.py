@@ -71,8 +71,11 @@ HAS_FMA = CPU_CAPABILITY != "DEFAULT"
 
 def lanes(dtype) -> int:
     """``Vectorized<T>::size()`` for ``dtype`` (a minigrad dtype, NumPy dtype or item size)."""
-    size = dtype if isinstance(dtype, int) else getattr(dtype, "itemsize", None)
-    if size is None:
+    if isinstance(dtype, int):
+        size = dtype
+    elif hasattr(dtype, "is_floating_point"):        # a minigrad dtype
+        size = dtype.itemsize
+    else:
         size = np.dtype(dtype).itemsize
     return VECTOR_BYTES // size
 
@@ -195,8 +198,9 @@ def reduce_all(x, y=None):
     with ``y``, ``vec::map2_reduce_all(x*y, +)``, the sum of the products.
 
     ATen loads ``L = lanes(dtype)`` elements at a time and adds them lane-wise; a partial last
-    load adds into the first lanes only (for fp32 products that add is fused into an fma by the
-    compiler; fp64 is not: both measured bit-exact on AVX2 and DEFAULT). The ``L`` lane sums are then combined: fp32 with AVX2/AVX512
+    load adds into the first lanes only (for fp32 products that add is fused into an fma, but
+    only when torch runs on one thread, and never for fp64: measured bit-exact on AVX2 and
+    DEFAULT with 1, 2 and 3 threads). The ``L`` lane sums are then combined: fp32 with AVX2/AVX512
     by a butterfly (lane ``i`` plus lane ``i ^ L/2``, then ``i ^ L/4``, ... 1), anything else by
     the slow path, ``((l0 + l1) + l2) + ...``. A row shorter than ``L`` is summed left to right.
     The result differs from NumPy's pairwise sum in the last bits.
@@ -215,7 +219,7 @@ def reduce_all(x, y=None):
     for d in range(L, full, L):
         acc += p[..., d:d + L]
     if full < n:
-        if y is not None and x.dtype == np.float32:
+        if y is not None and x.dtype == np.float32 and _threads[0] == 1:
             acc[..., :n - full] = fma32(x[..., full:], y[..., full:], acc[..., :n - full])
         else:
             acc[..., :n - full] += p[..., full:]
