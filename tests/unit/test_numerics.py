@@ -163,3 +163,22 @@ def test_recipes_follow_aten_cpu_capability(cap):
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "BAD []" in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_16bit_full_sum_rounds_each_threads_part(threads, dt):
+    old = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(threads)
+        with nx.num_threads(threads):
+            for shape in ((40000,), (100001,), (300, 400), (20000,)):
+                for _ in range(4):
+                    a = rng.standard_normal(shape).astype(np.float32)
+                    t, m = torch.tensor(a).to(getattr(torch, dt)), mg.tensor(a, dtype=getattr(mg, dt))
+                    assert t.sum().float().item() == m.sum().float().item()
+                    assert t.sum((0,), keepdim=True).float().tolist() == \
+                        m.sum((0,), keepdim=True).float().tolist() or len(shape) > 1
+    finally:
+        torch.set_num_threads(old)
