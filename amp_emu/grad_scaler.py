@@ -1,10 +1,15 @@
 """``GradScaler``: dynamic loss scaling (mirrors ``torch.amp.GradScaler``).
 
 Same API, defaults, per-optimizer state machine, arithmetic and error messages as PyTorch 2.13
-(facts §3). The two kernels PyTorch runs are registered as minigrad ops of the same names, so a
-profiler sees them: ``_amp_foreach_non_finite_check_and_unscale_`` (found_inf from the values
-*before* scaling; every grad multiplied by ``inv_scale`` in fp32 and rounded back to its dtype)
-and ``_amp_update_scale_`` (backoff / growth of the float32 scale, int32 growth tracker).
+(facts §3). Every read and write of the scale, the growth tracker, the found-inf flags and the
+gradients is a dispatched op, as in PyTorch, so a mode sees the whole of it: the two aten
+kernels of ``minigrad/ops/amp_kernels.py`` (``_amp_foreach_non_finite_check_and_unscale_``:
+found_inf from the values *before* scaling, every grad multiplied by ``inv_scale`` in fp32 and
+rounded back to its dtype; ``_amp_update_scale_``: backoff / growth of the float32 scale, int32
+growth tracker), ``full`` / ``fill_`` / ``copy_`` / ``add_`` / ``reciprocal`` / ``_to_copy``, and
+``.item()`` (``_local_scalar_dense``). An optimizer with ``_step_supports_amp_scaling`` (``fused=
+True``) gets ``grad_scale`` / ``found_inf`` and unscales and skips inside its kernel, as in
+PyTorch.
 
 Deliberate differences: ``device`` only names the profile ("cuda" or "cpu"): the scaler never
 disables itself for lack of a GPU, and ``update(new_scale=tensor)`` does not check the tensor's
@@ -16,10 +21,9 @@ from __future__ import annotations
 from collections import abc, defaultdict
 from enum import Enum
 
-import numpy as np
 
 from minigrad import dtypes as _dt
-from minigrad.dispatch import dispatch, register_op
+from minigrad.dispatch import dispatch
 from minigrad.tensor import Tensor
 
 __all__ = ["GradScaler", "OptState"]
@@ -37,56 +41,9 @@ def _refresh_per_optimizer_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
 
 
-@register_op("_amp_foreach_non_finite_check_and_unscale_")
-def _amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale):
-    """In place: ``found_inf = 1`` if any grad has inf/nan (checked before scaling); every grad
-    ``*= inv_scale`` computed in opmath (fp32 for 16-bit grads) and rounded to its dtype; no
-    multiply when ``inv_scale == 1`` (``torch._amp_foreach_non_finite_check_and_unscale_``)."""
-    inv = np.float32(inv_scale._data)
-    for g in grads:
-        a = g._data
-        if a.dtype == np.float32 or a.dtype == np.float64:
-            if not np.isfinite(a).all():
-                found_inf._data[...] = 1.0
-            if inv != 1.0:
-                np.multiply(a, a.dtype.type(inv), out=a)
-        else:
-            f = a.astype(np.float32)
-            if not np.isfinite(f).all():
-                found_inf._data[...] = 1.0
-            if inv != 1.0:
-                f *= inv
-                a[...] = f.astype(a.dtype)
-        g._bump()
-    found_inf._bump()
-
-
-@register_op("_amp_update_scale_")
-def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor,
-                       growth_interval):
-    """In place: PyTorch's ``_amp_update_scale_`` CPU kernel. Backoff (``scale * backoff`` in
-    double, stored as float32; tracker 0) when ``found_inf``; otherwise the tracker counts up and
-    at ``growth_interval`` the scale grows (only if the float32 result is finite), tracker 0."""
-    s = float(scale._data)
-    if float(found_inf._data):
-        scale._data[...] = np.float32(s * backoff_factor)
-        growth_tracker._data[...] = 0
-    else:
-        successful = int(growth_tracker._data) + 1
-        if successful == growth_interval:
-            new = np.float32(s * growth_factor)
-            if np.isfinite(new):
-                scale._data[...] = new
-            growth_tracker._data[...] = 0
-        else:
-            growth_tracker._data[...] = np.int32(successful)
-    scale._bump()
-    growth_tracker._bump()
-    return scale
-
-
-def _full(value, np_dtype):
-    return Tensor._make(np.array(value, dtype=np_dtype), _dt.from_numpy(np_dtype))
+def _full(value, dtype):
+    """``torch.full((), value, dtype=dtype)``: a dispatched 0-dim tensor."""
+    return dispatch("full", (), value, dtype=dtype)
 
 
 class GradScaler:
@@ -141,8 +98,8 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self):
-        self._scale = _full(self._init_scale, np.float32)
-        self._growth_tracker = _full(self._init_growth_tracker, np.int32)
+        self._scale = _full(self._init_scale, _dt.float32)
+        self._growth_tracker = _full(self._init_growth_tracker, _dt.int32)
 
     # ------------------------------------------------------------------ scale
     def scale(self, outputs):
@@ -219,8 +176,9 @@ class GradScaler:
                                "last update().")
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        inv = _full(np.float32(1.0 / np.float64(self._scale._data)), np.float32)
-        found_inf = _full(0.0, np.float32)
+        scale64 = dispatch("_to_copy", self._scale, dtype=_dt.float64)
+        inv = dispatch("_to_copy", dispatch("reciprocal", scale64), dtype=_dt.float32)
+        found_inf = _full(0.0, _dt.float32)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv, found_inf, False)
         state["stage"] = OptState.UNSCALED
 
@@ -249,6 +207,8 @@ class GradScaler:
             raise RuntimeError("step() has already been called since the last update().")
         if state["stage"] is OptState.READY:
             self.unscale_(optimizer)
+        if getattr(optimizer, "_step_supports_amp_scaling", False):
+            return self._step_in_kernel(optimizer, state, args, kwargs)
         if len(state["found_inf_per_device"]) == 0:
             raise AssertionError("No inf checks were recorded for this optimizer.")
         retval = None
@@ -257,6 +217,38 @@ class GradScaler:
         else:
             self.skipped_steps += 1
         state["stage"] = OptState.STEPPED
+        return retval
+
+    def _check_inf_per_device(self, optimizer):
+        """Record found_inf for ``optimizer``'s grads without unscaling them (inv_scale 1)."""
+        self._check_scale_growth_tracker("_check_inf_per_device")
+        dummy_inv_scale = _full(1.0, _dt.float32)
+        found_inf = _full(0.0, _dt.float32)
+        state = self._per_optimizer_states[id(optimizer)]
+        state["found_inf_per_device"] = self._unscale_grads_(optimizer, dummy_inv_scale,
+                                                             found_inf, True)
+        return state["found_inf_per_device"]
+
+    def _step_in_kernel(self, optimizer, state, args, kwargs):
+        """PyTorch's branch for optimizers that unscale and skip inside their step kernel
+        (``fused=True``): they get ``optimizer.grad_scale`` (None when already unscaled) and
+        ``optimizer.found_inf`` for the duration of the step."""
+        if state["stage"] is OptState.READY:
+            self._check_inf_per_device(optimizer)
+        found_inf = sum(state["found_inf_per_device"].values())
+        optimizer.grad_scale = (getattr(optimizer, "grad_scale", None)
+                                if state["stage"] is OptState.UNSCALED
+                                else dispatch("mul", self._scale,
+                                              getattr(optimizer, "grad_scale", 1)))
+        optimizer.found_inf = found_inf
+        try:
+            retval = optimizer.step(*args, **kwargs)
+        finally:
+            del optimizer.grad_scale
+            del optimizer.found_inf
+        state["stage"] = OptState.STEPPED
+        if found_inf.item():
+            self.skipped_steps += 1
         return retval
 
     def update(self, new_scale=None):
@@ -275,7 +267,7 @@ class GradScaler:
         found = False
         if new_scale is not None:
             if isinstance(new_scale, float):
-                scale._data[...] = np.float32(new_scale)
+                dispatch("fill_", scale, new_scale)
             else:
                 reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                           "torch.FloatTensor with requires_grad=False.")
@@ -284,21 +276,19 @@ class GradScaler:
                     raise AssertionError(reason)
                 if new_scale.requires_grad is True:
                     raise AssertionError(reason)
-                if new_scale.ndim > 0:     # PyTorch's copy_ into the 0-dim scale
-                    raise RuntimeError("output with shape [] doesn't match the broadcast shape "
-                                       f"{list(new_scale.shape)}")
-                scale._data[...] = np.float32(new_scale._data)
-            scale._bump()
+                dispatch("copy_", scale, new_scale)   # a 1-D one-element tensor fails here
         else:
             found_infs = [f for s in self._per_optimizer_states.values()
                           for f in s["found_inf_per_device"].values()]
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
-            combined = _full(sum(float(f._data) for f in found_infs), np.float32)
-            found = bool(combined._data)
+            combined = found_infs[0]      # summed in place into the first flag, as PyTorch
+            for f in found_infs[1:]:
+                dispatch("add_", combined, f)
+            found = bool(combined.item())
             dispatch("_amp_update_scale_", scale, tracker, combined, self._growth_factor,
                      self._backoff_factor, self._growth_interval)
-        self.scale_history.append(float(scale._data))
+        self.scale_history.append(scale.item())
         self.found_inf_history.append(found)
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
@@ -307,7 +297,7 @@ class GradScaler:
         """The current scale as a Python float (``init_scale`` before the first ``scale()``;
         1.0 when disabled)."""
         if self._enabled:
-            return self._init_scale if self._scale is None else float(self._scale._data)
+            return self._init_scale if self._scale is None else self._scale.item()
         return 1.0
 
     def get_growth_factor(self):
@@ -337,7 +327,7 @@ class GradScaler:
     def _get_growth_tracker(self):
         if self._enabled:
             return self._init_growth_tracker if self._growth_tracker is None \
-                else int(self._growth_tracker._data)
+                else self._growth_tracker.item()
         return 0
 
     def is_enabled(self) -> bool:
@@ -367,13 +357,13 @@ class GradScaler:
                                "from a disabled instance of GradScaler.")
         self._init_scale = state_dict["scale"]
         if self._scale is not None:
-            self._scale._data[...] = np.float32(state_dict["scale"])
+            dispatch("fill_", self._scale, state_dict["scale"])
         self._growth_factor = state_dict["growth_factor"]
         self._backoff_factor = state_dict["backoff_factor"]
         self._growth_interval = state_dict["growth_interval"]
         self._init_growth_tracker = state_dict["_growth_tracker"]
         if self._growth_tracker is not None:
-            self._growth_tracker._data[...] = np.int32(state_dict["_growth_tracker"])
+            dispatch("fill_", self._growth_tracker, state_dict["_growth_tracker"])
 
     def __getstate__(self):
         state = self.__dict__.copy()

@@ -29,7 +29,7 @@ from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, fl
 from .tensor import Tensor, Size
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                                  set_grad_enabled)
-from .dispatch import dispatch
+from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from . import ops as _ops  # registers every op
 from .ops.factory import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like,
@@ -43,8 +43,20 @@ from . import linalg  # noqa: E402
 from . import nn
 from . import serialization
 from .serialization import save, load
-from ._functional import *  # noqa: F401,F403  (torch.add, torch.exp, ... as functions)
-from ._functional import __all__ as _fn_all
+# torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
+from ._functional.pointwise import *  # noqa: F401,F403,E402
+from ._functional.bitwise import *  # noqa: F401,F403,E402
+from ._functional.comparison import *  # noqa: F401,F403,E402
+from ._functional.reduction import *  # noqa: F401,F403,E402
+from ._functional.matmul import *  # noqa: F401,F403,E402
+from ._functional.shape import *  # noqa: F401,F403,E402
+from ._functional.joining import *  # noqa: F401,F403,E402
+from ._functional.selection import *  # noqa: F401,F403,E402
+from ._functional.softmax import *  # noqa: F401,F403,E402
+from ._functional.tensors import *  # noqa: F401,F403,E402
+from ._functional import FAMILIES as _FAMILIES  # noqa: E402
+
+_fn_all = [name for family in _FAMILIES for name in family.__all__]
 
 bool = bool_
 

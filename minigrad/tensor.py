@@ -271,20 +271,13 @@ class Tensor(TensorOpsMixin):
         return a if dtype is None else a.astype(dtype)
 
     def item(self):
-        """The value of a one-element tensor as a Python number.
+        """The value of a one-element tensor as a Python number: the dispatched
+        ``_local_scalar_dense`` op (``Tensor.item``).
 
         Raises:
             RuntimeError: when the tensor has more or fewer than one element.
         """
-        if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
-                               "to Scalar")
-        v = self._data.reshape(())[()]
-        if self.dtype is _dt.bool_:
-            return bool(v)
-        if self.dtype.is_floating_point:
-            return float(v)
-        return int(v)
+        return dispatch("_local_scalar_dense", self)
 
     def tolist(self):
         """Nested Python lists of Python numbers (a number for 0-dim)."""
@@ -532,6 +525,7 @@ class Tensor(TensorOpsMixin):
         """Mirrors ``torch.Tensor.clone``: the ``clone`` op (its errors apply)."""
         return dispatch("clone", self)
 
+
 def _wrap_dim(dim, ndim):
     n = max(ndim, 1)
     if not -n <= dim < n:
@@ -544,11 +538,3 @@ def _rebuild(arr, dtype_name, requires_grad):
     t = Tensor._make(arr, _dt.as_dtype(dtype_name))
     t._requires_grad = requires_grad
     return t
-
-
-def _bind():
-    from .autograd import engine, function
-    function.Tensor = engine.Tensor = Tensor
-
-
-_bind()

@@ -18,12 +18,11 @@ import weakref
 import numpy as np
 
 from ..dispatch import dispatch
+from ..tensor import Tensor
 from .function import AccumulateGrad
 from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
-
-Tensor = None   # bound by minigrad.tensor at import
 
 
 def _as_tuple(x):

@@ -13,12 +13,12 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from ..tensor import Tensor
 from .grad_mode import _grad_state
 
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor"]
 
 _seq = itertools.count()
-Tensor = None   # bound by minigrad.tensor at import (avoids a per-call import)
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "

@@ -47,8 +47,8 @@ CATALOGUE = {
     "tanh": (lambda a: mg.tanh(a), torch.tanh, [(3, 4)], _FLOAT),
     "sigmoid": (lambda a: mg.sigmoid(a), torch.sigmoid, [(3, 4)], _FLOAT),
     "exp": (lambda a: mg.exp(a), torch.exp, [(3, 4)], _FLOAT),
-    "dot": (lambda a, b: mg.dispatch("dot", a, b), torch.dot, [(5,), (5,)], _FLOAT),
-    "mv": (lambda a, b: mg.dispatch("mv", a, b), torch.mv, [(3, 4), (4,)], _FLOAT),
+    "dot": (lambda a, b: mg.dispatch.dispatch("dot", a, b), torch.dot, [(5,), (5,)], _FLOAT),
+    "mv": (lambda a, b: mg.dispatch.dispatch("mv", a, b), torch.mv, [(3, 4), (4,)], _FLOAT),
 }
 
 
