@@ -240,7 +240,8 @@ def add(a, b, alpha=1.0, out=None):
     res = _fma(b32, al, a32, cd)
     res = res if res.dtype == npd else res.astype(npd)
     if _is_low(npd):
-        res = np.ascontiguousarray(res)
+        if not res.flags.c_contiguous:   # (not ascontiguousarray: it makes a 0-d array 1-d)
+            res = res.copy(order="C")
         flat_out = res.reshape(-1)   # a view of the fresh C-contiguous result
         fa, fb = a32.reshape(-1), b32.reshape(-1)
         for sl in _tail_slices(res.size, npd):

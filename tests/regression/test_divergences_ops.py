@@ -178,6 +178,22 @@ def test_sgd_momentum_wd_0d_16bit_keeps_shape():
     check(f)
 
 
+@pytest.mark.parametrize("dt", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("foreach", [False, True])
+def test_sgd_momentum_wd_0d_param(dt, foreach):
+    import optim
+
+    def f(L, O):
+        p = L.tensor(-2.0, dtype=getattr(L, dt), requires_grad=True)
+        o = O.SGD([p], lr=1.0, momentum=0.9, weight_decay=0.01, foreach=foreach)
+        for _ in range(3):
+            o.zero_grad()
+            (p * 5).backward()
+            o.step()
+        return p.detach(), o.state[p]["momentum_buffer"]
+    _same(_run(lambda L: f(L, torch.optim), torch), _run(lambda L: f(L, optim), mg))
+
+
 # ------------------------------------------------------------ 06: cross_entropy, zero classes
 @pytest.mark.parametrize("f", [
     lambda F, L: F.cross_entropy(L.zeros(2, 0), L.tensor([0, 0]), ignore_index=0),
