@@ -11,25 +11,26 @@ growth tracker), ``full`` / ``fill_`` / ``copy_`` / ``add_`` / ``reciprocal`` / 
 True``) gets ``grad_scale`` / ``found_inf`` and unscales and skips inside its kernel, as in
 PyTorch.
 
-Deliberate differences: ``device`` only names the profile ("cuda" or "cpu"): the scaler never
-disables itself for lack of a GPU, and ``update(new_scale=tensor)`` does not check the tensor's
-device. For plots it keeps ``scale_history`` (the scale after every ``update``),
+Devices as PyTorch's: the scale and growth tracker live on the device of the first output passed
+to ``scale`` and are copied to other devices where needed, found-inf flags are kept per device,
+``update(new_scale=tensor)`` asserts that the tensor is on the scaler's device type, and
+``GradScaler("cuda")`` warns and disables itself when the cuda emulation is off
+(``MINIGRAD_EMULATE_CUDA=0``), as PyTorch without CUDA. For plots it keeps ``scale_history``
+(the scale after every ``update``),
 ``found_inf_history`` and ``skipped_steps`` (optimizer steps skipped for inf/nan).
 """
 from __future__ import annotations
 
 from collections import abc, defaultdict
 from enum import Enum
-
+import warnings
 
 from minigrad import dtypes as _dt
+from minigrad.devices import CPU, emulation_enabled
 from minigrad.dispatch import dispatch
 from minigrad.tensor import Tensor
 
 __all__ = ["GradScaler", "OptState"]
-
-_DEVICE = "cpu"   # where minigrad tensors live; found_inf_per_device is keyed by it
-
 
 class OptState(Enum):
     READY = 0
@@ -41,16 +42,17 @@ def _refresh_per_optimizer_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
 
 
-def _full(value, dtype):
-    """``torch.full((), value, dtype=dtype)``: a dispatched 0-dim tensor."""
-    return dispatch("full", (), value, dtype=dtype)
+def _full(value, dtype, device=CPU):
+    """``torch.full((), value, dtype=dtype, device=device)``: a dispatched 0-dim tensor."""
+    return dispatch("full", (), value, dtype=dtype, device=device)
 
 
 class GradScaler:
     """Loss scaling for fp16 training (``torch.amp.GradScaler``).
 
     Args:
-        device: "cuda" or "cpu": names the profile only (see the module docstring).
+        device: "cuda" or "cpu": the device type ``update(new_scale=tensor)`` expects; "cuda"
+            disables the scaler (with PyTorch's warning) when the cuda emulation is off.
         init_scale: the initial scale (float32 storage).
         growth_factor: multiplier after ``growth_interval`` finite steps (must be > 1).
         backoff_factor: multiplier after an inf/nan step (must be < 1).
@@ -71,6 +73,10 @@ class GradScaler:
                  growth_interval=2000, enabled=True):
         self._device = device
         self._enabled = enabled
+        if device == "cuda" and enabled and not emulation_enabled():
+            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
+                          "Disabling.", stacklevel=2)
+            self._enabled = False
         self.scale_history = []
         self.found_inf_history = []
         self.skipped_steps = 0
@@ -97,9 +103,13 @@ class GradScaler:
             raise AssertionError(f"Attempted {funcname} but _growth_tracker is None.  " + fix)
         return self._scale, self._growth_tracker
 
-    def _lazy_init_scale_growth_tracker(self):
-        self._scale = _full(self._init_scale, _dt.float32)
-        self._growth_tracker = _full(self._init_growth_tracker, _dt.int32)
+    def _lazy_init_scale_growth_tracker(self, dev):
+        self._scale = _full(self._init_scale, _dt.float32, dev)
+        self._growth_tracker = _full(self._init_growth_tracker, _dt.int32, dev)
+
+    def _scale_on(self, dev):
+        """The scale on ``dev`` (a copy when the scale lives elsewhere, as PyTorch's)."""
+        return self._scale if self._scale._device is dev else self._scale.to(dev)
 
     # ------------------------------------------------------------------ scale
     def scale(self, outputs):
@@ -122,14 +132,14 @@ class GradScaler:
             return outputs
         if isinstance(outputs, Tensor):
             if self._scale is None:
-                self._lazy_init_scale_growth_tracker()
-            return dispatch("mul", outputs, self._scale)
+                self._lazy_init_scale_growth_tracker(outputs._device)
+            return dispatch("mul", outputs, self._scale_on(outputs._device))
 
         def apply_scale(val):
             if isinstance(val, Tensor):
                 if self._scale is None:
-                    self._lazy_init_scale_growth_tracker()
-                return dispatch("mul", val, self._scale)
+                    self._lazy_init_scale_growth_tracker(val._device)
+                return dispatch("mul", val, self._scale_on(val._device))
             if isinstance(val, abc.Iterable):
                 it = map(apply_scale, val)
                 return type(val)(it) if isinstance(val, (list, tuple)) else it
@@ -138,7 +148,7 @@ class GradScaler:
 
     # ------------------------------------------------------------------ unscale_
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
-        per_dtype = defaultdict(list)
+        per_device = defaultdict(lambda: defaultdict(list))
         for group in optimizer.param_groups:
             for param in group["params"]:
                 if not isinstance(param, Tensor):
@@ -149,11 +159,15 @@ class GradScaler:
                     continue
                 if not allow_fp16 and g.dtype is _dt.float16:
                     raise ValueError("Attempting to unscale FP16 gradients.")
-                per_dtype[g.dtype].append(g)
+                per_device[g._device][g.dtype].append(g)
         out = {}
-        for grads in per_dtype.values():
-            out[_DEVICE] = found_inf
-            dispatch("_amp_foreach_non_finite_check_and_unscale_", grads, found_inf, inv_scale)
+        for dev, per_dtype in per_device.items():
+            # one found_inf / inv_scale per device, copied from the scale's (PyTorch's
+            # _MultiDeviceReplicator)
+            f = out[dev] = found_inf if found_inf._device is dev else found_inf.to(dev, copy=True)
+            inv = inv_scale if inv_scale._device is dev else inv_scale.to(dev, copy=True)
+            for grads in per_dtype.values():
+                dispatch("_amp_foreach_non_finite_check_and_unscale_", grads, f, inv)
         return out
 
     def unscale_(self, optimizer):
@@ -178,7 +192,7 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         scale64 = dispatch("_to_copy", self._scale, dtype=_dt.float64)
         inv = dispatch("_to_copy", dispatch("reciprocal", scale64), dtype=_dt.float32)
-        found_inf = _full(0.0, _dt.float32)
+        found_inf = _full(0.0, _dt.float32, self._scale._device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv, found_inf, False)
         state["stage"] = OptState.UNSCALED
 
@@ -205,10 +219,10 @@ class GradScaler:
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
-        if state["stage"] is OptState.READY:
-            self.unscale_(optimizer)
         if getattr(optimizer, "_step_supports_amp_scaling", False):
             return self._step_in_kernel(optimizer, state, args, kwargs)
+        if state["stage"] is OptState.READY:
+            self.unscale_(optimizer)
         if len(state["found_inf_per_device"]) == 0:
             raise AssertionError("No inf checks were recorded for this optimizer.")
         retval = None
@@ -222,8 +236,8 @@ class GradScaler:
     def _check_inf_per_device(self, optimizer):
         """Record found_inf for ``optimizer``'s grads without unscaling them (inv_scale 1)."""
         self._check_scale_growth_tracker("_check_inf_per_device")
-        dummy_inv_scale = _full(1.0, _dt.float32)
-        found_inf = _full(0.0, _dt.float32)
+        dummy_inv_scale = _full(1.0, _dt.float32, self._scale._device)
+        found_inf = _full(0.0, _dt.float32, self._scale._device)
         state = self._per_optimizer_states[id(optimizer)]
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, dummy_inv_scale,
                                                              found_inf, True)
@@ -271,14 +285,15 @@ class GradScaler:
             else:
                 reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                           "torch.FloatTensor with requires_grad=False.")
-                _ = new_scale.device      # a Python int fails here, as in PyTorch
+                if new_scale.device.type != self._device:   # a Python int: AttributeError
+                    raise AssertionError(reason)
                 if new_scale.numel() != 1:
                     raise AssertionError(reason)
                 if new_scale.requires_grad is True:
                     raise AssertionError(reason)
                 dispatch("copy_", scale, new_scale)   # a 1-D one-element tensor fails here
         else:
-            found_infs = [f for s in self._per_optimizer_states.values()
+            found_infs = [f.to(scale._device) for s in self._per_optimizer_states.values()
                           for f in s["found_inf_per_device"].values()]
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
