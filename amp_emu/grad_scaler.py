@@ -219,10 +219,10 @@ class GradScaler:
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
-        if state["stage"] is OptState.READY:
-            self.unscale_(optimizer)
         if getattr(optimizer, "_step_supports_amp_scaling", False):
             return self._step_in_kernel(optimizer, state, args, kwargs)
+        if state["stage"] is OptState.READY:
+            self.unscale_(optimizer)
         if len(state["found_inf_per_device"]) == 0:
             raise AssertionError("No inf checks were recorded for this optimizer.")
         retval = None

@@ -1,12 +1,15 @@
 """``Adam`` and ``AdamW`` (mirror ``torch.optim.Adam`` / ``torch.optim.AdamW``).
 
 Every write goes through a dispatched op, chosen by ``foreach=`` / ``fused=`` as PyTorch 2.13
-chooses on CPU: by default the for-loop (``_single_tensor_adam``), which minigrad runs as the
-``_foreach_*`` ops on one-tensor lists (a ``_foreach_*`` CPU kernel is a loop of the per-tensor
-kernel, so the bits are those of ``lerp_``/``addcmul_``...); ``foreach=True`` the same ops over
-all same-dtype params at once (``_multi_tensor_adam``, same bits); ``fused=True`` the
+chooses on CPU: by default the for-loop (``_single_tensor_adam``), which minigrad runs as
+``mul_`` and the ``_foreach_*`` ops on one-tensor lists (a ``_foreach_*`` CPU kernel is a loop of
+the per-tensor kernel, so the bits are those of ``lerp_``/``addcmul_``...); ``foreach=True`` the
+ops over all same-dtype params at once (``_multi_tensor_adam``; bit-exact with PyTorch's, which
+differs from the for-loop in 16-bit: ``_foreach_mul_`` rounds ``beta2`` and AdamW's
+``1 - lr*wd`` to fp16/bf16 first); ``fused=True`` the
 ``_fused_adam_`` / ``_fused_adamw_`` kernels of ``minigrad/ops/fused_optim.py`` (one rounding per
-result; about an ulp from the for-loop, as in PyTorch). Numerics of the for-loop / foreach
+result, so about an ulp from the for-loop, as in PyTorch; bit-exact with PyTorch's fused
+kernels in fp32, fp64, fp16 and bf16, their sqrt being correctly rounded). Numerics of the for-loop / foreach
 paths versus PyTorch 2.13 CPU (each op rounds as ``minigrad/ops/foreach_kernels.py`` states):
 
 - fp16/bf16 parameters: bit-exact.
@@ -31,7 +34,7 @@ from minigrad.ops import foreach_kernels as K
 from minigrad.tensor import Tensor
 
 from .optimizer import Optimizer
-from .sgd import _to_float
+from .sgd import _mul_, _to_float
 
 __all__ = ["Adam", "AdamW"]
 
@@ -176,30 +179,32 @@ class Adam(Optimizer):
                             grad_scale=getattr(self, "grad_scale", None),
                             found_inf=getattr(self, "found_inf", None), **hp)
             return
-        chunks = self._by_dtype(params) if how == "foreach" else [[i] for i in range(len(params))]
+        for_loop = how == "for_loop"
+        chunks = [[i] for i in range(len(params))] if for_loop else self._by_dtype(params)
         sqrt_ctx = contextlib.nullcontext() if _sqrt is K.sqrt else K.using_sqrt(_sqrt)
         with sqrt_ctx:
             for idx in chunks:
                 _foreach_adam([params[i] for i in idx],
                               *[None if lst is None else [lst[i] for i in idx] for lst in lists],
-                              **hp)
+                              for_loop=for_loop, **hp)
 
 
 def _foreach_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, lr, beta1,
-                  beta2, weight_decay, eps, amsgrad, maximize, decoupled):
-    """One Adam/AdamW update of same-dtype ``params`` by dispatched ``_foreach_*`` ops, in the op
-    order of ``torch.optim.adam._multi_tensor_adam`` (``_single_tensor_adam`` for one tensor).
-    The bias corrections are Python floats from each ``step.item()``."""
+                  beta2, weight_decay, eps, amsgrad, maximize, decoupled, for_loop):
+    """One Adam/AdamW update of same-dtype ``params`` by dispatched ops, in the op order of
+    ``torch.optim.adam._multi_tensor_adam`` (``for_loop=False``) or ``_single_tensor_adam``
+    (one tensor: ``mul_`` instead of ``_foreach_mul_``, whose scalar rounding differs in
+    16-bit). The bias corrections are Python floats from each ``step.item()``."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)
     if weight_decay != 0:
         if decoupled:
-            dispatch("_foreach_mul_", params, 1 - lr * weight_decay)
+            _mul_(params, 1 - lr * weight_decay, for_loop)
         else:
             grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
     dispatch("_foreach_lerp_", exp_avgs, grads, 1 - beta1)
-    dispatch("_foreach_mul_", exp_avg_sqs, beta2)
+    _mul_(exp_avg_sqs, beta2, for_loop)
     dispatch("_foreach_addcmul_", exp_avg_sqs, grads, grads, 1 - beta2)
     step_values = [s.item() for s in steps]
     step_size = [(lr / (1 - beta1 ** s)) * -1 for s in step_values]

@@ -4,12 +4,13 @@ Mirrors ``torch.optim.SGD``. Every write goes through a dispatched op, chosen as
 chooses on CPU:
 
 - default (``foreach=None``/``False``, ``fused=None``/``False``): PyTorch's for-loop
-  (``_single_tensor_sgd``), one parameter at a time. minigrad runs the ``_foreach_*`` ops on
-  one-tensor lists (on CPU a ``_foreach_*`` kernel is exactly a loop of the per-tensor kernel,
-  so the bits are those of ``add_``/``mul_``...; a mode sees ``_foreach_add_`` where PyTorch's
-  would see ``add_``: a deliberate difference). fp32/fp64/fp16/bf16 are bit-exact.
-- ``foreach=True``: ``_multi_tensor_sgd``, the same ops over all same-dtype params at once
-  (same bits as the for-loop, in PyTorch too).
+  (``_single_tensor_sgd``), one parameter at a time: ``mul_`` as in PyTorch, and for the
+  other steps the ``_foreach_*`` ops on one-tensor lists (on CPU those kernels are a loop of
+  the per-tensor kernels ``add_``/``neg``..., same bits; a mode sees ``_foreach_add_`` where
+  PyTorch's sees ``add_``: a deliberate difference). Bit-exact in fp32/fp64/fp16/bf16.
+- ``foreach=True``: ``_multi_tensor_sgd``, the ops over all same-dtype params at once.
+  Bit-exact with PyTorch's foreach, which differs from its for-loop in 16-bit: the in-place
+  ``_foreach_mul_(bufs, momentum)`` rounds ``momentum`` to fp16/bf16 first (measured).
 - ``fused=True``: the ``_fused_sgd_`` kernel (``minigrad/ops/fused_optim.py``), which rounds
   once per result and so differs from the for-loop by about an ulp, as in PyTorch.
 """
@@ -133,38 +134,51 @@ class SGD(Optimizer):
         elif how == "foreach":
             for idx in self._by_dtype(params):
                 sub = [bufs[i] for i in idx]
-                _foreach_sgd([params[i] for i in idx], [grads[i] for i in idx], sub, **hp)
+                _foreach_sgd([params[i] for i in idx], [grads[i] for i in idx], sub,
+                             for_loop=False, **hp)
                 for i, b in zip(idx, sub):
                     bufs[i] = b
         else:
             for i, p in enumerate(params):
                 sub = [bufs[i]]
-                _foreach_sgd([p], [grads[i]], sub, **hp)
+                _foreach_sgd([p], [grads[i]], sub, for_loop=True, **hp)
                 bufs[i] = sub[0]
         if momentum != 0:
             for p, b in zip(params, bufs):
                 self.state[p]["momentum_buffer"] = b
 
 
+def _mul_(tensors, value, for_loop):
+    """``t.mul_(value)`` per tensor (the for-loop) or ``_foreach_mul_`` (which, unlike
+    ``mul_``, rounds ``value`` to a 16-bit dtype first, as torch's does)."""
+    if for_loop:
+        for t in tensors:
+            dispatch("mul_", t, value)
+    else:
+        dispatch("_foreach_mul_", tensors, value)
+
+
 def _foreach_sgd(params, grads, bufs, *, lr, weight_decay, momentum, dampening, nesterov,
-                 maximize):
-    """One SGD update of same-dtype ``params`` by dispatched ``_foreach_*`` ops, in the op order
-    of ``torch.optim.sgd._multi_tensor_sgd`` (and of ``_single_tensor_sgd`` for one tensor).
-    ``bufs`` (momentum buffers, None where missing) is updated in place: new buffers are put in."""
+                 maximize, for_loop):
+    """One SGD update of same-dtype ``params`` by dispatched ops, in the op order of
+    ``torch.optim.sgd._multi_tensor_sgd`` (``for_loop=False``) or ``_single_tensor_sgd`` (one
+    tensor, ``for_loop=True``: ``mul_`` instead of ``_foreach_mul_``, whose scalar rounding
+    differs in 16-bit). ``bufs`` (momentum buffers, None where missing) is updated in place:
+    new buffers are put in."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     if weight_decay != 0:
         grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
     if momentum != 0:
         if all(b is not None for b in bufs):
-            dispatch("_foreach_mul_", bufs, momentum)
+            _mul_(bufs, momentum, for_loop)
             dispatch("_foreach_add_", bufs, grads, alpha=1 - dampening)
-        else:
+        else:       # torch's multi-tensor SGD falls back to per-tensor ops here
             for i, g in enumerate(grads):
                 if bufs[i] is None:
                     bufs[i] = dispatch("clone", g).detach()
                 else:
-                    dispatch("_foreach_mul_", [bufs[i]], momentum)
+                    dispatch("mul_", bufs[i], momentum)
                     dispatch("_foreach_add_", [bufs[i]], [g], alpha=1 - dampening)
         if nesterov:
             grads = dispatch("_foreach_add", grads, bufs, alpha=momentum)

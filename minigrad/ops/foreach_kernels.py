@@ -17,7 +17,8 @@ round-to-nearest-even into storage:
   ``n % numerics.loop_step(dtype)`` elements of each thread's chunk (``numerics.parallel_chunks``:
   tensors above ``GRAIN_SIZE`` elements are split among ``numerics.get_num_threads()`` threads).
   The machine constants (lanes, threads, fma) are ``minigrad/numerics.py``'s.
-- ``mul(a, s)``          = R(a * opmath(s)) (the scalar is NOT rounded to 16 bits).
+- ``mul(a, s)``          = R(a * opmath(s)) (the scalar is NOT rounded to 16 bits by
+  ``mul_``; the in-place ``_foreach_mul_`` rounds it first, see ``foreach.py``).
 - ``add_scalar(a, s)``   = R(a + s') with s' rounded to a 16-bit storage dtype first.
 - ``div_scalar(a, s)``   = R(a / opmath(s)) (true division).
 - ``lerp(a, b, w)``      = R(fma(w, b - a, a)) if |w| < 0.5 else R(fma(-(1 - w), b - a, b)).
@@ -117,6 +118,11 @@ def _fma(a, b, c, cd):
     if cd == _F32:
         return numerics.fma32(a, b, c)
     return numerics.fma64(a, b, c)
+
+
+def storage_scalar(s, npd):
+    """The number ``s`` rounded to a 16-bit storage dtype ``npd`` (unchanged for fp32/fp64)."""
+    return npd.type(s) if _is_low(npd) else s
 
 
 def _scalar(s, npd, round_to_storage: bool):
@@ -240,7 +246,9 @@ def add(a, b, alpha=1.0, out=None):
     res = _fma(b32, al, a32, cd)
     res = res if res.dtype == npd else res.astype(npd)
     if _is_low(npd):
-        res = np.ascontiguousarray(res)
+        res = np.asarray(res)           # a 0-dim result may come back as a NumPy scalar
+        if not res.flags.c_contiguous:
+            res = res.copy(order="C")
         flat_out = res.reshape(-1)   # a view of the fresh C-contiguous result
         fa, fb = a32.reshape(-1), b32.reshape(-1)
         for sl in _tail_slices(res.size, npd):

@@ -14,7 +14,8 @@ contraction, so even the plain ``x * y + z`` lines are fused). Per element:
 - Adam: ``g = grad / grad_scale`` (and stored back into ``grad``) when given; ``g = -g`` if
   maximize; ``g = fma(p, c(wd), g)`` (Adam) or ``p *= c(1 - lr*wd)`` (AdamW);
   ``m = fma(w, g - m, m)`` if ``w = c(1 - beta1)`` is below 0.5, else ``fma(w - 1, g - m, g)``;
-  ``v = fma(c(1-beta2)*g, g, v*c(beta2))``; with amsgrad ``vmax = max(vmax, v)`` is used below;
+  ``v = fma(c(1-beta2)*g, g, v*c(beta2))`` (in the scalar tail of the last ``n % lanes``
+  elements: ``fma(v, c(beta2), c(1-beta2)*g*g)``); with amsgrad ``vmax = max(vmax, v)`` is used below;
   ``denom = sqrt(v) / c(sqrt(bc2)) + c(eps)``; ``p = p + c(-lr/bc1) * m / denom``. m, v, vmax
   and p are stored; the unrounded m and v feed the rest of the element's update.
 - SGD: ``g`` as above, ``g = fma(p, wd, g)``; with momentum ``buf = g`` on the first step,
@@ -50,6 +51,8 @@ _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 
 
+
+
 def _lanes(npd) -> int:
     return numerics.lanes(npd)
 
@@ -60,9 +63,13 @@ def _fma(a, b, c, cd):
 
 def _check_lists(op, *lists):
     n = len(lists[0])
-    for lst in lists:
-        if not isinstance(lst, (list, tuple)) or not all(isinstance(t, Tensor) for t in lst):
-            raise TypeError(f"{op}(): expected lists of Tensors")
+    for pos, lst in enumerate(lists):
+        if not isinstance(lst, (list, tuple)):
+            raise TypeError(f"{op}(): argument {pos} must be a list of Tensors")
+        for i, t in enumerate(lst):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument {pos}, but got "
+                                f"{type(t).__name__}")
         if len(lst) != n:
             raise RuntimeError(f"Tensor lists must have the same number of tensors, got {n} "
                                f"and {len(lst)}")
@@ -121,6 +128,10 @@ def _adam_one(p, g, m_t, v_t, vmax_t, step_t, lr, beta1, beta2, weight_decay, ep
     else:
         m_new = _fma(w - c(1), diff, g32, cd)
     v_new = _fma(c(1 - beta2) * g32, g32, v32 * c(beta2), cd)
+    n = p32.size
+    tail = slice(n - n % _lanes(npd), n)
+    if tail.start < n:       # the scalar tail contracts the other product (measured)
+        v_new[tail] = _fma(v32[tail], c(beta2), c(1 - beta2) * g32[tail] * g32[tail], cd)
     src = v_new
     if amsgrad:
         src = np.maximum(vmax_t._data.astype(cd).reshape(-1), v_new)
