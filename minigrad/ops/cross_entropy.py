@@ -12,7 +12,7 @@ import numpy as np
 
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from .loss import _SCALAR, _check_reduction, _nll_shapes
+from .loss import _check_reduction, _nll_shapes
 
 def _class_weight_view(weight, ndim, class_dim):
     shape = [1] * ndim
@@ -24,7 +24,7 @@ def _ce_probs(input, target, weight, reduction, ls, class_dim, c):
     # PyTorch's cross_entropy_loss_prob_target, op for op (so the graph nodes match)
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"Expected floating point type for target with class probabilities, "
-                           f"got {_SCALAR[target.dtype.name]}")
+                           f"got {target.dtype.scalar_name}")
     if weight is not None and (weight.ndim != 1 or weight.numel() != c):
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} "
                            f"classes or no classes but got weight tensor of shape: "

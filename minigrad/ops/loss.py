@@ -17,9 +17,6 @@ from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import LOW, broadcast_shapes, wrap
 
-_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool"}
 _REDUCTIONS = ("none", "mean", "sum")
 _LEVELS, _STEP = 8, 16
 
@@ -105,10 +102,10 @@ def _nll_shapes(input, target):
                            f"got {list(target.shape)}")
     if target.dtype not in (_dt.int64, _dt.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{_SCALAR[target.dtype.name]}")
+                           f"{target.dtype.scalar_name}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
-                                  f"'{_SCALAR[input.dtype.name]}'")
+                                  f"'{input.dtype.scalar_name}'")
     c = input.shape[0] if nd == 1 else input.shape[1]
     n = 1 if nd == 1 else input.shape[0]
     m = 1
@@ -128,8 +125,8 @@ def _nll_prepare(input, target, weight, ignore_index):
                                f"no classes but got weight tensor of shape: "
                                f"{list(weight.shape)}")
         if weight.dtype is not input.dtype:
-            raise RuntimeError(f"expected scalar type {_SCALAR[input.dtype.name]} but found "
-                               f"{_SCALAR[weight.dtype.name]}")
+            raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                               f"{weight.dtype.scalar_name}")
     t = target._data.reshape(n, m).astype(np.int64)
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= c))
@@ -311,7 +308,7 @@ class MseLoss(Function):
             broadcast_shapes(input.shape, target.shape)
         rt = _dt.promote_types(input.dtype, target.dtype)
         if not rt.is_floating_point:
-            raise NotImplementedError(f'"mse_cpu" not implemented for \'{_SCALAR[rt.name]}\'')
+            raise NotImplementedError(f'"mse_cpu" not implemented for \'{rt.scalar_name}\'')
         cd = _dt.opmath_dtype(rt).np
         rnd = _rounder(rt)
         d = rnd(input._data.astype(cd) - target._data.astype(cd))

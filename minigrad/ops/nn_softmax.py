@@ -29,9 +29,6 @@ from ._util import LOW, wrap, wrap_dim
 
 NUM_THREADS = os.cpu_count() or 1
 _VEC = 32          # 16-bit lanes of one AVX512 register, PyTorch's vectorized_step
-_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool"}
 
 
 def _prep(input, dim, dtype, kernel):
@@ -46,7 +43,7 @@ def _prep(input, dim, dtype, kernel):
     if not input.dtype.is_floating_point and input.numel():
         last = input.ndim == 0 or d == input.ndim - 1
         name = f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl"
-        raise NotImplementedError(f'"{name}" not implemented for \'{_SCALAR[input.dtype.name]}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.scalar_name}\'')
     return input, d
 
 
