@@ -1,5 +1,7 @@
-"""``cross_entropy``: an op of its own name (so autocast's policy sees it) composed, like
-PyTorch's ``cross_entropy_loss``, of dispatched ops: ``log_softmax`` over the class dim, then
+"""``cross_entropy_loss`` (``F.cross_entropy``): an op of PyTorch's name (so autocast's policy
+sees it, as PyTorch's Autocast layer does) composed, like PyTorch's ``cross_entropy_loss``, of
+dispatched ops (so a dispatch mode sees ``_log_softmax`` and ``nll_loss_forward``, as a
+``TorchDispatchMode`` does): ``log_softmax`` over the class dim, then
 ``nll_loss`` (class-index targets) or ``-(log_softmax * target).sum()`` (class probabilities), plus
 the label-smoothing term. Graph nodes therefore read as PyTorch's (``NllLossBackward0`` over
 ``LogSoftmaxBackward0``, ``MaskedFillBackward0``, ``DivBackward1``...). Deliberate difference:
@@ -66,7 +68,7 @@ def _ce_smoothing(input, logp, target, weight, ignore_index, reduction, class_di
     return smooth
 
 
-@register_op("cross_entropy")
+@register_op("cross_entropy_loss")
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
     """``cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean',

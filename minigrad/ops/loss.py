@@ -1,5 +1,5 @@
-"""Losses: nll_loss (+ ``nll_loss_backward``) and mse_loss (+ ``mse_loss_backward``);
-cross_entropy lives in ``cross_entropy.py``.
+"""Losses: nll_loss (its kernels ``nll_loss_forward`` / ``nll_loss2d_forward`` and their
+backwards) and mse_loss (+ ``mse_loss_backward``); cross_entropy lives in ``cross_entropy.py``.
 
 Numerics copied from PyTorch's CPU kernels (bit-exact in our tests for fp32, fp16 and bf16):
 - nll_loss 'sum'/'mean' accumulate in the *storage* dtype with PyTorch's 8-level cascade of
@@ -135,9 +135,13 @@ def _nll_prepare(input, target, weight, ignore_index):
     return n, c, m, np.where(keep, t, 0), keep
 
 
+@register_op("nll_loss_forward")
 class NllLoss(Function):
-    """``nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')``
-    (``F.nll_loss``): ``-weight[t] * input[n, t]`` per target, reduced.
+    """``nll_loss_forward(input, target, weight, reduction, ignore_index)``: PyTorch's kernel
+    under ``F.nll_loss`` for 1-D/2-D inputs (what a dispatch mode sees):
+    ``-weight[t] * input[n, t]`` per target, reduced. Deliberate differences from
+    ``aten::nll_loss_forward``: ``reduction`` is the string ('none', 'mean', 'sum'), not the enum
+    int, and only the loss is returned (the total weight stays on the node).
 
     Shapes: input (C,), (N, C) or (N, C, d1, ...); target (), (N,) or (N, d1, ...) of int64 or
     uint8 class indices; weight (C,) of input's dtype. Output: input's dtype; 0-D for
@@ -153,7 +157,7 @@ class NllLoss(Function):
     _backward_name = "NllLossBackward0"
 
     @staticmethod
-    def forward(ctx, input, target, weight=None, ignore_index=-100, reduction="mean"):
+    def forward(ctx, input, target, weight=None, reduction="mean", ignore_index=-100):
         _check_reduction(reduction)
         if not isinstance(input, Tensor) or not isinstance(target, Tensor):
             raise TypeError("nll_loss(): input and target must be Tensors")
@@ -194,8 +198,10 @@ class NllLoss(Function):
     _bw_op = "nll_loss_backward"
 
 
+@register_op("nll_loss2d_forward")
 class NllLoss2d(NllLoss):
-    """``nll_loss2d``: ``nll_loss`` of an (N, C, H, W) input (``NllLoss2DBackward0``)."""
+    """``nll_loss2d_forward``: ``nll_loss_forward`` of an (N, C, H, W) input
+    (``NllLoss2DBackward0``)."""
 
     _backward_name = "NllLoss2DBackward0"
     _bw_op = "nll_loss2d_backward"
@@ -223,16 +229,16 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         raise TypeError("nll_loss(): argument 'input' and 'target' must be Tensors")
     nd = input.ndim
     if nd <= 2:
-        return NllLoss.apply(input, target, weight, ignore_index, reduction)
+        return dispatch("nll_loss_forward", input, target, weight, reduction, ignore_index)
     if nd == 4:
-        return NllLoss2d.apply(input, target, weight, ignore_index, reduction)
+        return dispatch("nll_loss2d_forward", input, target, weight, reduction, ignore_index)
     _nll_shapes(input, target)
     n, c = input.shape[0], input.shape[1]
     x = dispatch("view", input, (n, c, 1, -1)) if input.numel() else \
         dispatch("reshape", input, (n, c, 1, 0))
     t = dispatch("view", target, (n, 1, -1)) if target.numel() else \
         dispatch("reshape", target, (n, 1, 0))
-    out = NllLoss2d.apply(x, t, weight, ignore_index, reduction)
+    out = dispatch("nll_loss2d_forward", x, t, weight, reduction, ignore_index)
     return dispatch("view", out, target.shape) if reduction == "none" else out
 
 
