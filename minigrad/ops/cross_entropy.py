@@ -85,6 +85,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         RuntimeError: "expected target dtype to be Long or Byte, but got Float" (float targets
             of a non-matching shape), "label_smoothing must be between 0.0 and 1.0. Got: 1.5",
             "ignore_index is not supported for floating point target", and nll_loss's errors.
+        IndexError: a 0-dim input (PyTorch's "Dimension out of range ..." / "Dimension
+            specified as 1 but tensor has no dimensions").
         ValueError, IndexError: as ``nll_loss``.
     """
     _check_reduction(reduction)
@@ -93,8 +95,13 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.ndim == 1 else 1
-    if input.ndim == 0:
-        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if input.ndim == 0:         # PyTorch looks up the class dim 1 of a 0-dim input
+        if tuple(target.shape) != () or not target.dtype.is_floating_point:
+            if tuple(target.shape) == ():
+                _ce_probs(input, target, weight, reduction, label_smoothing, class_dim, 1)
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                             "got 1)")
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     c = input.shape[class_dim]
     if tuple(input.shape) == tuple(target.shape):
         if ignore_index != -100:
