@@ -1,6 +1,12 @@
 """minigrad: a NumPy reverse-mode autograd engine with real fp16/bf16 storage (mirrors ``torch``).
 
 Every op goes through ``minigrad.dispatch.dispatch``; see ``../shared/DESIGN.md``.
+
+Drop-in namespace: ``import minigrad as torch`` carries a script. ``minigrad.device``,
+``minigrad.cuda`` (the emulated GPU), ``minigrad.accelerator`` and ``minigrad.backends`` are
+minigrad's own; ``minigrad.optim`` (the ``optim`` package), ``minigrad.amp`` (the ``amp_emu``
+package) and ``minigrad.autocast`` are resolved lazily, on first access, so that importing minigrad
+never imports ``optim`` or ``amp_emu`` (see ``minigrad._aliases``).
 """
 import warnings as _warnings
 
@@ -26,6 +32,7 @@ from . import dtypes  # noqa: E402
 from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, float64, half,
                      iinfo, int, int8, int16, int32, int64, long, promote_types, result_type,
                      get_default_dtype, set_default_dtype, short, uint8, DType as dtype)
+from .devices import device
 from .tensor import Tensor, Size
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                                  set_grad_enabled)
@@ -43,6 +50,10 @@ from . import linalg  # noqa: E402
 from . import nn
 from . import serialization
 from .serialization import save, load
+from . import accelerator, backends, cuda  # noqa: E402
+from . import _aliases  # noqa: E402
+
+_aliases.install()
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
 from ._functional.bitwise import *  # noqa: F401,F403,E402
@@ -68,7 +79,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
-           "autograd", "nn", "serialization", "save", "load"] + list(_fn_all)
+           "autograd", "nn", "serialization", "save", "load", "device", "cuda", "accelerator",
+           "backends", "optim", "amp", "autocast"] + list(_fn_all)
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)
@@ -77,9 +89,12 @@ _AMP_LAZY = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autoc
 
 
 def __getattr__(name):
-    # ``minigrad.autocast`` is amp_emu's, imported on first use (minigrad never imports amp_emu
-    # at import time; see DESIGN.md "Layering").
+    # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
+    # optim / amp_emu packages, imported on first use (minigrad never imports them at import
+    # time; see DESIGN.md "Layering").
+    import importlib
     if name in _AMP_LAZY:
-        import importlib
         return getattr(importlib.import_module("amp_emu.autocast"), name)
+    if name in ("optim", "amp"):
+        return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

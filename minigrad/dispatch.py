@@ -7,7 +7,9 @@ recently pushed) first and each either returns ``call_next(args, kwargs)`` (poss
 arguments) or a result of its own. While a mode runs, ops it dispatches itself (e.g. the casts that
 autocast inserts) see only the modes outside it, as with PyTorch's ``TorchDispatchMode``.
 
-After the modes, ``Function.apply`` of the registered op runs: dtype promotion, the opmath kernel,
+After the modes, the op's device is found (``minigrad.devices.run_on_device``: PyTorch's
+same-device rule; results carry the device) once any cuda tensor exists, and ``Function.apply``
+of the registered op runs: dtype promotion, the opmath kernel,
 one rounding, and the graph node when grad mode is on.
 
 Op names are PyTorch's. Where PyTorch has several overloads of one op with different kernels or
@@ -25,6 +27,8 @@ from __future__ import annotations
 
 import threading
 
+from . import devices as _device
+
 __all__ = ["dispatch", "register_op", "register_packet", "get_op", "registered_ops",
            "registered_packets", "resolve", "DispatchMode", "push_mode", "pop_mode",
            "current_modes"]
@@ -41,6 +45,7 @@ class _State(threading.local):
 
 
 _state = _State()
+_dev_state = _device.state
 
 
 def register_op(name: str, fn=None):
@@ -126,6 +131,8 @@ def _apply(op_name, args, kwargs):
     f = _CALL.get(op_name)
     if f is None:       # an unknown name reaches the modes first (autocast bans some names)
         get_op(op_name)
+    if _dev_state.cuda_seen:
+        return _device.run_on_device(op_name, f, args, kwargs)
     return f(*args, **kwargs)
 
 
@@ -149,6 +156,8 @@ def dispatch(op_name: str, *args, **kwargs):
     if not modes:
         if f is None:
             get_op(op_name)
+        if _dev_state.cuda_seen:        # see minigrad.devices: which device the op runs on
+            return _device.run_on_device(op_name, f, args, kwargs)
         return f(*args, **kwargs)
     n = len(modes) if st.limit is None else st.limit
     return _run_modes(op_name, args, kwargs, n)

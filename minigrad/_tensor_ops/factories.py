@@ -1,5 +1,6 @@
 """The ``new_*`` factory methods of ``Tensor`` (``new_zeros``, ``new_ones``, ``new_empty``,
-``new_full``, ``new_tensor``): a new tensor with ``self``'s dtype unless ``dtype`` is given.
+``new_full``, ``new_tensor``): a new tensor with ``self``'s dtype and device unless ``dtype`` /
+``device`` are given.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class FactoriesMixin:
         """Mirrors ``torch.Tensor.new_zeros``: zeros of ``size`` with ``self``'s dtype unless
         ``dtype`` is given (the ``zeros`` op; its errors apply)."""
         return dispatch("zeros", _size_arg(size, "new_zeros"), dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
@@ -42,6 +44,7 @@ class FactoriesMixin:
         """Mirrors ``torch.Tensor.new_ones``: ones with ``self``'s dtype by default (the
         ``ones`` op)."""
         return dispatch("ones", _size_arg(size, "new_ones"), dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
@@ -49,6 +52,7 @@ class FactoriesMixin:
         """Mirrors ``torch.Tensor.new_empty``: an uninitialised tensor in PyTorch; minigrad
         zero-fills it for determinism (the ``zeros`` op)."""
         return dispatch("zeros", _size_arg(size, "new_empty"), dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -64,6 +68,7 @@ class FactoriesMixin:
             raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, "
                             f"not {type(size).__name__}")
         return dispatch("full", tuple(size), fill_value, dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
@@ -78,4 +83,6 @@ class FactoriesMixin:
         if isinstance(data, FactoriesMixin):
             _new_tensor_warning()
             data = data.detach()
-        return dispatch("tensor", data, dtype=self._new_dtype(dtype), requires_grad=requires_grad)
+        return dispatch("tensor", data, dtype=self._new_dtype(dtype),
+                        device=self._device if device is None else device,
+                        requires_grad=requires_grad)
