@@ -20,6 +20,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import _grad_state
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
+from ._util import check_scalar
 from .factory import _convert
 
 _BAD_IDX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
@@ -321,6 +322,8 @@ class MaskedFill(Function):
             raise RuntimeError(f"The size of tensor a ({list(input.shape)}) must match the size "
                                f"of tensor b ({list(mask.shape)})") from None
         ctx.mask = mask
+        if not isinstance(value, Tensor):
+            check_scalar(value, input.dtype)
         fill = np.asarray(_convert(np.asarray(value), input.dtype))
         out = np.where(mask._data, fill, input._data)
         if out.shape != shape or out.dtype != input._data.dtype:

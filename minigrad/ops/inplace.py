@@ -23,7 +23,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import _grad_state
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes
+from ._util import broadcast_shapes, check_scalar
 from .cast import ToCopy
 from .compare import clamp as _clamp
 from .elementwise import Add, Mul, Sub, _div
@@ -175,6 +175,8 @@ class Fill(Function):
 
     @staticmethod
     def forward(ctx, input, value):
+        if not isinstance(value, Tensor):
+            check_scalar(value, input.dtype)
         v = value._data if isinstance(value, Tensor) else np.asarray(value)
         return Tensor._make(np.full(input.shape, _convert(v, input.dtype), input.dtype.np),
                             input.dtype)
