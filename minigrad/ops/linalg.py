@@ -171,6 +171,8 @@ class Bmm(Function):
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{b}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
         _check_bool(input, "bmm", b * input.shape[1] * mat2.shape[2], m)   # before the dtypes
+        n = ctx.needs_input_grad
+        ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
         if b * input.shape[1] * mat2.shape[2] == 0:
             # PyTorch returns an empty result of mat2's dtype before checking the dtypes
             return Tensor._make(np.zeros((b, input.shape[1], mat2.shape[2]), mat2.dtype.np),
@@ -178,8 +180,6 @@ class Bmm(Function):
         if input.dtype is not mat2.dtype:
             raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                                f"{mat2.dtype.scalar_name}")
-        n = ctx.needs_input_grad
-        ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
         return wrap(_product(input, mat2, input.dtype), input.dtype)
 
     @staticmethod
