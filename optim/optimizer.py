@@ -27,15 +27,12 @@ from minigrad.tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-               "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-               "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _typename(obj) -> str:
     """``torch.typename``: ``minigrad.FloatTensor`` for tensors, the qualified type otherwise."""
     if isinstance(obj, Tensor):
-        return f"minigrad.{_TYPE_NAMES.get(obj.dtype.name, obj.dtype.name)}Tensor"
+        return f"minigrad.{obj.dtype.legacy_name}"
     t = type(obj)
     mod = t.__module__
     return t.__qualname__ if mod in ("builtins", None) else f"{mod}.{t.__qualname__}"

@@ -315,7 +315,7 @@ class MaskedFill(Function):
     def forward(ctx, input, mask, value):
         if mask.dtype.name != "bool":
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
-                               f"dtype {_CPP_NAMES.get(mask.dtype.name, mask.dtype.name)}")
+                               f"dtype {mask.dtype.cpp_name}")
         try:
             shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
         except ValueError:
@@ -333,6 +333,3 @@ class MaskedFill(Function):
     @staticmethod
     def backward(ctx, grad):
         return dispatch("masked_fill", grad, ctx.mask, 0.0), None, None
-
-
-_CPP_NAMES = {"int64": "long int", "int32": "int", "uint8": "unsigned char", "float32": "float"}
