@@ -182,7 +182,7 @@ class Adam(Optimizer):
                             found_inf=getattr(self, "found_inf", None), **hp)
             return
         for_loop = how == "for_loop"
-        chunks = [[i] for i in range(len(params))] if for_loop else self._by_dtype(params)
+        chunks = self._for_loop_chunks(params) if for_loop else self._by_dtype(params)
         sqrt_ctx = contextlib.nullcontext() if _sqrt is K.sqrt else K.using_sqrt(_sqrt)
         with sqrt_ctx:
             for idx in chunks:

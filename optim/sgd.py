@@ -141,10 +141,12 @@ class SGD(Optimizer):
                 for i, b in zip(idx, sub):
                     bufs[i] = b
         else:
-            for i, p in enumerate(params):
-                sub = [bufs[i]]
-                _foreach_sgd([p], [grads[i]], sub, for_loop=True, **hp)
-                bufs[i] = sub[0]
+            for idx in self._for_loop_chunks(params):
+                sub = [bufs[i] for i in idx]
+                _foreach_sgd([params[i] for i in idx], [grads[i] for i in idx], sub,
+                             for_loop=True, **hp)
+                for i, b in zip(idx, sub):
+                    bufs[i] = b
         if momentum != 0:
             for p, b in zip(params, bufs):
                 self.state[p]["momentum_buffer"] = b
