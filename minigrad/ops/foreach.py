@@ -103,7 +103,7 @@ def _check_grad(op, tensors, inplace):
 
 
 def _check_shape(dst, src):
-    if src.shape != dst.shape:
+    if src._data.shape != dst._data.shape:
         out = broadcast_shapes(dst.shape, src.shape)
         if out != tuple(dst.shape):
             raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the "

@@ -194,6 +194,9 @@ def _chunked(out, fn, *inputs):
     of = out.reshape(n)
     flats = [_flat(x, n) for x in inputs]
     s64a, s64b, t = _scratch()
+    if n <= CHUNK:      # one chunk: the whole (flat) arrays
+        fn(of, *flats, (s64a[:n], s64b[:n], t[:n]))
+        return out
     for i in range(0, n, CHUNK):
         j = min(i + CHUNK, n)
         k = j - i
