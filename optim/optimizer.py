@@ -427,7 +427,8 @@ class Optimizer:
         difference between the two paths (``_foreach_mul_`` rounding a number to a 16-bit
         dtype, see ``sgd._mul_``) cannot arise in fp32/fp64, so there one call over all the
         same-dtype parameters gives the for-loop's bits with far fewer dispatches
-        (``tests/differential/test_optim_foreach_fused.py`` checks they agree)."""
+        (``tests/differential/test_optim.py`` steps several fp32/fp64 parameters at once
+        and checks every bit against torch's for-loop)."""
         groups: dict = {}
         for i, p in enumerate(params):
             wide = p.dtype.itemsize >= 4
