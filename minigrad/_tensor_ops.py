@@ -170,6 +170,18 @@ class TensorOpsMixin(TensorExtraOpsMixin):
         """Mirrors ``torch.Tensor.clamp_``: the ``clamp_`` op (its errors apply)."""
         return dispatch("clamp_", self, min, max)
 
+    def relu_(self):
+        """Mirrors ``torch.Tensor.relu_``: the ``relu_`` op (its errors apply)."""
+        return dispatch("relu_", self)
+
+    def sigmoid_(self):
+        """Mirrors ``torch.Tensor.sigmoid_``: the ``sigmoid_`` op (its errors apply)."""
+        return dispatch("sigmoid_", self)
+
+    def tanh_(self):
+        """Mirrors ``torch.Tensor.tanh_``: the ``tanh_`` op (its errors apply)."""
+        return dispatch("tanh_", self)
+
     def zero_(self):
         """Mirrors ``torch.Tensor.zero_``: the ``zero_`` op (its errors apply)."""
         return dispatch("zero_", self)

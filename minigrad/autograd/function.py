@@ -239,7 +239,8 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         ctx = cls._node_cls()
         gs = _grad_state
-        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        needs = tuple([isinstance(a, Tensor) and (a._requires_grad or (
+            a._view is not None and a._view.base._requires_grad)) for a in args])
         record = gs.enabled and True in needs
         ctx.needs_input_grad = needs
         prev = gs.enabled
@@ -259,8 +260,14 @@ class Function(metaclass=_FunctionMeta):
 
 
 def _edge(t):
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
+    """The gradient edge of ``t``: ``(grad_fn, output_nr)``, or its leaf's ``AccumulateGrad``
+    (made on first use), or ``(None, 0)`` for a leaf that does not itself require grad (a view
+    that requires grad only through its base, as in PyTorch: that gradient is dropped)."""
+    fn = t._grad_fn if t._view is None else t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if not t._requires_grad:
+        return (None, 0)
     ref = t._grad_accumulator      # a weakref, as in PyTorch: the graph owns the node
     acc = ref() if ref is not None else None
     if acc is None:
@@ -295,7 +302,7 @@ def _connect(ctx, args, needs, out):
     for a in args:
         i += 1
         if needs[i]:
-            fn = a.grad_fn
+            fn = a._grad_fn if a._view is None else a.grad_fn
             edges.append((fn, a._output_nr) if fn is not None else _edge(a))
             metas.append((a._data.shape, a.dtype))
         elif _has_edge(ctx._function, i, a):
@@ -315,7 +322,7 @@ def _connect(ctx, args, needs, out):
     if type(out) is Tensor and not out._requires_grad and out.dtype.is_floating_point \
             and ctx._non_diff is None:      # the common single-output case
         out._requires_grad = True
-        out.grad_fn = ctx
+        out._grad_fn = ctx
         ctx._out_meta = ((out._data.shape, out.dtype),)
         if ctx._saved is not None:
             _saved_outputs(ctx, (out,))
@@ -326,12 +333,12 @@ def _connect(ctx, args, needs, out):
     for i, o in enumerate(outs):
         if o is None or not o.dtype.is_floating_point or (nd and id(o) in nd):
             continue
-        if o.grad_fn is not None or o._requires_grad:
+        if o._grad_fn is not None or o._requires_grad:
             # forward returned an input (or a tensor already in a graph) as-is: PyTorch returns
             # a view of it; we return a new Tensor sharing its storage and version counter.
             o = outs[i] = o._alias()
         o._requires_grad = True
-        o.grad_fn = ctx
+        o._grad_fn = ctx
         o._output_nr = i
     if is_tuple:
         ctx._num_outputs = len(outs)

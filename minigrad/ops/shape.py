@@ -1,7 +1,9 @@
 """Shape ops and views: expand, reshape, view, _unsafe_view, transpose, permute, t, (un)squeeze,
 flatten. Indexing lives in ``index.py``, cat/stack in ``concat.py``.
 
-Views share storage with their base (NumPy views) and record ``_base``, as PyTorch views do.
+Views share storage with their base (NumPy views) and record ``_base``, as PyTorch views do;
+view ops derive from ``ViewFunction`` so their outputs carry autograd's view metadata
+(``minigrad.autograd.views``: in-place ops on them record ``CopySlices``).
 Every view's backward is itself a dispatched view/shape op, so double backward works.
 """
 from __future__ import annotations
@@ -9,20 +11,26 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.views import ViewFunction
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import wrap_dim, wrap_dims
 
 
 def _view_of(base, arr):
+    """A Tensor over ``arr`` (a NumPy view of ``base._data``) sharing ``base``'s version counter;
+    ``_base`` is the root of the view family. ``ViewFunction.apply`` adds the autograd view
+    metadata. A view is an inference tensor exactly when its base is."""
     t = Tensor._make(arr, base.dtype)
     t._vc = base._vc
     t._base = base if base._base is None else base._base
+    if t._inference is not base._inference:
+        t._inference = base._inference
     return t
 
 
 @register_op("expand")
-class Expand(Function):
+class Expand(ViewFunction):
     """``expand(input, size)``: a broadcast view; -1 keeps a dim (``Tensor.expand``).
 
     Raises:
@@ -59,7 +67,12 @@ class Expand(Function):
                                    f"Target sizes: {list(size)}.  Tensor sizes: {list(shape)}")
             target.append(s)
         ctx.in_shape = shape
-        return _view_of(input, np.broadcast_to(input._data, tuple(target)))
+        # a writable broadcast view (as PyTorch's expand: writes through it reach the base)
+        data = input._data
+        lead_shape = (0,) * lead
+        strides = lead_shape + tuple(0 if s != n else st for s, n, st in
+                                     zip(target[lead:], shape, data.strides))
+        return _view_of(input, np.lib.stride_tricks.as_strided(data, tuple(target), strides))
 
     @staticmethod
     def backward(ctx, grad):
@@ -113,7 +126,7 @@ _VIEW_ERR = ("view size is not compatible with input tensor's size and stride (a
 
 
 @register_op("view")
-class View(Function):
+class View(ViewFunction):
     """``view(input, shape)``: the same storage seen with another shape (``Tensor.view``).
 
     Raises:
@@ -167,7 +180,7 @@ class UnsafeView(Function):
 
 
 @register_op("transpose")
-class Transpose(Function):
+class Transpose(ViewFunction):
     """``transpose(input, dim0, dim1)``: a view with two dims swapped (``torch.transpose``).
 
     Raises:
@@ -191,7 +204,7 @@ class Transpose(Function):
 
 
 @register_op("t")
-class T(Function):
+class T(ViewFunction):
     """``t(input)``: transpose of a <=2-D tensor (``torch.t``); 0-D and 1-D come back as views.
 
     Raises:
@@ -213,7 +226,7 @@ class T(Function):
 
 
 @register_op("permute")
-class Permute(Function):
+class Permute(ViewFunction):
     """``permute(input, dims)``: a view with dims reordered (``torch.permute``).
 
     Raises:
@@ -245,7 +258,7 @@ class Permute(Function):
 
 
 @register_op("unsqueeze")
-class Unsqueeze(Function):
+class Unsqueeze(ViewFunction):
     """``unsqueeze(input, dim)``: a view with a size-1 dim inserted at ``dim`` (range ndim+1).
 
     Raises:
@@ -265,7 +278,7 @@ class Unsqueeze(Function):
         return dispatch("squeeze", grad, ctx.dim)
 
 
-class _SqueezeBase(Function):
+class _SqueezeBase(ViewFunction):
     @staticmethod
     def forward(ctx, input, dims):
         shape = input.shape
