@@ -76,6 +76,8 @@ class Tensor(TensorOpsMixin):
         t._hooks = None
         t._post_acc_hooks = None
         t._retains_grad = None
+        if _INFERENCE_ACTIVE[0] and _grad_state.inference:
+            t._inference = True
         return t
 
     def _alias(self):

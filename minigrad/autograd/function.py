@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from .grad_mode import _grad_state
+from .grad_mode import _INFERENCE_SEEN, _grad_state
 
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor"]
 
@@ -253,10 +253,23 @@ class Function(metaclass=_FunctionMeta):
             raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors, "
                             f"got {type(out).__name__}")
         if record:
+            if _INFERENCE_SEEN[0] and ctx._saved:
+                _check_no_inference(ctx._saved)
             out = _connect(ctx, args, needs, out)
         elif ctx._saved is not None:
             ctx._saved = None
         return out
+
+
+def _check_no_inference(saved):
+    """Raises PyTorch's RuntimeError when a recorded op saved an inference tensor."""
+    for s in saved:
+        if s is not None and s.tensor is not None and s.tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
 def _edge(t):

@@ -28,6 +28,8 @@ _grad_state = _GradState()
 # [number of inference_mode(True) regions active in any thread]: lets Tensor._make skip the
 # thread-local lookup when no inference region exists anywhere (the common case)
 _INFERENCE_ACTIVE = [0]
+# [whether an inference tensor may exist]: Function.apply checks saved tensors only then
+_INFERENCE_SEEN = [False]
 
 
 def is_grad_enabled() -> bool:
@@ -118,8 +120,8 @@ class enable_grad(_GradModeBase):
 
 class inference_mode:
     """Inference mode (``torch.inference_mode``): grad off, and tensors made inside are
-    inference tensors (``Tensor.is_inference()``). ``inference_mode(False)`` is a no-op region
-    (grad mode unchanged, inference mode off).
+    inference tensors (``Tensor.is_inference()``). ``inference_mode(False)`` turns inference mode off
+    and grad mode on inside (as PyTorch's ``InferenceMode(false)`` guard).
 
     Usable as a context manager and as a decorator: ``@inference_mode``, ``@inference_mode()``,
     ``@inference_mode(False)``.
@@ -147,7 +149,9 @@ class inference_mode:
             st.enabled = False
             st.inference = True
             _INFERENCE_ACTIVE[0] += 1
-        else:
+            _INFERENCE_SEEN[0] = True
+        else:                 # PyTorch's InferenceMode(false): grad mode on, inference mode off
+            st.enabled = True
             st.inference = False
         return None
 
