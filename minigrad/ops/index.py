@@ -156,11 +156,14 @@ class _IndexBase(ViewFunction):
         ctx.in_shape, ctx.index, ctx.advanced = input.shape, index, advanced
         arr = input._data[index]
         if advanced:
+            ctx.save_for_backward()   # PyTorch saves the index tensors: freed after backward
             return Tensor._make(arr, input.dtype)
         return _view_of(input, arr)
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.advanced:
+            ctx.saved_tensors         # raises once the graph was freed, as PyTorch
         return dispatch("_index_backward", grad, ctx.in_shape, ctx.index, ctx.advanced)
 
 
@@ -352,6 +355,7 @@ class MaskedFill(Function):
             raise RuntimeError(f"The size of tensor a ({list(input.shape)}) must match the size "
                                f"of tensor b ({list(mask.shape)})") from None
         ctx.mask = mask
+        ctx.save_for_backward()       # PyTorch saves the mask: freed after backward
         fill = np.asarray(_convert(np.asarray(value), input.dtype))
         out = np.where(mask._data, fill, input._data)
         if out.shape != shape or out.dtype != input._data.dtype:
@@ -360,6 +364,7 @@ class MaskedFill(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors             # raises once the graph was freed, as PyTorch
         return dispatch("masked_fill", grad, ctx.mask, 0.0), None, None
 
 
