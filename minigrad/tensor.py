@@ -286,7 +286,11 @@ class Tensor(TensorOpsMixin):
 
     @property
     def is_view(self):
-        """Mirrors ``torch.Tensor.is_view``."""
+        """Whether this tensor is a view of another (its ``_base``)."""
+        return self._base is not None
+
+    def _is_view(self) -> bool:
+        """Mirrors ``torch.Tensor._is_view``."""
         return self._base is not None
 
     # ------------------------------------------------------------------ conversion

@@ -46,7 +46,8 @@ class Expand(ViewFunction):
         shape = input.shape
         lead = len(size) - len(shape)
         if lead < 0:
-            raise RuntimeError(f"expand(minigrad.{input.dtype.name}{{{list(shape)}}}, "
+            from ..dtypes import legacy_type_name
+            raise RuntimeError(f"expand({legacy_type_name(input.dtype)}{{{list(shape)}}}, "
                                f"size={list(size)}): the number of sizes provided "
                                f"({len(size)}) must be greater or equal to the number of "
                                f"dimensions in the tensor ({len(shape)})")
