@@ -47,9 +47,12 @@ class Node:
     def __init__(self):
         self._seq = next(_seq)
 
+    _cpp_namespace = ""       # "torch::autograd::" for nodes PyTorch writes by hand (CopySlices)
+
     def name(self) -> str:
-        """The node's class name, e.g. ``"MulBackward0"``."""
-        return type(self).__name__
+        """The node's name as PyTorch's ``Node.name()``: its class name, e.g.
+        ``"MulBackward0"``, or ``"torch::autograd::CopySlices"`` for hand-written nodes."""
+        return self._cpp_namespace + type(self).__name__
 
     def register_hook(self, fn):
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; see PyTorch."""
@@ -69,7 +72,7 @@ class Node:
         pass
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class _RemovableHandle:
@@ -207,7 +210,11 @@ class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)
         bname = ns.get("_backward_name") or (name + "Backward")
-        cls._node_cls = type(bname, (FunctionCtx,), {"_function": cls})
+        extra = {"_function": cls}
+        if bname.startswith("torch::autograd::"):
+            bname = bname[len("torch::autograd::"):]
+            extra["_cpp_namespace"] = "torch::autograd::"
+        cls._node_cls = type(bname, (FunctionCtx,), extra)
 
 
 class Function(metaclass=_FunctionMeta):

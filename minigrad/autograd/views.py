@@ -23,7 +23,7 @@ from .function import Function, _edge
 from .grad_mode import _grad_state
 
 __all__ = ["ViewMeta", "ViewFunction", "view_grad_fn", "check_inplace", "rebase_history",
-           "mark_multi_output", "CopySlices"]
+           "CopySlices"]
 
 DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, INFERENCE_MODE = (
     "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE", "INFERENCE_MODE")
@@ -36,13 +36,12 @@ class ViewMeta:
         base: the root tensor whose storage the view shares.
         creation: one of ``DEFAULT``, ``NO_GRAD_MODE``, ``MULTI_OUTPUT_NODE``, ``INFERENCE_MODE``.
         version: the version counter's value when ``grad_fn`` was last set.
-        op: for ``MULTI_OUTPUT_NODE``, the op's name in PyTorch's error ("Unbind", "Split").
     """
 
-    __slots__ = ("base", "creation", "version", "op")
+    __slots__ = ("base", "creation", "version")
 
-    def __init__(self, base, creation, version, op=None):
-        self.base, self.creation, self.version, self.op = base, creation, version, op
+    def __init__(self, base, creation, version):
+        self.base, self.creation, self.version = base, creation, version
 
 
 def _creation_now():
@@ -59,7 +58,8 @@ def make_view(out, input, creation):
     if out._base is None or not out.dtype.is_floating_point:
         return out
     parent = input._view
-    if creation == DEFAULT and parent is not None and parent.creation != DEFAULT:
+    if parent is not None and parent.creation != DEFAULT and (
+            creation == DEFAULT or parent.creation == INFERENCE_MODE):
         creation = parent.creation
     out._view = ViewMeta(out._base, creation, out._vc[0])
     return out
@@ -67,37 +67,42 @@ def make_view(out, input, creation):
 
 class ViewFunction(Function):
     """Base class of view ops: ``apply`` marks the output as a differentiable view of the input's
-    base, remembering the grad mode it was made in."""
+    base, remembering the grad mode it was made in. The outputs of an op returning a tuple of
+    views are marked as such (PyTorch forbids modifying them in place)."""
 
     @classmethod
     def apply(cls, *args, **kwargs):
         creation = _creation_now()
         out = Function.apply.__func__(cls, *args, **kwargs)
-        if type(out) is not tuple and out._base is not None:
-            make_view(out, args[0], creation)
+        if type(out) is not tuple:
+            if out._base is not None:
+                make_view(out, args[0], creation)
+            return out
+        if creation == DEFAULT:      # a multi-output view op (unbind, split) in grad mode
+            creation = MULTI_OUTPUT_NODE
+        for o in out:
+            make_view(o, args[0], creation)
         return out
-
-
-def mark_multi_output(views, op):
-    """Mark the views returned by a multi-output view op (``unbind``, ``split``...), which
-    PyTorch forbids modifying in place. Returns ``views``."""
-    for v in views:
-        vm = v._view
-        if vm is not None and vm.creation == DEFAULT:
-            vm.creation = MULTI_OUTPUT_NODE
-            vm.op = op
-    return views
 
 
 def view_grad_fn(t):
     """``t.grad_fn`` for a view ``t``, regenerated as ``AsStridedBackward0`` of the base when
-    the version counter moved since it was made (PyTorch's ``VariableHooks::grad_fn``)."""
+    the version counter moved since it was made (PyTorch's ``VariableHooks::grad_fn``).
+
+    Raises:
+        RuntimeError: for a view made under no_grad / inference mode / by a multi-output op
+            whose base (or another view of it) was modified in place since ("A view was created
+            in no_grad mode and its base or another view of its base has been modified inplace
+            with grad mode enabled...").
+    """
     vm = t._view
     fn = t._grad_fn
     base = vm.base
     if fn is None and not base._requires_grad:
         return None
     if vm.version != t._vc[0]:
+        if vm.creation != DEFAULT:
+            raise creation_error(t, indirect=True)
         fn = _as_strided_node(t, base)
         t._grad_fn = fn
         t._output_nr = 0
@@ -120,18 +125,38 @@ def _as_strided_node(t, base):
     return node
 
 
-_NO_GRAD_MSG = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-    "code by moving both the view and the inplace either both inside the no_grad block (if you "
-    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
-    "tracked).")
-_INFERENCE_MSG = (
-    "A view was created in inference mode and is being modified inplace in normal mode. Given "
-    "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
-    "by moving both the view and the inplace either both inside the inference_mode block (if you "
-    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
-    "tracked).")
+def _op_of(t) -> str:
+    """The op named in PyTorch's view errors: the view's node name without "Backward0"."""
+    op = type(t._grad_fn).__name__.rstrip("0123456789")
+    return op[:-len("Backward")] if op.endswith("Backward") else op
+
+
+def creation_error(t, indirect=False) -> RuntimeError:
+    """PyTorch's error for modifying in place a view made under no_grad / inference mode / by a
+    multi-output op (``indirect``: its base or another view of it was modified, which PyTorch
+    reports when the view's ``grad_fn`` is next read)."""
+    c = t._view.creation
+    what = "its base or another view of its base has been modified inplace" if indirect \
+        else "is being modified inplace"
+    mode = "inference mode" if c == INFERENCE_MODE else "no_grad mode"
+    has_fn = t._grad_fn is not None
+    if c == MULTI_OUTPUT_NODE:
+        head = f"Output {t._output_nr} of {_op_of(t)} is a view and" if has_fn else \
+            "A view was created in no_grad mode and"
+        tail = ("" if has_fn else " with grad mode enabled") + (
+            ". This view is the output of a function that returns multiple views. Such functions "
+            "do not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one.")
+        return RuntimeError(f"{head} {what}{tail}")
+    head = (f"Output {t._output_nr} of {_op_of(t)} is a view of a view which was created in "
+            f"{mode} and") if has_fn else f"A view was created in {mode} and"
+    other, block = ("in normal mode", "inference_mode") if c == INFERENCE_MODE else \
+        ("with grad mode enabled", "no_grad")
+    return RuntimeError(
+        f"{head} {what} {other}. Given that this use case is ambiguous and error-prone, it is "
+        "forbidden. You can clarify your code by moving both the view and the inplace either "
+        f"both inside the {block} block (if you don't want the inplace to be tracked) or both "
+        "outside (if you want the inplace to be tracked).")
 
 
 def check_inplace(t):
@@ -146,19 +171,8 @@ def check_inplace(t):
     """
     vm = t._view
     if vm is not None:
-        c = vm.creation
-        if c == MULTI_OUTPUT_NODE:
-            if t._grad_fn is None:
-                raise RuntimeError(_NO_GRAD_MSG)
-            raise RuntimeError(
-                f"Output {t._output_nr} of {vm.op} is a view and is being modified inplace. This "
-                "view is the output of a function that returns multiple views. Such functions do "
-                "not allow the output views to be modified inplace. You should replace the "
-                "inplace operation by an out-of-place one.")
-        if c == NO_GRAD_MODE:
-            raise RuntimeError(_NO_GRAD_MSG)
-        if c == INFERENCE_MODE:
-            raise RuntimeError(_INFERENCE_MSG)
+        if vm.creation != DEFAULT:
+            raise creation_error(t)
         if t.requires_grad and vm.base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
@@ -207,7 +221,7 @@ class CopySlices(Function):
     ``fn`` returned for its ``self``; for ``fn``'s other inputs, ``fn``'s gradients.
     """
 
-    _backward_name = "CopySlices"
+    _backward_name = "torch::autograd::CopySlices"
 
     @staticmethod
     def forward(ctx, *args):

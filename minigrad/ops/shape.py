@@ -356,3 +356,66 @@ def flatten(input, start_dim=0, end_dim=-1):
     for x in shape[s:e + 1]:
         m *= x
     return dispatch("reshape", input, tuple(shape[:s]) + (m,) + tuple(shape[e + 1:]))
+
+
+# ------------------------------------------------------------------ multi-output views
+@register_op("unbind")
+class Unbind(ViewFunction):
+    """``unbind(input, dim=0)``: the slices along ``dim`` as a tuple of views (``torch.unbind``;
+    one ``UnbindBackward0`` node for all of them, whose backward stacks the gradients). As in
+    PyTorch, its outputs may not be modified in place while autograd records.
+
+    Raises:
+        IndexError: a 0-dim input ("Dimension specified as 0 but tensor has no dimensions"),
+            ``dim`` out of range.
+    """
+
+    _backward_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim=0):
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        d = wrap_dim(dim, input.ndim)
+        ctx.dim = d
+        data = input._data
+        lead = (slice(None),) * d
+        return tuple(_view_of(input, data[lead + (k,)]) for k in range(data.shape[d]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return dispatch("stack", list(grads), ctx.dim), None
+
+
+class _SplitBase(ViewFunction):
+    @staticmethod
+    def forward(ctx, input, sizes, dim):
+        ctx.dim = dim
+        data = input._data
+        lead = (slice(None),) * dim
+        out, start = [], 0
+        for n in sizes:
+            out.append(_view_of(input, data[lead + (slice(start, start + n),)]))
+            start += n
+        return tuple(out)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return dispatch("cat", list(grads), ctx.dim), None, None
+
+
+@register_op("split")
+class Split(_SplitBase):
+    """``split(input, sizes, dim)`` with equal-size pieces (the last may be smaller): views with
+    one ``SplitBackward0`` node (``torch.split(t, int)``, ``torch.chunk``); the piece sizes are
+    computed (and checked) by ``minigrad.split``."""
+
+    _backward_name = "SplitBackward0"
+
+
+@register_op("split_with_sizes")
+class SplitWithSizes(_SplitBase):
+    """``split_with_sizes(input, sizes, dim)``: views of the listed sizes (``torch.split(t,
+    list)``; node ``SplitWithSizesBackward0``)."""
+
+    _backward_name = "SplitWithSizesBackward0"
