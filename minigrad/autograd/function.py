@@ -15,7 +15,7 @@ import weakref
 
 from .grad_mode import _INFERENCE_SEEN, _grad_state
 
-__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor"]
+__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor", "once_differentiable"]
 
 _seq = itertools.count()
 Tensor = None   # bound by minigrad.tensor at import (avoids a per-call import)
@@ -159,6 +159,7 @@ class FunctionCtx(Node):
     _freed = False
     needs_input_grad = ()
     _non_diff = None
+    _dirty = None
     materialize_grads = True
     _out_meta = ()
     _edge_args = None         # positional indices with an edge, when not all have one
@@ -194,7 +195,13 @@ class FunctionCtx(Node):
         self._non_diff = set(id(t) for t in tensors)
 
     def mark_dirty(self, *tensors):
-        """Accepted for compatibility; in-place ops bump versions themselves."""
+        """Declare inputs that ``forward`` modified in place and returns: as in PyTorch, such an
+        output is the input tensor itself, now with this node as its ``grad_fn`` (and its
+        version bumped), instead of a fresh alias.
+
+        The in-place checks apply when the node is recorded (a leaf that requires grad raises
+        "a leaf Variable that requires grad has been used in an in-place operation.")."""
+        self._dirty = set(id(t) for t in tensors)
 
     def set_materialize_grads(self, value: bool):
         """When False, undefined output grads reach ``backward`` as None instead of zeros."""
@@ -209,6 +216,9 @@ class FunctionCtx(Node):
 class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)
+        base_setup = globals().get("Function")
+        cls._new_style = base_setup is not None and \
+            getattr(cls, "setup_context", None) is not getattr(base_setup, "setup_context", None)
         bname = ns.get("_backward_name") or (name + "Backward")
         extra = {"_function": cls}
         if bname.startswith("torch::autograd::"):
@@ -225,7 +235,11 @@ class Function(metaclass=_FunctionMeta):
     input of ``forward``. Call it with ``MyFn.apply(*args)``. ``forward`` runs with grad mode off;
     ``backward`` runs with grad mode on only under ``create_graph=True``.
 
-    Deliberate difference: ``vmap``/``setup_context`` styles are not supported.
+    PyTorch 2 style is supported too: a ``forward(*args)`` without ``ctx`` plus a static
+    ``setup_context(ctx, inputs, output)`` that saves what ``backward`` needs (it runs right after
+    ``forward``, also with grad mode off).
+
+    Deliberate difference: ``vmap``/``jvp`` are not supported.
     """
 
     _backward_name = None
@@ -242,6 +256,11 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """PyTorch 2 style: override (as a staticmethod) to use a ``forward`` without ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._node_cls()
@@ -253,7 +272,11 @@ class Function(metaclass=_FunctionMeta):
         prev = gs.enabled
         gs.enabled = False
         try:
-            out = cls.forward(ctx, *args, **kwargs)
+            if cls._new_style:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
         finally:
             gs.enabled = prev
         if type(out) is not Tensor and not isinstance(out, (Tensor, tuple)):
@@ -340,7 +363,7 @@ def _connect(ctx, args, needs, out):
         ctx._edge_args = idx       # which of backward's per-argument results feed the edges
         ctx._n_args = len(args)
     if type(out) is Tensor and not out._requires_grad and out.dtype.is_floating_point \
-            and ctx._non_diff is None:      # the common single-output case
+            and ctx._non_diff is None and ctx._dirty is None:   # the common single-output case
         out._requires_grad = True
         out._grad_fn = ctx
         ctx._out_meta = ((out._data.shape, out.dtype),)
@@ -353,7 +376,13 @@ def _connect(ctx, args, needs, out):
     for i, o in enumerate(outs):
         if o is None or not o.dtype.is_floating_point or (nd and id(o) in nd):
             continue
-        if o._grad_fn is not None or o._requires_grad:
+        if ctx._dirty and id(o) in ctx._dirty:
+            # modified in place and declared with mark_dirty: the input itself gets the history
+            if o._requires_grad and o._grad_fn is None and o._view is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
+            o._vc[0] += 1
+        elif o._grad_fn is not None or o._requires_grad:
             # forward returned an input (or a tensor already in a graph) as-is: PyTorch returns
             # a view of it; we return a new Tensor sharing its storage and version counter.
             o = outs[i] = o._alias()
@@ -366,3 +395,46 @@ def _connect(ctx, args, needs, out):
     if ctx._saved is not None:
         _saved_outputs(ctx, outs)
     return tuple(outs) if is_tuple else outs[0]
+
+
+class _DelayedError(Function):
+    """Identity whose backward raises: marks gradients computed by a ``once_differentiable``
+    backward under ``create_graph`` (PyTorch's ``DelayedError`` node)."""
+
+    _backward_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx, x):
+        return Tensor._make(x._data, x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+
+def once_differentiable(fn):
+    """Decorator for ``Function.backward`` (``torch.autograd.function.once_differentiable``):
+    the backward runs with grad mode off, so it need not be differentiable. Under
+    ``create_graph=True``, the gradients it returns get a node that raises RuntimeError
+    ("trying to differentiate twice a function that was marked with @once_differentiable") if a
+    higher-order backward reaches it."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        gs = _grad_state
+        prev = gs.enabled
+        gs.enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            gs.enabled = prev
+        if not prev or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        outs = tuple(_DelayedError.apply(o) if isinstance(o, Tensor) and
+                     o.dtype.is_floating_point else o for o in outs)
+        return outs[0] if single else outs
+    return wrapper
