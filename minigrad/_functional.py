@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .dispatch import dispatch
 
-__all__ = ["add", "sub", "rsub", "reciprocal", "sign", "logical_not", "logical_and", "logical_or",
+__all__ = ["remainder", "fmod", "floor_divide", "add", "sub", "rsub", "reciprocal", "sign", "logical_not", "logical_and", "logical_or",
            "mul", "div", "neg", "pow", "exp", "log", "sqrt", "square", "abs", "maximum", "minimum",
            "clamp", "tanh", "sigmoid", "relu", "matmul", "mm", "bmm", "mv", "dot", "addmm"]
 
@@ -150,6 +150,21 @@ def square(input):
     """``input ** 2`` (``torch.square``, i.e. ``pow(input, 2)``); same dtype (bool -> int64
     as PyTorch)."""
     return dispatch("pow", input, 2)
+
+
+def remainder(input, other):
+    """Python's ``%`` elementwise (``torch.remainder``): the ``remainder`` op."""
+    return dispatch("remainder", input, other)
+
+
+def fmod(input, other):
+    """C's ``fmod`` elementwise (``torch.fmod``): the ``fmod`` op."""
+    return dispatch("fmod", input, other)
+
+
+def floor_divide(input, other):
+    """Python's ``//`` elementwise (``torch.floor_divide``): the ``floor_divide`` op."""
+    return dispatch("floor_divide", input, other)
 
 
 def abs(input):

@@ -2,3 +2,4 @@
 from . import factory, cast, elementwise, unary, compare, inplace, activation, reduce, \
     shape, concat, index, linalg, nn_softmax, loss, cross_entropy, bitwise  # noqa: F401
 from . import norm  # noqa: E402,F401
+from . import modulo, strided  # noqa: E402,F401
