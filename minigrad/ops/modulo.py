@@ -71,18 +71,15 @@ class _ModBase(Function):
         rt, a, b = _operands(input, other, cls._op_name)
         nig = ctx.needs_input_grad
         if isinstance(other, Tensor) and len(nig) > 1 and nig[1]:
-            ctx.save_for_backward(input, other)
-        else:
-            ctx.save_for_backward()      # nothing, as PyTorch's remainder.Scalar
+            ctx.save_for_backward(input, other)   # only then, as PyTorch (freed-graph rule)
         return wrap(cls._kernel(a, b, rt), rt)
 
     @staticmethod
     def backward(ctx, grad):
-        saved = ctx.saved_tensors        # raises once the graph was freed
         nig = ctx.needs_input_grad
         gb = None
-        if saved:
-            input, other = saved
+        if ctx._saved is not None or ctx._freed:
+            input, other = ctx.saved_tensors      # raises once the graph was freed
             q = dispatch("div", input, other, rounding_mode=ctx._function._rounding)
             gb = dispatch("mul", dispatch("neg", grad), q)
         return (grad if nig[0] else None), gb
