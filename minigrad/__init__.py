@@ -43,6 +43,7 @@ from . import linalg  # noqa: E402
 from . import nn
 from . import serialization
 from .serialization import save, load
+from . import testing  # noqa: E402  (torch is imported lazily, only by its bridges)
 from ._functional import *  # noqa: F401,F403  (torch.add, torch.exp, ... as functions)
 from ._functional import __all__ as _fn_all
 
@@ -56,7 +57,7 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
-           "autograd", "nn", "serialization", "save", "load"] + list(_fn_all)
+           "autograd", "nn", "serialization", "save", "load", "testing"] + list(_fn_all)
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)
