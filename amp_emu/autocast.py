@@ -1,21 +1,24 @@
 """``autocast``: mixed precision as a dispatch mode (mirrors ``torch.autocast``).
 
 Each ``autocast(...)`` region pushes a mode on minigrad's dispatch stack. For every dispatched op
-the innermost region's mode looks the op up in its ``Policy`` and, when autocast is enabled for
-its device type, casts the eligible tensor arguments (float32/float16/bfloat16; never float64,
+the innermost region's mode finds the op's device type from its tensor arguments ("cuda" when any
+of them is on the emulated cuda device, else "cpu": PyTorch's AutocastCUDA / AutocastCPU dispatch
+keys), and, when autocast is enabled for that device type, looks the op up in that device type's
+``Policy`` and casts the eligible tensor arguments (float32/float16/bfloat16; never float64,
 integers or bools; also inside lists, for cat/stack) with ``dispatch("_to_copy", ...)``, so each
 cast is a graph node (``ToCopyBackward0``) and gradients flow back in the original dtype. The op
 then runs with autocast excluded for its own sub-ops, as PyTorch's wrapper excludes its key.
 
-Thread-local state as PyTorch: per device type an enabled flag and a dtype, the cache flag, the
-nesting counter and the weight-cast cache; every region restores the previous state on exit.
+Thread-local state as PyTorch: per device type an enabled flag, a dtype and a policy, the cache
+flag, the nesting counter and the weight-cast cache; every region restores the previous state on
+exit. So ``autocast("cuda")`` applies to cuda tensors only and ``autocast("cpu")`` to cpu tensors
+only, and an inner ``autocast("cuda", enabled=False)`` leaves cpu tensors under an outer cpu
+region, as in PyTorch. With the cuda emulation off (``MINIGRAD_EMULATE_CUDA=0``),
+``autocast("cuda")`` warns and disables itself, as PyTorch without CUDA.
 Because the mode stays live until the region exits, ``backward()`` called inside a region runs its
 backward ops under autocast too (PyTorch does the same).
 
 Deliberate differences from PyTorch:
-- minigrad tensors have no device: ops are treated as running on the device type of the
-  innermost autocast region (enabled or not); ``autocast("cuda")`` never disables itself for lack
-  of a GPU, it just selects the cuda table.
 - The weight-cast cache is keyed by (tensor, dtype), not by tensor alone, so nested regions with
   different dtypes do not hand an fp16 copy to a bf16 region (PyTorch's cache collides there and
   the op then fails with a dtype mismatch).
@@ -33,6 +36,7 @@ import numpy as np
 
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import _grad_state
+from minigrad.devices import CPU, emulation_enabled
 from minigrad.dispatch import dispatch, pop_mode, push_mode
 from minigrad.tensor import Tensor
 
@@ -56,6 +60,7 @@ class _State(threading.local):
     def __init__(self):
         self.enabled = {d: False for d in _DEVICES}
         self.dtype = dict(_DEFAULT_DTYPE)
+        self.policy = dict(_BUILTIN)     # device type -> the Policy its ops follow
         self.cache_enabled = True
         self.nesting = 0
         self.cache = {}          # (id(tensor), dtype) -> (tensor, cast)
@@ -153,6 +158,23 @@ def _cast(t, dtype, st, low):
     return t
 
 
+def _device_type(args, kwargs):
+    """The autocast device type of an op: "cuda" when a tensor argument is on cuda, "cpu" when
+    all are on the cpu, None without tensor arguments (factories: autocast leaves them)."""
+    found = None
+    for a in (args if not kwargs else (*args, *kwargs.values())):
+        if isinstance(a, Tensor):
+            if a._device is not CPU:
+                return "cuda"
+            found = "cpu"
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+            for x in a:
+                if isinstance(x, Tensor) and x._device is not CPU:
+                    return "cuda"
+            found = "cpu"
+    return found
+
+
 def _first_tensor(args):
     for a in args:
         if isinstance(a, Tensor):
@@ -173,22 +195,25 @@ def _tensor_dtypes(args, kwargs):
 
 
 class _AutocastMode:
-    """The dispatch mode of one region; acts only when it is the innermost region."""
+    """The dispatch mode of one region; acts only when it is the innermost region, and then for
+    the op's own device type (the state of every device type is live at once, as in PyTorch)."""
 
-    __slots__ = ("device_type", "table")
+    __slots__ = ("device_type",)
 
-    def __init__(self, device_type, policy):
+    def __init__(self, device_type):
         self.device_type = device_type
-        self.table = policy._table
 
     def __minigrad_dispatch__(self, op, args, kwargs, call_next):
         st = _state
         if st.excluded or st.regions[-1] is not self:
             return call_next(args, kwargs)
-        cat = self.table.get(op)
-        if cat is None or cat is _U or not st.enabled[self.device_type] or "out" in kwargs:
+        dev = _device_type(args, kwargs)
+        if dev is None or not st.enabled[dev] or "out" in kwargs:
             return call_next(args, kwargs)
-        low = st.dtype[self.device_type]
+        cat = st.policy[dev]._table.get(op)
+        if cat is None or cat is _U:
+            return call_next(args, kwargs)
+        low = st.dtype[dev]
         if cat is _L or cat is _F:
             target = low if cat is _L else _F32
             args = tuple(_cast(a, target, st, low) for a in args)
@@ -224,7 +249,8 @@ class autocast:
     """Context manager / decorator running a region in mixed precision (``torch.autocast``).
 
     Args:
-        device_type: "cuda" or "cpu": which PyTorch table (profile) to emulate.
+        device_type: "cuda" or "cpu": the device whose ops the region casts, with PyTorch's
+            table for that device.
         dtype: the low-precision dtype; None takes ``policy.default_dtype`` when a policy is
             given, else ``get_autocast_dtype(device_type)`` (float16 for cuda, bfloat16 for cpu,
             or what an enclosing region set).
@@ -240,7 +266,8 @@ class autocast:
         UserWarning: cpu with a dtype other than bf16/fp16 (PyTorch's message); autocast is then
             disabled in the region. The cuda profile accepts fp16, bf16 and fp32.
 
-    See the module docstring for the deliberate differences (no devices, cache keyed by dtype).
+    The region applies to ops whose tensors are on ``device_type`` (see the module docstring,
+    also for the deliberate difference of the cache keyed by dtype).
     """
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None, policy=None):
@@ -259,6 +286,10 @@ class autocast:
             raise TypeError(f"policy must be an amp_emu.Policy, got {type(policy).__name__}")
         self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None \
             else bool(cache_enabled)
+        if enabled and device_type == "cuda" and policy is None and not emulation_enabled():
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
+                          stacklevel=2)
+            enabled = False
         if enabled and self.fast_dtype not in self.policy.supported_dtypes:
             name = device_type.upper()
             warnings.warn(
@@ -273,12 +304,13 @@ class autocast:
     def __enter__(self):
         st = _state
         dev = self.device
-        self._saved.append((st.cache_enabled, st.enabled[dev], st.dtype[dev]))
+        self._saved.append((st.cache_enabled, st.enabled[dev], st.dtype[dev], st.policy[dev]))
         st.enabled[dev] = self._enabled
         st.dtype[dev] = self.fast_dtype
+        st.policy[dev] = self.policy
         st.nesting += 1
         st.cache_enabled = self._cache_enabled
-        mode = _AutocastMode(dev, self.policy)
+        mode = _AutocastMode(dev)
         st.regions.append(mode)
         push_mode(mode)
         return self
@@ -293,9 +325,10 @@ class autocast:
             st.nesting -= 1
             if st.nesting == 0:
                 st.cache.clear()
-            cache_enabled, enabled, dtype = self._saved.pop()
+            cache_enabled, enabled, dtype, policy = self._saved.pop()
             st.enabled[dev] = enabled
             st.dtype[dev] = dtype
+            st.policy[dev] = policy
             st.cache_enabled = cache_enabled
         return False
 
@@ -321,7 +354,8 @@ class autocast:
 # ---------------------------------------------------------------------- custom_fwd / custom_bwd
 def _cast_inputs(value, device_type, dtype):
     if isinstance(value, Tensor):
-        ok = value.dtype.is_floating_point and value.dtype is not _dt.float64
+        ok = value.dtype.is_floating_point and value.dtype is not _dt.float64 and \
+            value._device.type == device_type
         return value.to(dtype) if ok else value
     if isinstance(value, (str, bytes, np.ndarray)):
         return value
@@ -339,7 +373,8 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
 
     Records the autocast state on ``ctx`` (``ctx._fwd_used_autocast``, ``ctx._dtype``) for
     ``custom_bwd``. With ``cast_inputs=dt`` and autocast enabled for ``device_type``, floating
-    tensor inputs (not float64; also inside lists/tuples/dicts) are cast to ``dt`` and forward
+    tensor inputs on ``device_type`` (not float64; also inside lists/tuples/dicts) are cast to
+    ``dt`` and forward
     runs with autocast disabled; outside autocast it is a no-op.
 
     Raises:

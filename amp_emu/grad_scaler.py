@@ -1,31 +1,36 @@
 """``GradScaler``: dynamic loss scaling (mirrors ``torch.amp.GradScaler``).
 
 Same API, defaults, per-optimizer state machine, arithmetic and error messages as PyTorch 2.13
-(facts §3). The two kernels PyTorch runs are registered as minigrad ops of the same names, so a
-profiler sees them: ``_amp_foreach_non_finite_check_and_unscale_`` (found_inf from the values
-*before* scaling; every grad multiplied by ``inv_scale`` in fp32 and rounded back to its dtype)
-and ``_amp_update_scale_`` (backoff / growth of the float32 scale, int32 growth tracker).
+(facts §3). Every read and write of the scale, the growth tracker, the found-inf flags and the
+gradients is a dispatched op, as in PyTorch, so a mode sees the whole of it: the two aten
+kernels of ``minigrad/ops/amp_kernels.py`` (``_amp_foreach_non_finite_check_and_unscale_``:
+found_inf from the values *before* scaling, every grad multiplied by ``inv_scale`` in fp32 and
+rounded back to its dtype; ``_amp_update_scale_``: backoff / growth of the float32 scale, int32
+growth tracker), ``full`` / ``fill_`` / ``copy_`` / ``add_`` / ``reciprocal`` / ``_to_copy``, and
+``.item()`` (``_local_scalar_dense``). An optimizer with ``_step_supports_amp_scaling`` (``fused=
+True``) gets ``grad_scale`` / ``found_inf`` and unscales and skips inside its kernel, as in
+PyTorch.
 
-Deliberate differences: ``device`` only names the profile ("cuda" or "cpu"): the scaler never
-disables itself for lack of a GPU, and ``update(new_scale=tensor)`` does not check the tensor's
-device. For plots it keeps ``scale_history`` (the scale after every ``update``),
+Devices as PyTorch's: the scale and growth tracker live on the device of the first output passed
+to ``scale`` and are copied to other devices where needed, found-inf flags are kept per device,
+``update(new_scale=tensor)`` asserts that the tensor is on the scaler's device type, and
+``GradScaler("cuda")`` warns and disables itself when the cuda emulation is off
+(``MINIGRAD_EMULATE_CUDA=0``), as PyTorch without CUDA. For plots it keeps ``scale_history``
+(the scale after every ``update``),
 ``found_inf_history`` and ``skipped_steps`` (optimizer steps skipped for inf/nan).
 """
 from __future__ import annotations
 
 from collections import abc, defaultdict
 from enum import Enum
-
-import numpy as np
+import warnings
 
 from minigrad import dtypes as _dt
-from minigrad.dispatch import dispatch, register_op
+from minigrad.devices import CPU, emulation_enabled
+from minigrad.dispatch import dispatch
 from minigrad.tensor import Tensor
 
 __all__ = ["GradScaler", "OptState"]
-
-_DEVICE = "cpu"   # where minigrad tensors live; found_inf_per_device is keyed by it
-
 
 class OptState(Enum):
     READY = 0
@@ -37,63 +42,17 @@ def _refresh_per_optimizer_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
 
 
-@register_op("_amp_foreach_non_finite_check_and_unscale_")
-def _amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale):
-    """In place: ``found_inf = 1`` if any grad has inf/nan (checked before scaling); every grad
-    ``*= inv_scale`` computed in opmath (fp32 for 16-bit grads) and rounded to its dtype; no
-    multiply when ``inv_scale == 1`` (``torch._amp_foreach_non_finite_check_and_unscale_``)."""
-    inv = np.float32(inv_scale._data)
-    for g in grads:
-        a = g._data
-        if a.dtype == np.float32 or a.dtype == np.float64:
-            if not np.isfinite(a).all():
-                found_inf._data[...] = 1.0
-            if inv != 1.0:
-                np.multiply(a, a.dtype.type(inv), out=a)
-        else:
-            f = a.astype(np.float32)
-            if not np.isfinite(f).all():
-                found_inf._data[...] = 1.0
-            if inv != 1.0:
-                f *= inv
-                a[...] = f.astype(a.dtype)
-        g._bump()
-    found_inf._bump()
-
-
-@register_op("_amp_update_scale_")
-def _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor,
-                       growth_interval):
-    """In place: PyTorch's ``_amp_update_scale_`` CPU kernel. Backoff (``scale * backoff`` in
-    double, stored as float32; tracker 0) when ``found_inf``; otherwise the tracker counts up and
-    at ``growth_interval`` the scale grows (only if the float32 result is finite), tracker 0."""
-    s = float(scale._data)
-    if float(found_inf._data):
-        scale._data[...] = np.float32(s * backoff_factor)
-        growth_tracker._data[...] = 0
-    else:
-        successful = int(growth_tracker._data) + 1
-        if successful == growth_interval:
-            new = np.float32(s * growth_factor)
-            if np.isfinite(new):
-                scale._data[...] = new
-            growth_tracker._data[...] = 0
-        else:
-            growth_tracker._data[...] = np.int32(successful)
-    scale._bump()
-    growth_tracker._bump()
-    return scale
-
-
-def _full(value, np_dtype):
-    return Tensor._make(np.array(value, dtype=np_dtype), _dt.from_numpy(np_dtype))
+def _full(value, dtype, device=CPU):
+    """``torch.full((), value, dtype=dtype, device=device)``: a dispatched 0-dim tensor."""
+    return dispatch("full", (), value, dtype=dtype, device=device)
 
 
 class GradScaler:
     """Loss scaling for fp16 training (``torch.amp.GradScaler``).
 
     Args:
-        device: "cuda" or "cpu": names the profile only (see the module docstring).
+        device: "cuda" or "cpu": the device type ``update(new_scale=tensor)`` expects; "cuda"
+            disables the scaler (with PyTorch's warning) when the cuda emulation is off.
         init_scale: the initial scale (float32 storage).
         growth_factor: multiplier after ``growth_interval`` finite steps (must be > 1).
         backoff_factor: multiplier after an inf/nan step (must be < 1).
@@ -114,6 +73,10 @@ class GradScaler:
                  growth_interval=2000, enabled=True):
         self._device = device
         self._enabled = enabled
+        if device == "cuda" and enabled and not emulation_enabled():
+            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
+                          "Disabling.", stacklevel=2)
+            self._enabled = False
         self.scale_history = []
         self.found_inf_history = []
         self.skipped_steps = 0
@@ -140,9 +103,13 @@ class GradScaler:
             raise AssertionError(f"Attempted {funcname} but _growth_tracker is None.  " + fix)
         return self._scale, self._growth_tracker
 
-    def _lazy_init_scale_growth_tracker(self):
-        self._scale = _full(self._init_scale, np.float32)
-        self._growth_tracker = _full(self._init_growth_tracker, np.int32)
+    def _lazy_init_scale_growth_tracker(self, dev):
+        self._scale = _full(self._init_scale, _dt.float32, dev)
+        self._growth_tracker = _full(self._init_growth_tracker, _dt.int32, dev)
+
+    def _scale_on(self, dev):
+        """The scale on ``dev`` (a copy when the scale lives elsewhere, as PyTorch's)."""
+        return self._scale if self._scale._device is dev else self._scale.to(dev)
 
     # ------------------------------------------------------------------ scale
     def scale(self, outputs):
@@ -165,14 +132,14 @@ class GradScaler:
             return outputs
         if isinstance(outputs, Tensor):
             if self._scale is None:
-                self._lazy_init_scale_growth_tracker()
-            return dispatch("mul", outputs, self._scale)
+                self._lazy_init_scale_growth_tracker(outputs._device)
+            return dispatch("mul", outputs, self._scale_on(outputs._device))
 
         def apply_scale(val):
             if isinstance(val, Tensor):
                 if self._scale is None:
-                    self._lazy_init_scale_growth_tracker()
-                return dispatch("mul", val, self._scale)
+                    self._lazy_init_scale_growth_tracker(val._device)
+                return dispatch("mul", val, self._scale_on(val._device))
             if isinstance(val, abc.Iterable):
                 it = map(apply_scale, val)
                 return type(val)(it) if isinstance(val, (list, tuple)) else it
@@ -181,7 +148,7 @@ class GradScaler:
 
     # ------------------------------------------------------------------ unscale_
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
-        per_dtype = defaultdict(list)
+        per_device = defaultdict(lambda: defaultdict(list))
         for group in optimizer.param_groups:
             for param in group["params"]:
                 if not isinstance(param, Tensor):
@@ -192,11 +159,15 @@ class GradScaler:
                     continue
                 if not allow_fp16 and g.dtype is _dt.float16:
                     raise ValueError("Attempting to unscale FP16 gradients.")
-                per_dtype[g.dtype].append(g)
+                per_device[g._device][g.dtype].append(g)
         out = {}
-        for grads in per_dtype.values():
-            out[_DEVICE] = found_inf
-            dispatch("_amp_foreach_non_finite_check_and_unscale_", grads, found_inf, inv_scale)
+        for dev, per_dtype in per_device.items():
+            # one found_inf / inv_scale per device, copied from the scale's (PyTorch's
+            # _MultiDeviceReplicator)
+            f = out[dev] = found_inf if found_inf._device is dev else found_inf.to(dev, copy=True)
+            inv = inv_scale if inv_scale._device is dev else inv_scale.to(dev, copy=True)
+            for grads in per_dtype.values():
+                dispatch("_amp_foreach_non_finite_check_and_unscale_", grads, f, inv)
         return out
 
     def unscale_(self, optimizer):
@@ -219,8 +190,9 @@ class GradScaler:
                                "last update().")
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        inv = _full(np.float32(1.0 / np.float64(self._scale._data)), np.float32)
-        found_inf = _full(0.0, np.float32)
+        scale64 = dispatch("_to_copy", self._scale, dtype=_dt.float64)
+        inv = dispatch("_to_copy", dispatch("reciprocal", scale64), dtype=_dt.float32)
+        found_inf = _full(0.0, _dt.float32, self._scale._device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv, found_inf, False)
         state["stage"] = OptState.UNSCALED
 
@@ -247,6 +219,8 @@ class GradScaler:
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
+        if getattr(optimizer, "_step_supports_amp_scaling", False):
+            return self._step_in_kernel(optimizer, state, args, kwargs)
         if state["stage"] is OptState.READY:
             self.unscale_(optimizer)
         if len(state["found_inf_per_device"]) == 0:
@@ -257,6 +231,38 @@ class GradScaler:
         else:
             self.skipped_steps += 1
         state["stage"] = OptState.STEPPED
+        return retval
+
+    def _check_inf_per_device(self, optimizer):
+        """Record found_inf for ``optimizer``'s grads without unscaling them (inv_scale 1)."""
+        self._check_scale_growth_tracker("_check_inf_per_device")
+        dummy_inv_scale = _full(1.0, _dt.float32, self._scale._device)
+        found_inf = _full(0.0, _dt.float32, self._scale._device)
+        state = self._per_optimizer_states[id(optimizer)]
+        state["found_inf_per_device"] = self._unscale_grads_(optimizer, dummy_inv_scale,
+                                                             found_inf, True)
+        return state["found_inf_per_device"]
+
+    def _step_in_kernel(self, optimizer, state, args, kwargs):
+        """PyTorch's branch for optimizers that unscale and skip inside their step kernel
+        (``fused=True``): they get ``optimizer.grad_scale`` (None when already unscaled) and
+        ``optimizer.found_inf`` for the duration of the step."""
+        if state["stage"] is OptState.READY:
+            self._check_inf_per_device(optimizer)
+        found_inf = sum(state["found_inf_per_device"].values())
+        optimizer.grad_scale = (getattr(optimizer, "grad_scale", None)
+                                if state["stage"] is OptState.UNSCALED
+                                else dispatch("mul", self._scale,
+                                              getattr(optimizer, "grad_scale", 1)))
+        optimizer.found_inf = found_inf
+        try:
+            retval = optimizer.step(*args, **kwargs)
+        finally:
+            del optimizer.grad_scale
+            del optimizer.found_inf
+        state["stage"] = OptState.STEPPED
+        if found_inf.item():
+            self.skipped_steps += 1
         return retval
 
     def update(self, new_scale=None):
@@ -275,30 +281,29 @@ class GradScaler:
         found = False
         if new_scale is not None:
             if isinstance(new_scale, float):
-                scale._data[...] = np.float32(new_scale)
+                dispatch("fill_", scale, new_scale)
             else:
                 reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                           "torch.FloatTensor with requires_grad=False.")
-                _ = new_scale.device      # a Python int fails here, as in PyTorch
+                if new_scale.device.type != self._device:   # a Python int: AttributeError
+                    raise AssertionError(reason)
                 if new_scale.numel() != 1:
                     raise AssertionError(reason)
                 if new_scale.requires_grad is True:
                     raise AssertionError(reason)
-                if new_scale.ndim > 0:     # PyTorch's copy_ into the 0-dim scale
-                    raise RuntimeError("output with shape [] doesn't match the broadcast shape "
-                                       f"{list(new_scale.shape)}")
-                scale._data[...] = np.float32(new_scale._data)
-            scale._bump()
+                dispatch("copy_", scale, new_scale)   # a 1-D one-element tensor fails here
         else:
-            found_infs = [f for s in self._per_optimizer_states.values()
+            found_infs = [f.to(scale._device) for s in self._per_optimizer_states.values()
                           for f in s["found_inf_per_device"].values()]
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
-            combined = _full(sum(float(f._data) for f in found_infs), np.float32)
-            found = bool(combined._data)
+            combined = found_infs[0]      # summed in place into the first flag, as PyTorch
+            for f in found_infs[1:]:
+                dispatch("add_", combined, f)
+            found = bool(combined.item())
             dispatch("_amp_update_scale_", scale, tracker, combined, self._growth_factor,
                      self._backoff_factor, self._growth_interval)
-        self.scale_history.append(float(scale._data))
+        self.scale_history.append(scale.item())
         self.found_inf_history.append(found)
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
@@ -307,7 +312,7 @@ class GradScaler:
         """The current scale as a Python float (``init_scale`` before the first ``scale()``;
         1.0 when disabled)."""
         if self._enabled:
-            return self._init_scale if self._scale is None else float(self._scale._data)
+            return self._init_scale if self._scale is None else self._scale.item()
         return 1.0
 
     def get_growth_factor(self):
@@ -337,7 +342,7 @@ class GradScaler:
     def _get_growth_tracker(self):
         if self._enabled:
             return self._init_growth_tracker if self._growth_tracker is None \
-                else int(self._growth_tracker._data)
+                else self._growth_tracker.item()
         return 0
 
     def is_enabled(self) -> bool:
@@ -367,13 +372,13 @@ class GradScaler:
                                "from a disabled instance of GradScaler.")
         self._init_scale = state_dict["scale"]
         if self._scale is not None:
-            self._scale._data[...] = np.float32(state_dict["scale"])
+            dispatch("fill_", self._scale, state_dict["scale"])
         self._growth_factor = state_dict["growth_factor"]
         self._backoff_factor = state_dict["backoff_factor"]
         self._growth_interval = state_dict["growth_interval"]
         self._init_growth_tracker = state_dict["_growth_tracker"]
         if self._growth_tracker is not None:
-            self._growth_tracker._data[...] = np.int32(state_dict["_growth_tracker"])
+            dispatch("fill_", self._growth_tracker, state_dict["_growth_tracker"])
 
     def __getstate__(self):
         state = self.__dict__.copy()

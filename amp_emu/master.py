@@ -12,7 +12,8 @@ optimizer state in fp32:
    Clipping ``model.parameters()`` after backward changes grads nobody reads (they are also
    still multiplied by the loss scale);
 3. the optimizer steps the fp32 masters;
-4. the masters are rounded back into the model params (one rounding per step).
+4. the masters are rounded back into the model params (one rounding per step), by the
+   dispatched ``copy_``: every write is a dispatched op, as everywhere in amp_emu and optim.
 
 Usage::
 
@@ -31,11 +32,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-import numpy as np
-
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.dispatch import dispatch
+from minigrad.nn.module import zero_grads_
 from minigrad.tensor import Tensor
 from optim.optimizer import Optimizer
 
@@ -159,21 +159,14 @@ class MasterWeightOptimizer(Optimizer):
 
     def zero_grad(self, set_to_none: bool = True):
         """Clear model and master grads (``None`` by default, as ``Optimizer.zero_grad``)."""
-        for t in self.model_params + self.master_params:
-            if set_to_none:
-                t.grad = None
-            elif t.grad is not None:
-                t.grad._data[...] = 0
-                t.grad._bump()
+        zero_grads_(self.model_params + self.master_params, set_to_none)
 
     def step(self, closure=None):
         """Step the fp32 masters, then write them back, rounded, into the model params."""
         ret = self.optimizer.step() if closure is None else self.optimizer.step(closure)
         with no_grad():
             for p, m in zip(self.model_params, self.master_params):
-                c = dispatch("_to_copy", m.detach(), dtype=p.dtype)
-                np.copyto(p._data, c._data)
-                p._bump()
+                dispatch("copy_", p, m)     # cast to the model's dtype: one rounding
         return ret
 
     def state_dict(self):

@@ -13,8 +13,10 @@ weights and the same batch order):
 - ``fp16``: forward and loss under ``amp_emu.autocast(device_type, float16)`` with an
   ``amp_emu.GradScaler``, in the lecture's order: scale(loss).backward(), unscale_, clip, step,
   update. A step whose gradients hold inf/nan is skipped and the scale halves.
-``--device-type`` picks the autocast profile (policy table): ``cpu`` (default, the profile PyTorch
-CPU uses, so ``--compare-torch`` compares like with like) or ``cuda`` (a GPU's table).
+``--device-type`` picks the device, as a CUDA script does: ``cpu`` (default, the profile PyTorch
+CPU uses, so ``--compare-torch`` compares like with like) or ``cuda``, minigrad's emulated GPU:
+the model and every batch are moved there with ``.to(device)``, autocast runs PyTorch's cuda
+table (``autocast("cuda")`` only touches cuda tensors) and the GradScaler is a cuda one.
 If ``amp_emu`` cannot be imported, only the fp32 run happens (with a note on stderr).
 
 ``--compare-torch`` trains the same runs in PyTorch CPU (cpu autocast profile) from a copy of
@@ -61,7 +63,8 @@ def parse_args(argv=None):
     p.add_argument("--precision", choices=PRECISIONS + ("all",), default="all",
                    help="which run(s): fp32, bf16 autocast, fp16 autocast + GradScaler, or all")
     p.add_argument("--device-type", choices=("cpu", "cuda"), default="cpu",
-                   help="autocast profile (policy table) and GradScaler device")
+                   help="device of the model and batches (cuda: minigrad's emulated GPU), "
+                        "hence the autocast table and the GradScaler device")
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam")
     p.add_argument("--lr", type=float, default=None, help="default: 1e-3 adam, 0.05 sgd")
     p.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
@@ -150,15 +153,18 @@ class _Frame:
             self.clip = nn.utils.clip_grad_norm_
             self.amp = amp_emu
             self.device_type = args.device_type
+            self.device = mg.device(args.device_type)
         else:
             import torch
             self.lib, self.nn, self.optim = torch, torch.nn, torch.optim
             self.clip = torch.nn.utils.clip_grad_norm_
             self.amp = torch.amp
             self.device_type = "cpu"  # PyTorch CPU runs the cpu profile
+            self.device = torch.device("cpu")
 
     def tensor(self, arr):
-        return self.lib.from_numpy(np.ascontiguousarray(arr))
+        """A batch (or weight) from a NumPy array, on this frame's device."""
+        return self.lib.from_numpy(np.ascontiguousarray(arr)).to(self.device)
 
     def autocast(self, precision):
         if precision == "fp32":
@@ -175,6 +181,7 @@ def train(frame, precision, sizes, init_state, data, order, args):
     x_tr, x_te, y_tr, y_te = data
     model = build_model(frame.nn, sizes)
     model.load_state_dict({k: frame.tensor(v.copy()) for k, v in init_state.items()})
+    model.to(frame.device)          # before the optimizer is built, as a CUDA script does
     if args.optimizer == "adam":
         opt = frame.optim.Adam(model.parameters(), lr=args.lr)
     else:
@@ -213,7 +220,7 @@ def train(frame, precision, sizes, init_state, data, order, args):
 
     with frame.lib.no_grad(), frame.autocast(precision):
         logits = model(frame.tensor(x_te))
-    pred = logits.float().argmax(dim=1).numpy()
+    pred = logits.float().argmax(dim=1).cpu().numpy()
     run.accuracy = float((pred == y_te).mean())
     run.seconds = time.perf_counter() - start
     return run
@@ -288,7 +295,7 @@ def main(argv=None):
     print(f"digits: {len(data[0])} train / {len(data[1])} test images, "
           f"MLP {'-'.join(map(str, sizes))}, {args.optimizer} lr={args.lr:g}, "
           f"clip {args.clip:g}, {args.epochs} epochs of batch {args.batch_size} "
-          f"({len(order)} steps), autocast profile '{args.device_type}'")
+          f"({len(order)} steps), device '{args.device_type}'")
 
     frames = [_Frame("minigrad", args)]
     if args.compare_torch:
@@ -306,8 +313,9 @@ def main(argv=None):
         print("\nlargest per-step relative loss difference, minigrad vs PyTorch CPU "
               "(same initial weights and batches; fp32 expected < 1e-5):")
         if args.device_type != "cpu":
-            print(f"  (minigrad ran the '{args.device_type}' autocast profile, PyTorch CPU the "
-                  "'cpu' one: bf16/fp16 differences include the policy tables' differences)")
+            print(f"  (minigrad ran on its emulated '{args.device_type}' device with that autocast "
+                  "table, PyTorch CPU the 'cpu' one: bf16/fp16 differences include the policy "
+                  "tables' differences)")
         for p, d in diffs.items():
             print(f"  {p}: {d.max():.3e}   (first step {d[0]:.1e}, largest at step "
                   f"{int(d.argmax()) + 1})")

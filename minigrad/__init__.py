@@ -1,6 +1,12 @@
 """minigrad: a NumPy reverse-mode autograd engine with real fp16/bf16 storage (mirrors ``torch``).
 
 Every op goes through ``minigrad.dispatch.dispatch``; see ``../shared/DESIGN.md``.
+
+Drop-in namespace: ``import minigrad as torch`` carries a script. ``minigrad.device``,
+``minigrad.cuda`` (the emulated GPU), ``minigrad.accelerator`` and ``minigrad.backends`` are
+minigrad's own; ``minigrad.optim`` (the ``optim`` package), ``minigrad.amp`` (the ``amp_emu``
+package) and ``minigrad.autocast`` are resolved lazily, on first access, so that importing minigrad
+never imports ``optim`` or ``amp_emu`` (see ``minigrad._aliases``).
 """
 import warnings as _warnings
 
@@ -26,10 +32,11 @@ from . import dtypes  # noqa: E402
 from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, float64, half,
                      iinfo, int, int8, int16, int32, int64, long, promote_types, result_type,
                      get_default_dtype, set_default_dtype, short, uint8, DType as dtype)
+from .devices import device
 from .tensor import Tensor, Size
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
-from .dispatch import dispatch
+from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from . import ops as _ops  # registers every op
 from .ops.factory import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like,
@@ -44,8 +51,24 @@ from . import nn
 from . import serialization
 from .serialization import save, load
 from . import testing  # noqa: E402  (torch is imported lazily, only by its bridges)
-from ._functional import *  # noqa: F401,F403  (torch.add, torch.exp, ... as functions)
-from ._functional import __all__ as _fn_all
+from . import accelerator, backends, cuda  # noqa: E402
+from . import _aliases  # noqa: E402
+
+_aliases.install()
+# torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
+from ._functional.pointwise import *  # noqa: F401,F403,E402
+from ._functional.bitwise import *  # noqa: F401,F403,E402
+from ._functional.comparison import *  # noqa: F401,F403,E402
+from ._functional.reduction import *  # noqa: F401,F403,E402
+from ._functional.matmul import *  # noqa: F401,F403,E402
+from ._functional.shape import *  # noqa: F401,F403,E402
+from ._functional.joining import *  # noqa: F401,F403,E402
+from ._functional.selection import *  # noqa: F401,F403,E402
+from ._functional.softmax import *  # noqa: F401,F403,E402
+from ._functional.tensors import *  # noqa: F401,F403,E402
+from ._functional import FAMILIES as _FAMILIES  # noqa: E402
+
+_fn_all = [name for family in _FAMILIES for name in family.__all__]
 
 bool = bool_
 
@@ -57,7 +80,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
-           "autograd", "nn", "serialization", "save", "load", "testing"] + list(_fn_all)
+           "autograd", "nn", "serialization", "save", "load", "device", "cuda", "accelerator",
+           "backends", "optim", "amp", "autocast", "testing"] + list(_fn_all)
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)
@@ -66,9 +90,12 @@ _AMP_LAZY = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autoc
 
 
 def __getattr__(name):
-    # ``minigrad.autocast`` is amp_emu's, imported on first use (minigrad never imports amp_emu
-    # at import time; see DESIGN.md "Layering").
+    # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
+    # optim / amp_emu packages, imported on first use (minigrad never imports them at import
+    # time; see DESIGN.md "Layering").
+    import importlib
     if name in _AMP_LAZY:
-        import importlib
         return getattr(importlib.import_module("amp_emu.autocast"), name)
+    if name in ("optim", "amp"):
+        return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

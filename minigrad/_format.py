@@ -51,6 +51,8 @@ def format_tensor(t) -> str:
     else:
         body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000)
     extras = []
+    if t._device.type != "cpu":               # PyTorch names a non-default device first
+        extras.append(f"device='{t._device}'")
     if t.numel() == 0 and t.ndim != 1:
         extras.append(f"size={tuple(t.shape)}")
     if t.dtype is not _dt.get_default_dtype() and t.dtype not in _DEFAULT_SHOWN:

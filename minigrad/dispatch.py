@@ -7,7 +7,9 @@ recently pushed) first and each either returns ``call_next(args, kwargs)`` (poss
 arguments) or a result of its own. While a mode runs, ops it dispatches itself (e.g. the casts that
 autocast inserts) see only the modes outside it, as with PyTorch's ``TorchDispatchMode``.
 
-After the modes, ``Function.apply`` of the registered op runs: dtype promotion, the opmath kernel,
+After the modes, the op's device is found (``minigrad.devices.run_on_device``: PyTorch's
+same-device rule; results carry the device) once any cuda tensor exists, and ``Function.apply``
+of the registered op runs: dtype promotion, the opmath kernel,
 one rounding, and the graph node when grad mode is on.
 
 Mirrors PyTorch's dispatcher + ``torch.utils._python_dispatch.TorchDispatchMode`` in spirit; the
@@ -16,6 +18,8 @@ mode protocol is our own.
 from __future__ import annotations
 
 import threading
+
+from . import devices as _device
 
 __all__ = ["dispatch", "register_op", "get_op", "registered_ops", "DispatchMode",
            "push_mode", "pop_mode", "current_modes"]
@@ -31,6 +35,7 @@ class _State(threading.local):
 
 
 _state = _State()
+_dev_state = _device.state
 
 
 def register_op(name: str, fn=None):
@@ -68,6 +73,8 @@ def _apply(op_name, args, kwargs):
     f = _CALL.get(op_name)
     if f is None:
         get_op(op_name)
+    if _dev_state.cuda_seen:
+        return _device.run_on_device(op_name, f, args, kwargs)
     return f(*args, **kwargs)
 
 
@@ -85,6 +92,8 @@ def dispatch(op_name: str, *args, **kwargs):
         f = _CALL.get(op_name)
         if f is None:
             get_op(op_name)
+        if _dev_state.cuda_seen:        # see minigrad.devices: which device the op runs on
+            return _device.run_on_device(op_name, f, args, kwargs)
         return f(*args, **kwargs)
     n = len(modes) if st.limit is None else st.limit
     return _run_modes(op_name, args, kwargs, n)

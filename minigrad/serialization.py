@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import pickle
 
+from . import devices as _devices
+
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals"]
 
 _DEFAULT_ALLOWED = {
@@ -101,8 +103,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Args:
         f: a path or a binary file object with ``read``/``readline``.
-        map_location: accepted for compatibility ("cpu", a device, a dict or callable); ignored:
-            every tensor is a NumPy-backed CPU tensor.
+        map_location: where tensors go: a device or string for all, or a dict from saved to
+            wanted device strings (``{"cuda:0": "cpu"}``); None keeps the saved devices. A
+            callable is accepted and ignored.
         pickle_module: with ``weights_only=False``, the module whose ``Unpickler`` is used.
         weights_only: True (default when ``pickle_module`` is not given, as in PyTorch >= 2.6):
             only tensors, dtypes, NumPy arrays/scalars, primitive containers and
@@ -127,10 +130,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified")
-    if _is_path(f):
-        with open(f, "rb") as fh:
-            return _load(fh, weights_only, pickle_module, pickle_load_args)
-    return _load(f, weights_only, pickle_module, pickle_load_args)
+    with _devices.map_location(map_location):
+        if _is_path(f):
+            with open(f, "rb") as fh:
+                return _load(fh, weights_only, pickle_module, pickle_load_args)
+        return _load(f, weights_only, pickle_module, pickle_load_args)
 
 
 _ZIP_MAGIC = b"PK\x03\x04"

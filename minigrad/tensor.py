@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
-from .autograd.grad_mode import _INFERENCE_ACTIVE, _grad_state
+from ._autograd_state import _INFERENCE_ACTIVE, _grad_state
+from .devices import CPU, as_device, parse_to, restore_device
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
 
@@ -38,6 +39,7 @@ class Tensor(TensorOpsMixin):
 
     Attributes:
         dtype: a ``minigrad.dtypes.DType``.
+        device: a ``minigrad.device``: cpu, or the emulated ``cuda:0`` (see ``minigrad.devices``).
         shape: a ``Size`` (tuple of ints); ``ndim`` its length.
         requires_grad: whether ops on it are recorded; only leaves may change it.
         grad: the accumulated gradient (a Tensor of the same shape and dtype) or None.
@@ -53,6 +55,7 @@ class Tensor(TensorOpsMixin):
     __array_priority__ = 1000
     __array_ufunc__ = None       # NumPy operators defer to ours: ``ndarray * t`` is a Tensor
     _inference = False           # set per tensor (in __dict__) for inference tensors
+    _device = CPU       # a cuda tensor sets its own (an instance attribute): see minigrad.devices
 
     def __init__(self, *args, **kwargs):
         """Mirrors ``torch.Tensor.__init__``."""
@@ -85,11 +88,16 @@ class Tensor(TensorOpsMixin):
         t = Tensor._make(self._data, self.dtype)
         t._vc = self._vc
         t._base = self if self._base is None else self._base
+        if self._device is not CPU:
+            t._device = self._device
         return t
 
     def _detached_copy(self):
         """Mirrors ``torch.Tensor._detached_copy`` (always an ndarray, even for 0-dim data)."""
-        return Tensor._make(np.array(self._data, copy=True), self.dtype)
+        t = Tensor._make(np.array(self._data, copy=True), self.dtype)
+        if self._device is not CPU:
+            t._device = self._device
+        return t
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -134,13 +142,23 @@ class Tensor(TensorOpsMixin):
 
     @property
     def device(self):
-        """Mirrors ``torch.Tensor.device``."""
-        return "cpu"
+        """Where the tensor lives, a ``minigrad.device`` (``torch.Tensor.device``): cpu, or
+        ``cuda:0``, the emulated GPU (host memory, same kernels; see ``minigrad.devices``)."""
+        return self._device
 
     @property
-    def is_cuda(self):
-        """Mirrors ``torch.Tensor.is_cuda``."""
-        return False
+    def is_cuda(self) -> bool:
+        """Mirrors ``torch.Tensor.is_cuda``: True on the (emulated) cuda device."""
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        """Mirrors ``torch.Tensor.is_cpu``."""
+        return self._device.type == "cpu"
+
+    def get_device(self) -> int:
+        """Mirrors ``torch.Tensor.get_device``: the cuda ordinal, -1 on the cpu."""
+        return -1 if self._device.type == "cpu" else self._device.index
 
     def is_floating_point(self) -> bool:
         """Mirrors ``torch.Tensor.is_floating_point``."""
@@ -202,6 +220,11 @@ class Tensor(TensorOpsMixin):
                                    f"'{list(value._data.shape)}' to a tensor of size "
                                    f"'{list(self._data.shape)}'. Please ensure that the gradient "
                                    "and the tensor are the same size")
+            if value._device is not self._device:
+                raise RuntimeError(f"attempting to assign a gradient with device type "
+                                   f"'{value._device.type}' to a tensor with device type "
+                                   f"'{self._device.type}'. Please ensure that the gradient "
+                                   "and the tensor are on the same device")
             if value.dtype is not self.dtype:
                 raise RuntimeError(f"attempting to assign a gradient with dtype "
                                    f"'{value.dtype.name}' to a tensor with dtype "
@@ -274,6 +297,8 @@ class Tensor(TensorOpsMixin):
     def data(self):
         """Mirrors ``torch.Tensor.data``."""
         t = Tensor._make(self._data, self.dtype)
+        if self._device is not CPU:
+            t._device = self._device
         return t
 
     @data.setter
@@ -283,6 +308,8 @@ class Tensor(TensorOpsMixin):
             raise TypeError(f"data must be set to a Tensor, got {type(other).__name__}")
         self._data = other._data
         self.dtype = other.dtype
+        if other._device is not self._device:
+            self._device = other._device
 
     @property
     def is_view(self):
@@ -298,33 +325,32 @@ class Tensor(TensorOpsMixin):
         """The storage array (shares memory).
 
         Raises:
+            TypeError: on a cuda tensor (PyTorch's "can't convert cuda:0 device type tensor to
+                numpy. Use Tensor.cpu() to copy the tensor to host memory first.").
             RuntimeError: when the tensor requires grad (as PyTorch: use ``.detach().numpy()``).
         """
+        if self._device is not CPU:
+            _host_only(self)
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        """Mirrors ``torch.Tensor.__array__``."""
+        """Mirrors ``torch.Tensor.__array__`` (a cuda tensor raises as ``numpy()`` does)."""
+        if self._device is not CPU:
+            _host_only(self)
         a = self._data
         return a if dtype is None else a.astype(dtype)
 
     def item(self):
-        """The value of a one-element tensor as a Python number.
+        """The value of a one-element tensor as a Python number: the dispatched
+        ``_local_scalar_dense`` op (``Tensor.item``).
 
         Raises:
             RuntimeError: when the tensor has more or fewer than one element.
         """
-        if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
-                               "to Scalar")
-        v = self._data.reshape(())[()]
-        if self.dtype is _dt.bool_:
-            return bool(v)
-        if self.dtype.is_floating_point:
-            return float(v)
-        return int(v)
+        return dispatch("_local_scalar_dense", self)
 
     def tolist(self):
         """Nested Python lists of Python numbers (a number for 0-dim)."""
@@ -391,7 +417,8 @@ class Tensor(TensorOpsMixin):
 
     def __reduce_ex__(self, proto):
         """Mirrors ``torch.Tensor.__reduce_ex__``."""
-        return (_rebuild, (self._data.copy(), self.dtype.name, self._requires_grad))
+        return (_rebuild, (self._data.copy(), self.dtype.name, self._requires_grad,
+                           str(self._device)))
 
     def __deepcopy__(self, memo):
         """Mirrors ``torch.Tensor.__deepcopy__``."""
@@ -401,6 +428,8 @@ class Tensor(TensorOpsMixin):
         t = type(self)._make(self._data.copy(), self.dtype) if type(self) is Tensor else \
             self._new_like(self._data.copy())
         t._requires_grad = self._requires_grad
+        if self._device is not CPU:
+            t._device = self._device
         if self.grad is not None:
             t.grad = self.grad._detached_copy()
         memo[id(self)] = t
@@ -409,6 +438,8 @@ class Tensor(TensorOpsMixin):
     def _new_like(self, arr):
         """Mirrors ``torch.Tensor._new_like``."""
         t = Tensor._make(arr, self.dtype)
+        if self._device is not CPU:
+            t._device = self._device
         return t
 
     # ------------------------------------------------------------------ autograd
@@ -428,6 +459,8 @@ class Tensor(TensorOpsMixin):
         """
         t = Tensor._make(self._data, self.dtype)
         t._vc = self._vc
+        if self._device is not CPU:
+            t._device = self._device
         return t
 
     def detach_(self):
@@ -508,45 +541,52 @@ class Tensor(TensorOpsMixin):
         """Mirrors ``torch.Tensor.retains_grad``."""
         return bool(self._retains_grad)
 
-    # ------------------------------------------------------------------ dtype casts
+    # ------------------------------------------------------------------ casts and moves
     def to(self, *args, **kwargs):
-        """Cast to a dtype (``Tensor.to(dtype)``, ``to(other)``, ``to('cpu', dtype)``).
+        """Move and/or cast (``Tensor.to``), with PyTorch's overloads:
+        ``to(dtype, non_blocking=False, copy=False)``, ``to(device=None, dtype=None,
+        non_blocking=False, copy=False)`` and ``to(other, non_blocking=False, copy=False)``
+        (``other``'s device and dtype). ``memory_format`` is accepted and ignored.
 
-        Differentiable (``ToCopyBackward0``); returns self when nothing changes and ``copy`` is
-        False.
+        Differentiable: one ``_to_copy`` op (``ToCopyBackward0``, whose backward moves and casts
+        the gradient back). Returns ``self`` when nothing changes and ``copy`` is False.
 
         Raises:
-            TypeError: for an unknown dtype or device other than "cpu".
+            TypeError: an argument that is no dtype, device or tensor, or unknown keywords.
+            RuntimeError / AssertionError: the errors of ``minigrad.device`` for a bad device
+                (e.g. cuda with ``MINIGRAD_EMULATE_CUDA=0``).
         """
-        dtype = kwargs.pop("dtype", None)
-        copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        device = kwargs.pop("device", None)
-        if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda", "meta"):
-                device = a
-            elif isinstance(a, (bool, int)) and not isinstance(a, _dt.DType):
-                continue
-            elif a is not None:
-                dtype = a
-        if device is not None and str(device).split(":")[0] not in ("cpu",):
-            raise TypeError(f"minigrad tensors live on the CPU only; got device={device!r}")
-        if dtype is None:
-            return self.clone() if copy else self
-        dtype = _dt.as_dtype(dtype)
-        if dtype is self.dtype and not copy:
+        device, dtype, copy = parse_to(args, kwargs)
+        dev = as_device(device) if device is not None else self._device
+        dt = self.dtype if dtype is None else _dt.as_dtype(dtype)
+        if dt is self.dtype and dev is self._device and not copy:
             return self
-        return dispatch("_to_copy", self, dtype=dtype)
+        if dev is self._device:
+            return dispatch("_to_copy", self, dtype=dt)
+        return dispatch("_to_copy", self, dtype=dt, device=dev)
+
+    def cpu(self, memory_format=None):
+        """Mirrors ``torch.Tensor.cpu``: self on the cpu, else a differentiable copy."""
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """Mirrors ``torch.Tensor.cuda``: a copy on the (emulated) cuda device, or self when
+        already there.
+
+        Raises:
+            AssertionError: "Torch not compiled with CUDA enabled" with ``MINIGRAD_EMULATE_CUDA=0``.
+        """
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int) and not isinstance(device, bool):
+            device = f"cuda:{device}"
+        return self.to(device)
 
     def type(self, dtype=None):
         """Mirrors ``torch.Tensor.type``."""
         if dtype is None:
             return f"minigrad.{self.dtype.name}"
-        return self.to(dtype)
+        return self.to(_dt.as_dtype(dtype))
 
     def float(self):
         """Mirrors ``torch.Tensor.float``."""
@@ -580,10 +620,6 @@ class Tensor(TensorOpsMixin):
         """Mirrors ``torch.Tensor.type_as``."""
         return self.to(other.dtype)
 
-    def cpu(self):
-        """Mirrors ``torch.Tensor.cpu``."""
-        return self
-
     def contiguous(self):
         """Mirrors ``torch.Tensor.contiguous``: the ``clone`` op (its errors apply)."""
         return self if self._data.flags.c_contiguous else dispatch("clone", self)
@@ -591,6 +627,7 @@ class Tensor(TensorOpsMixin):
     def clone(self):
         """Mirrors ``torch.Tensor.clone``: the ``clone`` op (its errors apply)."""
         return dispatch("clone", self)
+
 
 def _wrap_dim(dim, ndim):
     n = max(ndim, 1)
@@ -600,15 +637,15 @@ def _wrap_dim(dim, ndim):
     return dim % n
 
 
-def _rebuild(arr, dtype_name, requires_grad):
+def _rebuild(arr, dtype_name, requires_grad, device="cpu"):
     t = Tensor._make(arr, _dt.as_dtype(dtype_name))
     t._requires_grad = requires_grad
+    dev = restore_device(device)
+    if dev is not CPU:
+        t._device = dev
     return t
 
 
-def _bind():
-    from .autograd import engine, function
-    function.Tensor = engine.Tensor = Tensor
-
-
-_bind()
+def _host_only(t):
+    raise TypeError(f"can't convert {t._device} device type tensor to numpy. Use Tensor.cpu() "
+                    "to copy the tensor to host memory first.")

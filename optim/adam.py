@@ -1,8 +1,16 @@
 """``Adam`` and ``AdamW`` (mirror ``torch.optim.Adam`` / ``torch.optim.AdamW``).
 
-Reproduces PyTorch's CPU single-tensor for-loop (``_single_tensor_adam``) op by op; each of
-PyTorch's in-place ops rounds once into the parameter's dtype (see ``optim/_kernels.py``).
-Numerics versus PyTorch 2.13 CPU:
+Every write goes through a dispatched op, chosen by ``foreach=`` / ``fused=`` as PyTorch 2.13
+chooses on CPU: by default the for-loop (``_single_tensor_adam``), which minigrad runs as
+``mul_`` and the ``_foreach_*`` ops on one-tensor lists (a ``_foreach_*`` CPU kernel is a loop of
+the per-tensor kernel, so the bits are those of ``lerp_``/``addcmul_``...); ``foreach=True`` the
+ops over all same-dtype params at once (``_multi_tensor_adam``; bit-exact with PyTorch's, which
+differs from the for-loop in 16-bit: ``_foreach_mul_`` rounds ``beta2`` and AdamW's
+``1 - lr*wd`` to fp16/bf16 first); ``fused=True`` the
+``_fused_adam_`` / ``_fused_adamw_`` kernels of ``minigrad/ops/fused_optim.py`` (one rounding per
+result, so about an ulp from the for-loop, as in PyTorch; bit-exact with PyTorch's fused
+kernels in fp32, fp64, fp16 and bf16, their sqrt being correctly rounded). Numerics of the for-loop / foreach
+paths versus PyTorch 2.13 CPU (each op rounds as ``minigrad/ops/foreach_kernels.py`` states):
 
 - fp16/bf16 parameters: bit-exact.
 - fp32/fp64 parameters: bit-exact except for ``sqrt``. PyTorch's fp32/fp64 ``sqrt`` goes through
@@ -13,23 +21,20 @@ Numerics versus PyTorch 2.13 CPU:
   weight decay). With PyTorch's sqrt plugged in (the module attribute ``optim.adam._sqrt``)
   every parameter and state value is bit-exact over many steps (tested).
 
-Like every optimizer here, the step writes parameters and state in place on their storage
-arrays (version bumped): the one place that bypasses the dispatcher, whose ops build the graph.
-fp32 parameters whose storage and state are C-contiguous take the fused in-place path of
-``optim/_fused32.py`` (same bits, faster; it calls ``_sqrt`` too, so the hook below still
-applies); other dtypes and layouts compose the ``_kernels`` recipes one by one.
+The module attribute ``_sqrt`` is a test hook: when replaced (by torch's own sqrt), the step
+runs the ``_foreach_sqrt`` kernel with it (``foreach_kernels.using_sqrt``).
 """
 from __future__ import annotations
 
-import numpy as np
+import contextlib
 
 from minigrad import dtypes as _dt
+from minigrad.dispatch import dispatch
+from minigrad.ops import foreach_kernels as K
 from minigrad.tensor import Tensor
 
-from . import _fused32 as F
-from . import _kernels as K
 from .optimizer import Optimizer
-from .sgd import _to_float
+from .sgd import _mul_, _to_float
 
 __all__ = ["Adam", "AdamW"]
 
@@ -60,9 +65,11 @@ class Adam(Optimizer):
         amsgrad: keep the running max of v (default False).
         maximize: default False.
         decoupled_weight_decay: AdamW-style decay (default False).
-        foreach, capturable, fused: accepted and stored; the single-tensor recipe always runs
-            (capturable/fused only change where ``step`` lives in PyTorch; its fused kernel
-            differs by ~1 ulp and is not emulated: a deliberate difference).
+        foreach: True runs the multi-tensor implementation (see the module docstring).
+        fused: True runs the ``_fused_adam_`` / ``_fused_adamw_`` kernel (``step`` is then
+            float32 even under a float64 default dtype, as in PyTorch); GradScaler hands it
+            ``grad_scale`` / ``found_inf``.
+        capturable: accepted and stored (it only changes where ``step`` lives in PyTorch).
         differentiable: only False is supported.
 
     State per param: ``step`` (0-dim Tensor, float32, or float64 when the default dtype is
@@ -112,6 +119,7 @@ class Adam(Optimizer):
                                       "(the step is not recorded in the autograd graph)")
         super().__init__(params, defaults)
         if fused:
+            self._step_supports_amp_scaling = True
             if differentiable:
                 raise RuntimeError("`fused` does not support `differentiable`")
             if foreach:
@@ -146,62 +154,83 @@ class Adam(Optimizer):
 
     def _update_group(self, group, params):
         beta1, beta2 = (float(b) for b in group["betas"])
-        lr = float(_to_float(group["lr"], "lr"))
-        wd = float(group["weight_decay"])
-        eps = float(group["eps"])
-        amsgrad = group["amsgrad"]
-        maximize = group["maximize"]
-        decoupled = group["decoupled_weight_decay"]
+        hp = dict(lr=float(_to_float(group["lr"], "lr")), beta1=beta1, beta2=beta2,
+                  weight_decay=float(group["weight_decay"]), eps=float(group["eps"]),
+                  amsgrad=group["amsgrad"], maximize=group["maximize"],
+                  decoupled=group["decoupled_weight_decay"])
+        how = self._implementation(group, params)
         for p in params:
             st = self.state[p]
             if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0)
-                st["exp_avg"] = Tensor._make(np.zeros_like(p._data), p.dtype)
-                st["exp_avg_sq"] = Tensor._make(np.zeros_like(p._data), p.dtype)
-                if amsgrad:
-                    st["max_exp_avg_sq"] = Tensor._make(np.zeros_like(p._data), p.dtype)
-            g = p.grad._data
-            step_t = st["step"]
-            sd = step_t._data
-            self._commit(step_t, (sd + sd.dtype.type(1)).astype(sd.dtype))
-            step = float(step_t._data)
-            bc1 = 1 - beta1 ** step
-            bc2 = 1 - beta2 ** step
-            step_size = lr / bc1
-            bc2_sqrt = bc2 ** 0.5
-            vmax_t = st["max_exp_avg_sq"] if amsgrad else None
-            dests = (p._data, st["exp_avg"]._data, st["exp_avg_sq"]._data)
-            if vmax_t is not None:
-                dests += (vmax_t._data,)
-            if F.fusable(dests, g):
-                F.adam_step(p._data, g, *dests[1:3], None if vmax_t is None else vmax_t._data,
-                            lr=lr,
-                            beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
-                            decoupled=decoupled, maximize=maximize, bc2_sqrt=bc2_sqrt,
-                            step_size=step_size, sqrt=_sqrt)
-                for t in (p, st["exp_avg"], st["exp_avg_sq"], vmax_t):
-                    if t is not None:
-                        t._bump()
-                continue
-            if maximize:
-                g = K.neg(g)
-            param = p._data
-            if wd != 0:
-                if decoupled:
-                    param = K.mul(param, 1 - lr * wd)
-                else:
-                    g = K.add(g, param, wd)
-            m = K.lerp(st["exp_avg"]._data, g, 1 - beta1)
-            v = K.addcmul(K.mul(st["exp_avg_sq"]._data, beta2), g, g, 1 - beta2)
-            if amsgrad:
-                vmax = K.maximum(st["max_exp_avg_sq"]._data, v)
-                self._commit(st["max_exp_avg_sq"], vmax)
-                denom = K.add_scalar(K.div_scalar(_sqrt(vmax), bc2_sqrt), eps)
-            else:
-                denom = K.add_scalar(K.div_scalar(_sqrt(v), bc2_sqrt), eps)
-            self._commit(st["exp_avg"], m)
-            self._commit(st["exp_avg_sq"], v)
-            self._commit(p, K.addcdiv(param, m, denom, -step_size))
+                st["step"] = _scalar_tensor(0.0, fused=how == "fused",
+                                            device=p.device if how == "fused" else None)
+                st["exp_avg"] = dispatch("zeros_like", p)
+                st["exp_avg_sq"] = dispatch("zeros_like", p)
+                if hp["amsgrad"]:
+                    st["max_exp_avg_sq"] = dispatch("zeros_like", p)
+        lists = ([p.grad for p in params], [self.state[p]["exp_avg"] for p in params],
+                 [self.state[p]["exp_avg_sq"] for p in params],
+                 [self.state[p]["max_exp_avg_sq"] for p in params] if hp["amsgrad"] else None,
+                 [self.state[p]["step"] for p in params])
+        if how == "fused":
+            for idx in self._by_dtype(params):
+                _fused_adam([params[i] for i in idx],
+                            *[None if lst is None else [lst[i] for i in idx] for lst in lists],
+                            grad_scale=getattr(self, "grad_scale", None),
+                            found_inf=getattr(self, "found_inf", None), **hp)
+            return
+        for_loop = how == "for_loop"
+        chunks = [[i] for i in range(len(params))] if for_loop else self._by_dtype(params)
+        sqrt_ctx = contextlib.nullcontext() if _sqrt is K.sqrt else K.using_sqrt(_sqrt)
+        with sqrt_ctx:
+            for idx in chunks:
+                _foreach_adam([params[i] for i in idx],
+                              *[None if lst is None else [lst[i] for i in idx] for lst in lists],
+                              for_loop=for_loop, **hp)
+
+
+def _foreach_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, lr, beta1,
+                  beta2, weight_decay, eps, amsgrad, maximize, decoupled, for_loop):
+    """One Adam/AdamW update of same-dtype ``params`` by dispatched ops, in the op order of
+    ``torch.optim.adam._multi_tensor_adam`` (``for_loop=False``) or ``_single_tensor_adam``
+    (one tensor: ``mul_`` instead of ``_foreach_mul_``, whose scalar rounding differs in
+    16-bit). The bias corrections are Python floats from each ``step.item()``."""
+    if maximize:
+        grads = dispatch("_foreach_neg", grads)
+    dispatch("_foreach_add_", steps, 1)
+    if weight_decay != 0:
+        if decoupled:
+            _mul_(params, 1 - lr * weight_decay, for_loop)
+        else:
+            grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
+    dispatch("_foreach_lerp_", exp_avgs, grads, 1 - beta1)
+    _mul_(exp_avg_sqs, beta2, for_loop)
+    dispatch("_foreach_addcmul_", exp_avg_sqs, grads, grads, 1 - beta2)
+    step_values = [s.item() for s in steps]
+    step_size = [(lr / (1 - beta1 ** s)) * -1 for s in step_values]
+    bc2_sqrt = [(1 - beta2 ** s) ** 0.5 for s in step_values]
+    if amsgrad:
+        dispatch("_foreach_maximum_", max_exp_avg_sqs, exp_avg_sqs)
+        denom = dispatch("_foreach_sqrt", max_exp_avg_sqs)
+    else:
+        denom = dispatch("_foreach_sqrt", exp_avg_sqs)
+    dispatch("_foreach_div_", denom, bc2_sqrt)
+    dispatch("_foreach_add_", denom, eps)
+    dispatch("_foreach_addcdiv_", params, exp_avgs, denom, step_size)
+
+
+def _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, lr, beta1,
+                beta2, weight_decay, eps, amsgrad, maximize, decoupled, grad_scale=None,
+                found_inf=None):
+    """``torch.optim.adam._fused_adam`` for one dtype: count the steps, run the dispatched
+    ``_fused_adam_`` / ``_fused_adamw_`` kernel, and take the step back where ``found_inf``."""
+    dispatch("_foreach_add_", steps, 1)
+    dispatch("_fused_adamw_" if decoupled else "_fused_adam_", params, grads, exp_avgs,
+             exp_avg_sqs, [] if max_exp_avg_sqs is None else max_exp_avg_sqs, steps,
+             lr=lr, beta1=beta1, beta2=beta2, weight_decay=weight_decay, eps=eps,
+             amsgrad=amsgrad, maximize=maximize, grad_scale=grad_scale, found_inf=found_inf)
+    if found_inf is not None:
+        dispatch("_foreach_sub_", steps, [found_inf] * len(steps))
 
 
 class AdamW(Adam):
@@ -222,7 +251,9 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True
 
 
-def _scalar_tensor(value: float) -> Tensor:
-    """A 0-dim step counter: float64 when the default dtype is float64, else float32."""
-    d = _dt.float64 if _dt.get_default_dtype() is _dt.float64 else _dt.float32
-    return Tensor._make(np.array(value, dtype=d.np), d)
+def _scalar_tensor(value: float, fused: bool = False, device=None) -> Tensor:
+    """A 0-dim step counter (``torch.tensor(value, dtype=_get_scalar_dtype(is_fused))``):
+    float32, or float64 when the default dtype is float64 and the step is not fused; on the cpu,
+    or on the parameter's ``device`` for the fused kernel (as PyTorch)."""
+    d = _dt.float64 if _dt.get_default_dtype() is _dt.float64 and not fused else _dt.float32
+    return dispatch("full", (), value, dtype=d, device=device)

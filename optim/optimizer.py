@@ -5,9 +5,10 @@ filled from ``defaults``) and ``state`` (a ``defaultdict(dict)`` keyed by the pa
 and implements ``zero_grad``, ``state_dict`` / ``load_state_dict`` in PyTorch's format,
 ``add_param_group`` and step hooks.
 
-The optimizer step is the one place in the project that writes tensor storage directly (on the
-NumPy arrays in ``p._data``, in place, followed by ``p._bump()``); the dispatcher's ops are for
-the autograd graph. See ``optim/_kernels.py`` for the rounding recipes.
+Optimizers write parameters and state only through dispatched ops, as PyTorch's do: the
+``_foreach_*`` ops (``minigrad/ops/foreach.py``; the default for-loop runs them on one-tensor
+lists) and the fused kernels (``minigrad/ops/fused_optim.py``), so a dispatch mode sees the
+whole step. ``fused=`` / ``foreach=`` choose between them as in PyTorch 2.13.
 """
 from __future__ import annotations
 
@@ -278,6 +279,10 @@ class Optimizer:
                 raise RuntimeError(f"attempting to step with a gradient of dtype {g.dtype} for a "
                                    f"parameter of dtype {p.dtype}. The gradient must match the "
                                    "tensor's dtype")
+            if group.get("fused") and not p.dtype.is_floating_point:
+                raise RuntimeError("`fused=True` requires all the params to be floating point "
+                                   "Tensors of supported devices: ['mps', 'cuda', 'xpu', 'hpu', "
+                                   f"'cpu', 'mtia', 'privateuseone'] but {p.dtype} and cpu")
             if not p.dtype.is_floating_point:
                 raise RuntimeError(f"optimizers can only update floating point parameters, got "
                                    f"{p.dtype}")
@@ -396,9 +401,22 @@ class Optimizer:
 
     # ------------------------------------------------------------------ helpers for steps
     @staticmethod
-    def _commit(t: Tensor, arr: np.ndarray) -> None:
-        """Write ``arr`` into ``t``'s storage in place (the array object is kept), bump version."""
-        t._data[...] = arr
-        t._bump()
+    def _implementation(group, params) -> str:
+        """Which of PyTorch's three step implementations a group runs: "fused" (``fused=True``),
+        "foreach" (``foreach=True``) or "for_loop" (the default: PyTorch's
+        ``_default_to_fused_or_foreach`` picks foreach only for CUDA tensors, and minigrad's
+        tensors are CPU tensors)."""
+        if group.get("fused"):
+            return "fused"
+        return "foreach" if group.get("foreach") else "for_loop"
+
+    @staticmethod
+    def _by_dtype(params) -> list:
+        """Indices of ``params`` grouped by dtype, in first-seen order (PyTorch's
+        ``_group_tensors_by_device_and_dtype`` on one device)."""
+        groups: dict = {}
+        for i, p in enumerate(params):
+            groups.setdefault(p.dtype, []).append(i)
+        return list(groups.values())
 
     _no_grad = no_grad

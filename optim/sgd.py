@@ -1,21 +1,24 @@
 """``SGD``: stochastic gradient descent with momentum, dampening, Nesterov, L2 weight decay.
 
-Mirrors ``torch.optim.SGD`` and reproduces its CPU single-tensor for-loop
-(``_single_tensor_sgd``) op by op, so fp32/fp64 parameters match PyTorch bit for bit and
-fp16/bf16 parameters round exactly where PyTorch's in-place ops round (see ``optim/_kernels.py``).
-Like every optimizer here, the step writes the parameters' storage directly (in place, version
-bumped): the one place in the project that bypasses the dispatcher, whose ops are for the graph.
-fp32 parameters with C-contiguous storage take the fused in-place path of ``optim/_fused32.py``
-(same bits, faster); other dtypes and layouts compose the ``_kernels`` recipes one by one.
+Mirrors ``torch.optim.SGD``. Every write goes through a dispatched op, chosen as PyTorch 2.13
+chooses on CPU:
+
+- default (``foreach=None``/``False``, ``fused=None``/``False``): PyTorch's for-loop
+  (``_single_tensor_sgd``), one parameter at a time: ``mul_`` as in PyTorch, and for the
+  other steps the ``_foreach_*`` ops on one-tensor lists (on CPU those kernels are a loop of
+  the per-tensor kernels ``add_``/``neg``..., same bits; a mode sees ``_foreach_add_`` where
+  PyTorch's sees ``add_``: a deliberate difference). Bit-exact in fp32/fp64/fp16/bf16.
+- ``foreach=True``: ``_multi_tensor_sgd``, the ops over all same-dtype params at once.
+  Bit-exact with PyTorch's foreach, which differs from its for-loop in 16-bit: the in-place
+  ``_foreach_mul_(bufs, momentum)`` rounds ``momentum`` to fp16/bf16 first (measured).
+- ``fused=True``: the ``_fused_sgd_`` kernel (``minigrad/ops/fused_optim.py``), which rounds
+  once per result and so differs from the for-loop by about an ulp, as in PyTorch.
 """
 from __future__ import annotations
 
-import numpy as np
-
+from minigrad.dispatch import dispatch
 from minigrad.tensor import Tensor
 
-from . import _fused32 as F
-from . import _kernels as K
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -50,9 +53,9 @@ class SGD(Optimizer):
         weight_decay: L2 penalty (default 0).
         nesterov: Nesterov momentum (default False).
         maximize: maximize the objective (default False).
-        foreach, fused: accepted and stored in the groups; the update always runs the
-            single-tensor recipe (PyTorch's ``foreach`` gives identical values on CPU; its
-            ``fused`` kernel differs by ~1 ulp and is not emulated: a deliberate difference).
+        foreach: True runs the multi-tensor implementation (see the module docstring).
+        fused: True runs the ``_fused_sgd_`` kernel; GradScaler then hands it ``grad_scale`` /
+            ``found_inf`` (``_step_supports_amp_scaling``).
         differentiable: only False is supported.
 
     State: ``state[p]["momentum_buffer"]`` (a Tensor of the param's dtype and shape) when
@@ -92,6 +95,8 @@ class SGD(Optimizer):
             raise NotImplementedError("minigrad.optim does not support differentiable=True "
                                       "(the step is not recorded in the autograd graph)")
         super().__init__(params, defaults)
+        if fused:
+            self._step_supports_amp_scaling = True
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -116,37 +121,87 @@ class SGD(Optimizer):
 
     def _update_group(self, group, params):
         lr = float(_to_float(group["lr"], "lr"))
-        wd = float(_to_float(group["weight_decay"], "weight_decay"))
-        momentum = float(group["momentum"])
-        dampening = float(group["dampening"])
-        nesterov = group["nesterov"]
-        maximize = group["maximize"]
-        for p in params:
-            g = p.grad._data
-            buf_t = self.state[p].get("momentum_buffer") if momentum != 0 else None
-            dests = (p._data,) if buf_t is None else (p._data, buf_t._data)
-            if F.fusable(dests, g):
-                buf = F.sgd_step(p._data, g, None if buf_t is None else buf_t._data, lr=lr,
-                                 weight_decay=wd, momentum=momentum, dampening=dampening,
-                                 nesterov=nesterov, maximize=maximize)
-                if buf_t is not None:
-                    buf_t._bump()
-                elif buf is not None:
-                    self.state[p]["momentum_buffer"] = Tensor._make(buf, p.dtype)
-                p._bump()
-                continue
-            if maximize:
-                g = K.neg(g)
-            if wd != 0:
-                g = K.add(g, p._data, wd)
-            if momentum != 0:
-                st = self.state[p]
-                buf_t = st.get("momentum_buffer")
-                if buf_t is None:
-                    buf = np.array(g, copy=True)
-                    st["momentum_buffer"] = Tensor._make(buf, p.dtype)
+        hp = dict(lr=lr, weight_decay=float(_to_float(group["weight_decay"], "weight_decay")),
+                  momentum=float(group["momentum"]), dampening=float(group["dampening"]),
+                  nesterov=group["nesterov"], maximize=group["maximize"])
+        momentum = hp["momentum"]
+        grads = [p.grad for p in params]
+        bufs = [self.state[p].get("momentum_buffer") if momentum != 0 else None for p in params]
+        how = self._implementation(group, params)
+        if how == "fused":
+            _fused_sgd(params, grads, bufs, grad_scale=getattr(self, "grad_scale", None),
+                       found_inf=getattr(self, "found_inf", None), **hp)
+        elif how == "foreach":
+            for idx in self._by_dtype(params):
+                sub = [bufs[i] for i in idx]
+                _foreach_sgd([params[i] for i in idx], [grads[i] for i in idx], sub,
+                             for_loop=False, **hp)
+                for i, b in zip(idx, sub):
+                    bufs[i] = b
+        else:
+            for i, p in enumerate(params):
+                sub = [bufs[i]]
+                _foreach_sgd([p], [grads[i]], sub, for_loop=True, **hp)
+                bufs[i] = sub[0]
+        if momentum != 0:
+            for p, b in zip(params, bufs):
+                self.state[p]["momentum_buffer"] = b
+
+
+def _mul_(tensors, value, for_loop):
+    """``t.mul_(value)`` per tensor (the for-loop) or ``_foreach_mul_`` (which, unlike
+    ``mul_``, rounds ``value`` to a 16-bit dtype first, as torch's does)."""
+    if for_loop:
+        for t in tensors:
+            dispatch("mul_", t, value)
+    else:
+        dispatch("_foreach_mul_", tensors, value)
+
+
+def _foreach_sgd(params, grads, bufs, *, lr, weight_decay, momentum, dampening, nesterov,
+                 maximize, for_loop):
+    """One SGD update of same-dtype ``params`` by dispatched ops, in the op order of
+    ``torch.optim.sgd._multi_tensor_sgd`` (``for_loop=False``) or ``_single_tensor_sgd`` (one
+    tensor, ``for_loop=True``: ``mul_`` instead of ``_foreach_mul_``, whose scalar rounding
+    differs in 16-bit). ``bufs`` (momentum buffers, None where missing) is updated in place:
+    new buffers are put in."""
+    if maximize:
+        grads = dispatch("_foreach_neg", grads)
+    if weight_decay != 0:
+        grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
+    if momentum != 0:
+        if all(b is not None for b in bufs):
+            _mul_(bufs, momentum, for_loop)
+            dispatch("_foreach_add_", bufs, grads, alpha=1 - dampening)
+        else:       # torch's multi-tensor SGD falls back to per-tensor ops here
+            for i, g in enumerate(grads):
+                if bufs[i] is None:
+                    bufs[i] = dispatch("clone", g).detach()
                 else:
-                    buf = K.add(K.mul(buf_t._data, momentum), g, 1 - dampening)
-                    self._commit(buf_t, buf)
-                g = K.add(g, buf, momentum) if nesterov else buf
-            self._commit(p, K.add(p._data, g, -lr))
+                    dispatch("mul_", bufs[i], momentum)
+                    dispatch("_foreach_add_", [bufs[i]], [g], alpha=1 - dampening)
+        if nesterov:
+            grads = dispatch("_foreach_add", grads, bufs, alpha=momentum)
+        else:
+            grads = bufs
+    dispatch("_foreach_add_", params, grads, alpha=-lr)
+
+
+def _fused_sgd(params, grads, bufs, *, lr, weight_decay, momentum, dampening, nesterov,
+               maximize, grad_scale=None, found_inf=None):
+    """``torch.optim.sgd._fused_sgd``: one dispatched ``_fused_sgd_`` per dtype; the first
+    momentum step allocates every buffer (``zeros_like``; PyTorch: ``empty_like``) and the kernel
+    fills them."""
+    is_first_step = momentum != 0 and all(b is None for b in bufs)
+    if is_first_step:
+        for i, g in enumerate(grads):
+            bufs[i] = dispatch("zeros_like", g)
+    by_dtype = {}
+    for i, p in enumerate(params):
+        by_dtype.setdefault(p.dtype, []).append(i)
+    for idx in by_dtype.values():
+        dispatch("_fused_sgd_", [params[i] for i in idx], [grads[i] for i in idx],
+                 [] if momentum == 0 else [bufs[i] for i in idx], weight_decay=weight_decay,
+                 momentum=momentum, lr=lr, dampening=dampening, nesterov=nesterov,
+                 maximize=maximize, is_first_step=is_first_step, grad_scale=grad_scale,
+                 found_inf=found_inf)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 import minigrad
-_dispatch = importlib.import_module("minigrad.dispatch")  # the module (minigrad.dispatch is also a function)
+import minigrad.dispatch as _dispatch
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=25,

@@ -17,13 +17,13 @@ import weakref
 
 import numpy as np
 
+from ..devices import depth as _device_depth
 from ..dispatch import dispatch
+from ..tensor import Tensor
 from .function import AccumulateGrad
 from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
-
-Tensor = None   # bound by minigrad.tensor at import
 
 
 def _as_tuple(x):
@@ -48,7 +48,7 @@ def _make_grads(outputs, grads):
                                        f"outputs but got {out.dtype}")
                 g = dispatch("ones_like", out)
         elif not isinstance(g, Tensor):
-            g = dispatch("full", out.shape, g, dtype=out.dtype)
+            g = dispatch("full", out.shape, g, dtype=out.dtype, device=out._device)
         elif g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {list(g.shape)} "
                                f"and output[0] has a shape of {list(out.shape)}.")
@@ -169,6 +169,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     gs = _grad_state
     prev = gs.enabled
     gs.enabled = create_graph
+    _device_depth.n += 1        # backward formulas follow their inputs' device, unchecked
     try:
         for (n, nr), g in zip(roots, grads):
             if n is not None:
@@ -237,6 +238,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
             in_grads = g = b = None   # drop references, so _accumulate_leaf sees sole ownership
     finally:
         gs.enabled = prev
+        _device_depth.n -= 1
     return captured
 
 
@@ -342,7 +344,7 @@ def _call_node(node, buf, retain_graph):
             for i, g in enumerate(buf):
                 if g is None and i < len(metas) and metas[i] is not None:
                     shape, dt = metas[i]
-                    buf[i] = dispatch("zeros", shape, dtype=dt)
+                    buf[i] = dispatch("zeros", shape, dtype=dt, device=node._device)
     try:
         res = fn.backward(node, *buf)
     finally:
@@ -453,13 +455,15 @@ def _sole_owner(g):
 
 
 def _accumulate_leaf(v, g, create_graph):
+    if g._device is not v._device:      # PyTorch's validate_outputs moves it to the leaf's device
+        g = dispatch("_to_copy", g, device=v._device)
     if v._hooks:
         g = _run_tensor_hooks(v._hooks, g)
     if v._grad is None:
         if create_graph:
             v.grad = g
         elif _STEAL[0] and _sole_owner(g):  # steal the buffer, as PyTorch's AccumulateGrad does
-            v.grad = g if g._base is None else Tensor._make(g._data, g.dtype)
+            v.grad = g if g._base is None else g.data
         else:
             v.grad = g._detached_copy()
     elif create_graph:

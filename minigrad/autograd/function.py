@@ -13,12 +13,13 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from ..devices import CPU
+from ..tensor import Tensor
 from .grad_mode import _INFERENCE_SEEN, _grad_state
 
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor", "once_differentiable"]
 
 _seq = itertools.count()
-Tensor = None   # bound by minigrad.tensor at import (avoids a per-call import)
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -43,6 +44,7 @@ class Node:
     _hooks = None
     _retain_grad_hooks = None   # {output_nr: hook} for Tensor.retain_grad
     _num_outputs = 1
+    _device = CPU               # the device its op ran on (set by minigrad.devices.place)
 
     def __init__(self):
         self._seq = next(_seq)
@@ -104,7 +106,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "data", "dtype", "version", "vc", "is_output", "requires_grad",
-                 "base", "output_nr")
+                 "base", "output_nr", "device")
 
     def __init__(self, t, node):
         self.vc = t._vc
@@ -114,6 +116,7 @@ class SavedTensor:
             self.tensor = None
             self.data, self.dtype, self.base = t._data, t.dtype, t._base
             self.requires_grad, self.output_nr = t._requires_grad, t._output_nr
+            self.device = t._device
         else:
             self.tensor = t
 
@@ -124,6 +127,7 @@ class SavedTensor:
         self.is_output = True
         self.data, self.dtype, self.base = t._data, t.dtype, t._base
         self.requires_grad, self.output_nr = t._requires_grad, t._output_nr
+        self.device = t._device
 
     def unpack(self, node):
         if self.vc[0] != self.version:
@@ -145,6 +149,8 @@ class SavedTensor:
         t = Tensor._make(self.data, self.dtype)
         t._vc = self.vc
         t._base = self.base
+        if self.device is not t._device:
+            t._device = self.device
         if self.requires_grad:
             t._requires_grad = True
             t.grad_fn = node

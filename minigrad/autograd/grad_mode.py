@@ -12,24 +12,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled"]
 
 
-class _GradState(threading.local):
-    def __init__(self):
-        self.enabled = True
-        self.inference = False
-
-
-_grad_state = _GradState()
-# [number of inference_mode(True) regions active in any thread]: lets Tensor._make skip the
-# thread-local lookup when no inference region exists anywhere (the common case)
-_INFERENCE_ACTIVE = [0]
-# [whether an inference tensor may exist]: Function.apply checks saved tensors only then
-_INFERENCE_SEEN = [False]
+from .._autograd_state import _INFERENCE_ACTIVE, _INFERENCE_SEEN, _grad_state  # noqa: E402
 
 
 def is_grad_enabled() -> bool:

@@ -122,6 +122,7 @@ def _as_strided_node(t, base):
     node._out_meta = ((t._data.shape, t.dtype),)
     node._edge_args = [0]
     node._n_args = 4
+    node._device = t._device
     return node
 
 
@@ -205,6 +206,7 @@ def rebase_history(t, res):
     node._input_meta = [(rarr.shape, base.dtype)] + list(fn._input_meta[1:])
     node._out_meta = ((rarr.shape, base.dtype),)
     node.needs_input_grad = (base.requires_grad,) + tuple(fn.needs_input_grad[1:])
+    node._device = fn._device
     base._grad_fn = node
     base._output_nr = 0
     base._requires_grad = True

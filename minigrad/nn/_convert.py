@@ -1,15 +1,17 @@
-"""dtype conversion of a ``Module``'s parameters and buffers in place (``Module.to`` / ``float``
-/ ``half`` / ``bfloat16`` / ``double``), mixed into ``Module``. As in PyTorch, the Parameter objects
+"""Device moves and dtype conversion of a ``Module``'s parameters and buffers in place
+(``Module.to`` / ``cuda`` / ``cpu`` / ``float`` / ``half`` / ``bfloat16`` / ``double``), mixed into
+``Module``. As in PyTorch, the Parameter objects
 stay the same and get new storage (``param.data = converted``); so do their gradients."""
 from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..devices import as_device, parse_to
 
 
 class _ConvertMixin:
-    """``_apply``, ``to``, ``float``, ``double``, ``half``, ``bfloat16``, ``cpu``, ``type``."""
+    """``_apply``, ``to``, ``cuda``, ``cpu``, ``float``, ``double``, ``half``, ``bfloat16``,
+    ``type``."""
 
     def _apply(self, fn):
         for m in self.children():
@@ -31,40 +33,46 @@ class _ConvertMixin:
         return self
 
     def to(self, *args, **kwargs):
-        """Cast floating parameters and buffers to a floating dtype, in place (``Module.to``);
-        the Parameter objects stay the same (their ``.data`` is replaced). Returns self.
+        """Move and/or cast parameters and buffers in place (``Module.to``); returns self.
 
-        Accepts ``to(dtype)``, ``to('cpu')``, ``to('cpu', dtype)``, ``to(tensor)`` and
-        ``dtype=``/``device=`` keywords.
+        Accepts ``Tensor.to``'s overloads: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``,
+        ``to(tensor)``, ``device=``/``dtype=``/``non_blocking=`` keywords. The dtype applies to
+        floating tensors only; the device to all. The Parameter objects stay the same (their
+        ``.data`` is replaced, and so is their gradient's), so an optimizer built before the
+        move still holds them.
 
         Raises:
             TypeError: a non-floating dtype ("nn.Module.to only accepts floating point or
-                complex dtypes, but got desired dtype=minigrad.int64"), or a device other
-                than the CPU.
+                complex dtypes, but got desired dtype=minigrad.int64").
+            AssertionError / RuntimeError: the errors of ``minigrad.device`` for a bad device.
         """
-        dtype = kwargs.pop("dtype", None)
-        device = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, str):
-                device = a
-            elif isinstance(a, bool):
-                continue
-            elif a is not None:
-                dtype = a
-        if device is not None and str(device).split(":")[0] != "cpu":
-            raise TypeError(f"minigrad modules live on the CPU only; got device={device!r}")
-        if dtype is None:
+        device, dtype, _ = parse_to(args, kwargs)
+        if dtype is not None:
+            dtype = _dt.as_dtype(dtype)
+            if not dtype.is_floating_point:
+                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                                f"but got desired dtype={dtype!r}")
+        if device is not None:
+            device = as_device(device)
+        if dtype is None and device is None:
             return self
-        dtype = _dt.as_dtype(dtype)
-        if not dtype.is_floating_point:
-            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
-                            f"got desired dtype={dtype!r}")
-        return self._apply(lambda t: t.to(dtype) if t.dtype.is_floating_point else t)
+
+        def convert(t):
+            return t.to(device=device, dtype=dtype if t.dtype.is_floating_point else None)
+        return self._apply(convert)
+
+    def cuda(self, device=None):
+        """Move parameters and buffers to the (emulated) cuda device, in place; returns self
+        (``Module.cuda``).
+
+        Raises:
+            AssertionError: "Torch not compiled with CUDA enabled" with ``MINIGRAD_EMULATE_CUDA=0``.
+        """
+        return self._apply(lambda t: t.cuda(device))
+
+    def cpu(self):
+        """Move parameters and buffers to the cpu, in place; returns self (``Module.cpu``)."""
+        return self._apply(lambda t: t.cpu())
 
     def float(self):
         """Cast floating parameters and buffers to float32; returns self."""
@@ -81,10 +89,6 @@ class _ConvertMixin:
     def bfloat16(self):
         """Cast floating parameters and buffers to bfloat16; returns self."""
         return self.to(_dt.bfloat16)
-
-    def cpu(self):
-        """No-op (minigrad is CPU-only); returns self."""
-        return self
 
     def type(self, dst_type):
         """Cast all parameters and buffers to ``dst_type``; returns self."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-from .. import dtypes as _dt
 from ..ops.factory import empty
 from . import functional as F
 from . import init
@@ -32,7 +31,7 @@ class Linear(Module):
         in_features: size of the last input dim.
         out_features: size of the last output dim.
         bias: learn an additive bias (default True).
-        device: "cpu" or None only.
+        device: where the parameters live ("cpu", "cuda"...; default cpu).
         dtype: parameter dtype (default: the default float dtype).
 
     Shapes: input (*, in_features) -> output (*, out_features). weight (out_features,
@@ -44,12 +43,12 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
                  dtype=None):
         super().__init__()
-        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+        factory_kwargs = {"device": device, "dtype": dtype}
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), dtype=dt))
+        self.weight = Parameter(empty((out_features, in_features), **factory_kwargs))
         if bias:
-            self.bias = Parameter(empty((out_features,), dtype=dt))
+            self.bias = Parameter(empty((out_features,), **factory_kwargs))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -2,9 +2,9 @@
 
 Registration of parameters, buffers and submodules by attribute assignment, traversal
 (``parameters``, ``named_modules``...), train/eval, ``zero_grad``, ``state_dict`` /
-``load_state_dict`` with PyTorch's key order and error texts, dtype conversion in place, forward
-hooks, and PyTorch's ``repr``. State-dict hooks, ``get_extra_state`` and devices other than the
-CPU are not supported (deliberate omissions).
+``load_state_dict`` with PyTorch's key order and error texts, device moves and dtype conversion
+in place, forward hooks, and PyTorch's ``repr``. State-dict hooks, ``get_extra_state`` and devices
+other than the CPU and the emulated cuda device are not supported (deliberate omissions).
 """
 from __future__ import annotations
 

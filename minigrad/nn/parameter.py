@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..devices import restore_device
 from ..tensor import Tensor
 
 __all__ = ["Parameter", "typename"]
@@ -40,6 +41,8 @@ class Parameter(Tensor):
                                "gradients")
         p = cls._make(data._data, data.dtype, bool(requires_grad))
         p._vc = data._vc
+        if data._device is not p._device:
+            p._device = data._device
         return p
 
     def __init__(self, data=None, requires_grad=True):
@@ -51,14 +54,22 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def _new_like(self, arr):
-        return Parameter._make(arr, self.dtype, self._requires_grad)
+        p = Parameter._make(arr, self.dtype, self._requires_grad)
+        if self._device is not p._device:
+            p._device = self._device
+        return p
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_parameter, (self._data.copy(), self.dtype.name, self._requires_grad))
+        return (_rebuild_parameter, (self._data.copy(), self.dtype.name, self._requires_grad,
+                                     str(self._device)))
 
 
-def _rebuild_parameter(arr, dtype_name, requires_grad):
-    return Parameter._make(arr, _dt.as_dtype(dtype_name), requires_grad)
+def _rebuild_parameter(arr, dtype_name, requires_grad, device="cpu"):
+    p = Parameter._make(arr, _dt.as_dtype(dtype_name), requires_grad)
+    dev = restore_device(device)
+    if dev is not p._device:
+        p._device = dev
+    return p
 
 
 def typename(obj) -> str:

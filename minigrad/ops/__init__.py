@@ -1,5 +1,6 @@
 """All built-in ops; importing this package registers them with the dispatcher."""
 from . import factory, cast, elementwise, unary, compare, inplace, activation, reduce, \
-    shape, concat, index, linalg, nn_softmax, loss, cross_entropy, bitwise  # noqa: F401
+    shape, concat, index, linalg, matmul, nn_softmax, loss, cross_entropy, bitwise  # noqa: F401
 from . import norm  # noqa: E402,F401
+from . import foreach, fused_optim, amp_kernels, scalar_read  # noqa: E402,F401
 from . import modulo, strided  # noqa: E402,F401

@@ -1,4 +1,8 @@
-"""Casts and copies: ``_to_copy`` (every dtype change, ``ToCopyBackward0``) and ``clone``.
+"""Casts, moves and copies: ``_to_copy`` (every dtype or device change, ``ToCopyBackward0``) and
+``clone``.
+
+A move between cpu and the emulated cuda device copies the array (both live in host memory) and
+labels the copy with its device; its backward moves the gradient back (see ``minigrad.devices``).
 
 Conversions follow PyTorch's CPU copy kernel: float64/int -> fp16/bf16 goes through float32
 (c10::Half and c10::BFloat16 are constructed from float), float -> int truncates toward zero.
@@ -6,6 +10,7 @@ Conversions follow PyTorch's CPU copy kernel: float64/int -> fp16/bf16 goes thro
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from .. import devices as _devices
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
@@ -14,21 +19,35 @@ from .factory import _convert
 
 @register_op("_to_copy")
 class ToCopy(Function):
-    """``_to_copy(input, *, dtype)``: a new tensor of ``dtype``; gradient cast back."""
+    """``_to_copy(input, *, dtype=None, device=None, non_blocking=False)``: a new tensor of
+    ``dtype`` on ``device`` (each defaulting to ``input``'s); the gradient is cast and moved back.
+
+    Raises:
+        TypeError: ``input`` not a Tensor. The errors of ``minigrad.device`` for ``device``.
+    """
 
     _backward_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, input, *, dtype=None):
+    def forward(ctx, input, *, dtype=None, device=None, non_blocking=False, layout=None,
+                pin_memory=None, memory_format=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"_to_copy(): expected a Tensor, got {type(input).__name__}")
         dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
+        dev = input._device if device is None else _devices.as_device(device)
         ctx.src_dtype = input.dtype
-        return Tensor._make(_convert(input._data, dt).copy() if dt is input.dtype
-                            else _convert(input._data, dt), dt)
+        ctx.src_device = input._device
+        out = Tensor._make(_convert(input._data, dt).copy() if dt is input.dtype
+                           else _convert(input._data, dt), dt)
+        if dev is not _devices.CPU:
+            out._device = dev
+            _devices.state.cuda_seen = True
+        return out
 
     @staticmethod
     def backward(ctx, grad):
+        if grad._device is not ctx.src_device:
+            return dispatch("_to_copy", grad, dtype=ctx.src_dtype, device=ctx.src_device)
         return dispatch("_to_copy", grad, dtype=ctx.src_dtype)
 
 

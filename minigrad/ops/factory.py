@@ -2,7 +2,11 @@
 randint, randperm, normal. Registered as ops (so modes see them) and exported from ``minigrad``.
 
 Mirror the ``torch`` factories' signatures and dtype inference (float scalars -> default dtype,
-ints -> int64, bools -> bool; NumPy arrays keep their dtype).
+ints -> int64, bools -> bool; NumPy arrays keep their dtype). Every factory takes ``device=``
+("cpu", "cuda", "cuda:0", a ``minigrad.device``; default cpu, and ``input``'s device for the
+``*_like`` ones). The emulated cuda device draws random numbers from minigrad's one generator (a
+deliberate difference: PyTorch's CUDA generator is a separate stream), so ``randn(3,
+device="cuda")`` equals ``randn(3)`` after the same ``manual_seed``.
 """
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import devices as _devices
 from .._fp16 import float16_to_float32, float32_to_float16
 from ..dispatch import register_op
 from ..random import _gen
@@ -39,10 +44,21 @@ def _size(size):
     return tuple(out)
 
 
-def _finish(t, requires_grad):
+def _finish(t, requires_grad, device=None):
+    """Put a new tensor on ``device`` (None: cpu) and set ``requires_grad``."""
+    if device is not None:
+        dev = _devices.as_device(device)
+        if dev is not _devices.CPU:
+            t._device = dev
+            _devices.state.cuda_seen = True
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _device_of(input, device):
+    """``*_like`` factories: ``device`` when given, else ``input``'s."""
+    return input._device if device is None else device
 
 
 def _infer_dtype(data):
@@ -131,7 +147,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         data: number, (nested) list/tuple, NumPy array or Tensor (copied).
         dtype: the result dtype; inferred as PyTorch does when None (floats -> default dtype,
             ints -> int64, bools -> bool, NumPy arrays keep theirs).
+        device: where the result lives; default cpu, or ``data``'s device when it is a Tensor.
         requires_grad: make the result require grad (floating dtypes only).
+        pin_memory: accepted and ignored (host memory is all there is).
 
     Raises:
         TypeError: for data of a type with no dtype (strings, objects).
@@ -153,14 +171,17 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
             raise ValueError("Overflow when unpacking long long")
         raise TypeError("tensor(): could not infer dtype of the given data")
     arr = np.array(_convert(arr, dt), dtype=dt.np, copy=True)
-    return _finish(Tensor._make(arr, dt), requires_grad)
+    if device is None and isinstance(data, Tensor):
+        device = data._device
+    return _finish(Tensor._make(arr, dt), requires_grad, device)
 
 
 def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype."""
-    if isinstance(data, Tensor) and (dtype is None or _dt.as_dtype(dtype) is data.dtype):
-        return data
-    return tensor(data, dtype=dtype)
+    """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype and
+    device (``torch.as_tensor``); a Tensor of another dtype/device goes through ``Tensor.to``."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(arr):
@@ -191,26 +212,26 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     arr = np.full(size, _convert(np.asarray(fill_value), dt), dtype=dt.np)
-    return _finish(Tensor._make(arr, dt), requires_grad)
+    return _finish(Tensor._make(arr, dt), requires_grad, device)
 
 
 @register_op("zeros")
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of zeros (``torch.zeros``); dtype defaults to the default float dtype."""
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    return _finish(Tensor._make(np.zeros(_size(size), dtype=dt.np), dt), requires_grad)
+    return _finish(Tensor._make(np.zeros(_size(size), dtype=dt.np), dt), requires_grad, device)
 
 
 @register_op("ones")
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of ones (``torch.ones``); dtype defaults to the default float dtype."""
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    return _finish(Tensor._make(np.ones(_size(size), dtype=dt.np), dt), requires_grad)
+    return _finish(Tensor._make(np.ones(_size(size), dtype=dt.np), dt), requires_grad, device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
     """Same as ``zeros`` (``torch.empty``; minigrad zero-fills for determinism)."""
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _like(input, dtype):
@@ -221,29 +242,30 @@ def _like(input, dtype):
 
 @register_op("zeros_like")
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """Zeros of ``input``'s shape and dtype (``torch.zeros_like``)."""
+    """Zeros of ``input``'s shape, dtype and device (``torch.zeros_like``)."""
     shape, dt = _like(input, dtype)
-    return zeros(shape, dtype=dt, requires_grad=requires_grad)
+    return zeros(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
 @register_op("ones_like")
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """Ones of ``input``'s shape and dtype (``torch.ones_like``)."""
+    """Ones of ``input``'s shape, dtype and device (``torch.ones_like``)."""
     shape, dt = _like(input, dtype)
-    return ones(shape, dtype=dt, requires_grad=requires_grad)
+    return ones(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
 @register_op("full_like")
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
-    """``fill_value`` in ``input``'s shape and dtype (``torch.full_like``)."""
+    """``fill_value`` in ``input``'s shape, dtype and device (``torch.full_like``)."""
     shape, dt = _like(input, dtype)
-    return full(shape, fill_value, dtype=dt, requires_grad=requires_grad)
+    return full(shape, fill_value, dtype=dt, device=_device_of(input, device),
+                requires_grad=requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """Same as ``zeros_like`` (``torch.empty_like``)."""
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @register_op("arange")
@@ -267,13 +289,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
                                                          _dt.get_default_dtype())
     n = int(math.ceil((end - start) / step))
     arr = start + np.arange(n, dtype=np.float64 if not is_int else np.int64) * step
-    return _finish(Tensor._make(_convert(np.asarray(arr), dt), dt), requires_grad)
+    return _finish(Tensor._make(_convert(np.asarray(arr), dt), dt), requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """The identity matrix (``torch.eye``)."""
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    return _finish(Tensor._make(np.eye(n, m, dtype=dt.np), dt), requires_grad)
+    return _finish(Tensor._make(np.eye(n, m, dtype=dt.np), dt), requires_grad, device)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
@@ -299,7 +321,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(Tensor._make(linspace_array(start, end, steps, dt), dt), requires_grad)
+    return _finish(Tensor._make(linspace_array(start, end, steps, dt), dt), requires_grad, device)
 
 
 def _float_dt(dtype):
@@ -317,7 +339,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     dt = _float_dt(dtype)
     g = _gen(generator)
     arr = g.standard_normal(_size(size), dtype=np.float64 if dt is _dt.float64 else np.float32)
-    return _finish(wrap(arr, dt), requires_grad)
+    return _finish(wrap(arr, dt), requires_grad, device)
 
 
 @register_op("rand")
@@ -326,19 +348,21 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     dt = _float_dt(dtype)
     g = _gen(generator)
     arr = g.random(_size(size), dtype=np.float64 if dt is _dt.float64 else np.float32)
-    return _finish(wrap(arr, dt), requires_grad)
+    return _finish(wrap(arr, dt), requires_grad, device)
 
 
-def randn_like(input, *, dtype=None, requires_grad=False):
-    """``randn`` with ``input``'s shape (``torch.randn_like``); dtype defaults to ``input``'s."""
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """``randn`` with ``input``'s shape (``torch.randn_like``); dtype and device default to
+    ``input``'s."""
     shape, dt = _like(input, dtype)
-    return randn(shape, dtype=dt, requires_grad=requires_grad)
+    return randn(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
-def rand_like(input, *, dtype=None, requires_grad=False):
-    """``rand`` with ``input``'s shape (``torch.rand_like``); dtype defaults to ``input``'s."""
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """``rand`` with ``input``'s shape (``torch.rand_like``); dtype and device default to
+    ``input``'s."""
     shape, dt = _like(input, dtype)
-    return rand(shape, dtype=dt, requires_grad=requires_grad)
+    return rand(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
 @register_op("randint")
@@ -362,17 +386,23 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
                            f"to={high}")
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
     arr = _gen(generator).integers(low, high, _size(tuple(size)), dtype=np.int64)
-    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad)
+    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1 (``torch.randperm``), int64 default."""
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
-    return Tensor._make(_gen(generator).permutation(n).astype(dt.np), dt)
+    return _finish(Tensor._make(_gen(generator).permutation(n).astype(dt.np), dt), requires_grad,
+                   device)
 
 
-def normal(mean, std, size, *, generator=None, dtype=None, requires_grad=False):
+def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Normal samples with scalar ``mean`` and ``std`` (``torch.normal(mean, std, size)``)."""
     dt = _float_dt(dtype)
     arr = _gen(generator).normal(mean, std, _size(tuple(size)))
-    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad)
+    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
+
+
+# the factories place their results themselves (device=, or input's for *_like)
+_devices.OWN_DEVICE.update(("tensor", "full", "zeros", "ones", "zeros_like", "ones_like",
+                            "full_like", "arange", "randn", "rand", "randint"))

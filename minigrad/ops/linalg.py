@@ -357,6 +357,3 @@ class Addmm(Function):
             g2 = g2 if a == 1 else dispatch("mul", g2, a)
         return gi, g1, g2
 
-
-# matmul and linear (compositions of the Functions above) live in matmul.py
-from . import matmul as _matmul  # noqa: E402,F401  (registers "matmul" and "linear")

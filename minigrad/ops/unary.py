@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
@@ -243,8 +244,9 @@ def _pow_scalar_kernel(input, exponent, rt):
         a64 = a.astype(np.float64)
         out = np.power(a64, e)
         ed = float(exponent)
-        if ed != e:
-            mask = tail_mask(a.shape, (a.shape,))
+        step = _nx.loop_step(rt)
+        if ed != e and step is not None:
+            mask = tail_mask(a.shape, (a.shape,), step)
             if mask is not None and mask.any():
                 out = np.where(mask, np.power(a64, ed), out)
         return out

@@ -47,8 +47,8 @@ CATALOGUE = {
     "tanh": (lambda a: mg.tanh(a), torch.tanh, [(3, 4)], _FLOAT),
     "sigmoid": (lambda a: mg.sigmoid(a), torch.sigmoid, [(3, 4)], _FLOAT),
     "exp": (lambda a: mg.exp(a), torch.exp, [(3, 4)], _FLOAT),
-    "dot": (lambda a, b: mg.dispatch("dot", a, b), torch.dot, [(5,), (5,)], _FLOAT),
-    "mv": (lambda a, b: mg.dispatch("mv", a, b), torch.mv, [(3, 4), (4,)], _FLOAT),
+    "dot": (lambda a, b: mg.dispatch.dispatch("dot", a, b), torch.dot, [(5,), (5,)], _FLOAT),
+    "mv": (lambda a, b: mg.dispatch.dispatch("mv", a, b), torch.mv, [(3, 4), (4,)], _FLOAT),
 }
 
 
@@ -147,12 +147,13 @@ CUDA_CASES = [(op, combo, low) for op, e in CATALOGUE.items() for combo in e[3]
                     reason="needs a CUDA GPU to run torch.autocast('cuda') (never in CI)")
 @pytest.mark.parametrize("op,combo,low", CUDA_CASES)
 def test_cuda_profile_dtypes_vs_torch_autocast_cuda(op, combo, low):
-    """Our "cuda" table (run on CPU arrays) gives the output dtype, or the error, that
-    torch.autocast("cuda") gives on a real GPU."""
+    """Our autocast("cuda") on (emulated) cuda tensors gives the output dtype, or the error,
+    that torch.autocast("cuda") gives on a real GPU."""
     mfn, tfn, shapes, _ = CATALOGUE[op]
     low_t = torch.bfloat16 if low == "bf16" else torch.float16
     ms, ts = _build(_inputs(shapes, combo, hash((op, combo)) % 2 ** 16), low_t)
     ts = [t.detach().cuda().requires_grad_(t.requires_grad) for t in ts]
+    ms = [m.detach().cuda().requires_grad_(m.requires_grad) for m in ms]
     t_err = m_err = None
     try:
         with torch.autocast("cuda", dtype=low_t):
@@ -161,7 +162,7 @@ def test_cuda_profile_dtypes_vs_torch_autocast_cuda(op, combo, low):
         t_err = e
     try:
         with autocast("cuda", dtype=T2M[low_t]):
-            m_out = mfn(*ms)
+            m_out = _cuda_loss_mg(op, ms[0]) if op in ("cross_entropy", "nll_loss") else mfn(*ms)
     except RuntimeError as e:
         m_err = e
     if t_err is not None:
@@ -169,6 +170,11 @@ def test_cuda_profile_dtypes_vs_torch_autocast_cuda(op, combo, low):
         return
     assert m_err is None, f"minigrad raised {m_err!r}; torch gave {t_out.dtype}"
     assert m_out.dtype is T2M[t_out.dtype], (m_out.dtype, t_out.dtype)
+
+
+def _cuda_loss_mg(op, x):
+    target = mg.tensor([0, 3, 1, 4], device="cuda")
+    return F.cross_entropy(x, target) if op == "cross_entropy" else F.nll_loss(x, target)
 
 
 def _cuda_loss(op, x):

@@ -150,7 +150,7 @@ def test_matches_torch_on_gradient_streams(setup):
 def test_skipped_step_leaves_params_and_state_untouched():
     p = mg.tensor([1.0, 2.0], requires_grad=True)
     opt = optim.Adam([p], lr=0.1)
-    s = GradScaler("cuda", init_scale=8.0)      # "cuda" only names the profile
+    s = GradScaler("cuda", init_scale=8.0)      # cpu tensors: the scale lives on the cpu
     assert s.is_enabled()
     s.scale(p.sum())
     p.grad = mg.tensor([8.0, 8.0])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from optim import _kernels as K
+from minigrad import numerics
 
 DTYPES = {"float32": (torch.float32, np.float32), "float64": (torch.float64, np.float64),
           "float16": (torch.float16, np.float16),
@@ -17,10 +17,8 @@ DTYPES = {"float32": (torch.float32, np.float32), "float64": (torch.float64, np.
 @pytest.fixture
 def threads_like_torch():
     """The 16-bit add tail chunking follows torch's thread count; restore it afterwards."""
-    old = K._num_threads[0]
-    K.set_num_threads(torch.get_num_threads())
-    yield
-    K._num_threads[0] = old
+    with numerics.num_threads(torch.get_num_threads()):
+        yield
 
 
 def t2np(t, npd):

@@ -1,7 +1,7 @@
 """optim against torch.optim: identical initial params and grad streams fed to both, compared
 bit for bit after every step (params and state), over a grid of hyper-parameters and dtypes.
 
-Numerics claims tested here (see optim/_kernels.py and optim/adam.py; the per-kernel recipes are
+Numerics claims tested here (see minigrad/ops/foreach_kernels.py and optim/adam.py; the per-kernel recipes are
 tested in test_optim_kernels.py, the schedules in test_lr_scheduler.py):
 - SGD: bit-exact in fp32, fp64, fp16 and bf16;
 - Adam/AdamW: bit-exact in fp16/bf16; in fp32/fp64 bit-exact when torch's (MKL, not correctly
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import minigrad as mg
 import optim
-from optim import _kernels as K
+from minigrad.ops import foreach_kernels as K
 from optim import adam as adam_mod
 
 from ._optim_util import DTYPES, np2t, same, t2np, threads_like_torch  # noqa: F401

@@ -1,7 +1,9 @@
-"""The fused in-place fp32 optimizer path (optim/_fused32.py) against torch.optim on tensors
-larger than one chunk (so chunk boundaries and the last partial chunk are crossed), bit for bit,
-plus the cases that must leave the fused path: non-contiguous storage and a grad sharing memory
-with its parameter. The small-tensor grids live in test_optim.py."""
+"""The chunked in-place fp32 fast path of the foreach kernels (minigrad/ops/foreach_kernels.py)
+under torch.optim's default for-loop, on tensors larger than one chunk (so chunk boundaries and
+the last partial chunk are crossed), bit for bit, plus the cases that must leave the fast path:
+non-contiguous storage and a grad sharing memory with its parameter. The small-tensor grids live
+in test_optim.py. (Before the optimizers wrote through dispatched ops this tested
+optim/_fused32.py, which the kernels' fast path replaces.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +12,7 @@ import torch
 
 import minigrad as mg
 import optim
-from optim import _fused32 as F
+from minigrad.ops import foreach_kernels as F
 from optim import adam as adam_mod
 
 from ._optim_util import same
@@ -79,7 +81,7 @@ def test_noncontiguous_param_and_grad_fall_back_exactly(kind, kw):
     base = np.asarray(rng.standard_normal((40, 33)), dtype=np.float32)
     m = mg.from_numpy(base.copy().T).requires_grad_()
     t = torch.from_numpy(base.copy().T).requires_grad_()
-    assert not F.fusable((m._data,), m._data)
+    assert not F._fast(m._data, m._data)
     mo, to = getattr(optim, kind)([m], **kw), getattr(torch.optim, kind)([t], **kw)
     if kind == "AdamW":
         adam_mod._sqrt, old = torch_sqrt, adam_mod._sqrt
@@ -105,7 +107,7 @@ def test_grad_sharing_param_memory_is_read_before_written():
     for _ in range(3):
         m.grad = mg.from_numpy(m._data[::-1])   # a reversed view of the parameter itself
         t.grad = t.detach().flip(0).clone()
-        assert not F.fusable((m._data,), m.grad._data)
+        assert not F._fast(m._data, m.grad._data)
         mo.step()
         to.step()
         assert same(m._data, t.detach().numpy())

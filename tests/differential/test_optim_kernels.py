@@ -1,13 +1,13 @@
-"""optim's rounding recipes (optim/_kernels.py) against the torch CPU kernels they stand for,
-bit for bit, including the scalar tail loop of 16-bit ``add`` and its per-thread chunking, and the
-one documented exception (torch's MKL fp32 sqrt is not correctly rounded)."""
+"""The foreach kernels' rounding recipes (minigrad/ops/foreach_kernels.py) against the torch CPU
+kernels they stand for, bit for bit, including the scalar tail loop of 16-bit ``add`` and its
+per-thread chunking, and the one documented exception (torch's MKL fp32 sqrt is not correctly rounded)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
-from optim import _kernels as K
+from minigrad.ops import foreach_kernels as K
 
 from ._optim_util import DTYPES, same, t2np, threads_like_torch  # noqa: F401
 

@@ -329,8 +329,8 @@ def test_fused_backward_kernels(dtype):
     for f in ("sigmoid", "tanh"):    # feed both kernels the same (PyTorch's) forward bits
         ty = getattr(torch, f)(tx)
         ref = getattr(torch.ops.aten, f + "_backward")(tg, ty)
-        check(mg.dispatch(f + "_backward", g, from_torch(ty)), ref, ulp)
-    check(mg.dispatch("threshold_backward", g, x, 0.5),
+        check(mg.dispatch.dispatch(f + "_backward", g, from_torch(ty)), ref, ulp)
+    check(mg.dispatch.dispatch("threshold_backward", g, x, 0.5),
           torch.ops.aten.threshold_backward(tg, tx, 0.5))
 
 

@@ -10,7 +10,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import minigrad as mg  # noqa: E402
 from minigrad.dispatch import dispatch  # noqa: E402
-from minigrad.ops import nn_softmax  # noqa: E402
+from minigrad import numerics  # noqa: E402
 
 DTYPES = ["float32", "float64", "float16", "bfloat16"]
 TD = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
@@ -19,10 +19,8 @@ TD = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float
 
 @pytest.fixture(autouse=True)
 def _threads():
-    old = nn_softmax.NUM_THREADS
-    nn_softmax.NUM_THREADS = torch.get_num_threads()
-    yield
-    nn_softmax.NUM_THREADS = old
+    with numerics.num_threads(torch.get_num_threads()):
+        yield
 
 
 def _pair(arr, dt, grad=True):

@@ -10,6 +10,12 @@
 The norms are the dispatched ``linalg_vector_norm`` op (``minigrad/ops/norm.py``: PyTorch's
 CPU kernel, accumulating ``sum |x|^p`` in opmath; results can differ from PyTorch's by about one
 ulp, summation order) and ``stack``.
+
+``foreach`` as in PyTorch 2.13, whose CPU tensors have foreach support here: ``None`` (default)
+or ``True`` run ``_foreach_norm`` / ``_foreach_mul_`` / ``_foreach_clamp_min_`` +
+``_foreach_clamp_max_`` over the tensors of each dtype, ``False`` the per-tensor ops
+(``linalg_vector_norm``, ``mul_``, ``clamp_``); both give the same values. Every read and write
+of a gradient is a dispatched op.
 """
 from __future__ import annotations
 
@@ -41,6 +47,14 @@ def _as_list(parameters):
     return parameters
 
 
+def _by_dtype(tensors):
+    """Tensors grouped by dtype, in first-seen order (``_group_tensors_by_device_and_dtype``)."""
+    groups: dict = {}
+    for t in tensors:
+        groups.setdefault(t.dtype, []).append(t)
+    return list(groups.values())
+
+
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite: bool = False, foreach=None):
     """The norm of the per-tensor norms of ``tensors`` (``torch.nn.utils.get_total_norm``).
 
@@ -49,7 +63,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite: bool = False, for
         norm_type: p of the p-norm: any float, ``inf`` (max |x|), ``-inf``, 0 (count of
             non-zeros).
         error_if_nonfinite: raise when the total is nan or inf.
-        foreach: accepted for PyTorch compatibility; the result does not depend on it.
+        foreach: None/True: ``_foreach_norm`` per dtype group; False: one
+            ``linalg_vector_norm`` per tensor (same values).
 
     Returns:
         a 0-dim Tensor in the promoted dtype of the tensors; ``tensor(0.)`` when empty.
@@ -63,7 +78,12 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite: bool = False, for
     if not tensors:
         return Tensor._make(np.array(0.0, dtype=np.float32), _dt.float32)
     with no_grad():
-        norms = [dispatch("linalg_vector_norm", t, norm_type) for t in tensors]
+        norms = []
+        for group in _by_dtype(tensors):
+            if foreach is False:
+                norms.extend(dispatch("linalg_vector_norm", t, norm_type) for t in group)
+            else:
+                norms.extend(dispatch("_foreach_norm", group, norm_type))
         # stack promotes (bf16 + fp32 norms -> fp32), as PyTorch's torch.stack does
         total = dispatch("linalg_vector_norm", dispatch("stack", norms), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
@@ -85,8 +105,12 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None) -> Non
     with no_grad():
         coef = max_norm / (total_norm + 1e-6)
         coef = dispatch("clamp", coef, None, 1.0)
-        for g in grads:
-            g.mul_(coef)
+        for group in _by_dtype(grads):
+            if foreach is False:
+                for g in group:
+                    dispatch("mul_", g, coef)
+            else:
+                dispatch("_foreach_mul_", group, coef)
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite: bool = False,
@@ -103,7 +127,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite: boo
         max_norm: the largest allowed total norm.
         norm_type: as ``get_total_norm`` (2.0, 1, ``inf``, 0.5...).
         error_if_nonfinite: raise instead of scaling by a non-finite norm.
-        foreach: accepted for PyTorch compatibility (same results either way).
+        foreach: None/True: the ``_foreach_*`` ops per dtype group; False: per-tensor ops
+            (same results either way).
 
     Returns:
         the total norm before clipping, a 0-dim Tensor (promoted dtype of the grads;
@@ -129,10 +154,16 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite: bool
 
 def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
     """Clamp every ``.grad`` in place to ``[-clip_value, clip_value]``
-    (``torch.nn.utils.clip_grad_value_``); parameters without a grad are skipped."""
+    (``torch.nn.utils.clip_grad_value_``); parameters without a grad are skipped; ``foreach``
+    as ``clip_grad_norm_``."""
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     clip_value = float(clip_value)
+    grads = [p.grad for p in params if p.grad is not None]
     with no_grad():
-        for p in params:
-            if p.grad is not None:
-                dispatch("clamp_", p.grad, -clip_value, clip_value)
+        for group in _by_dtype(grads):
+            if foreach is False:
+                for g in group:
+                    dispatch("clamp_", g, -clip_value, clip_value)
+            else:
+                dispatch("_foreach_clamp_min_", group, -clip_value)
+                dispatch("_foreach_clamp_max_", group, clip_value)

@@ -1,14 +1,14 @@
-"""Top-level functional forms (``torch.add``, ``torch.exp``...): each is one ``dispatch`` call.
-
-Every function mirrors the torch function of the same name and signature.
+"""Pointwise arithmetic and math as torch-level functions (``torch.add``, ``torch.exp``,
+``torch.clamp``, ``torch.relu``...): each is one ``dispatch`` call of the op of the same name.
 """
 from __future__ import annotations
 
-from .dispatch import dispatch
+from ..dispatch import dispatch
+from ..tensor import Tensor
 
-__all__ = ["remainder", "fmod", "floor_divide", "add", "sub", "rsub", "reciprocal", "sign", "logical_not", "logical_and", "logical_or",
-           "mul", "div", "neg", "pow", "exp", "log", "sqrt", "square", "abs", "maximum", "minimum",
-           "clamp", "tanh", "sigmoid", "relu", "matmul", "mm", "bmm", "mv", "dot", "addmm"]
+__all__ = ["remainder", "fmod", "floor_divide", "add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "sign", "pow", "exp", "log",
+           "sqrt", "square", "abs", "maximum", "minimum", "clamp", "tanh", "sigmoid", "relu",
+           "clip"]
 
 
 def add(input, other, *, alpha=1):
@@ -45,42 +45,6 @@ def rsub(input, other, *, alpha=1):
     return dispatch("rsub", input, other, alpha=alpha)
 
 
-def reciprocal(input):
-    """``1 / input`` elementwise (``torch.reciprocal``); integer/bool inputs give the
-    default float dtype."""
-    return dispatch("reciprocal", input)
-
-
-def sign(input):
-    """-1, 0 or 1 elementwise (``torch.sign``), same dtype as ``input`` (nan stays nan)."""
-    return dispatch("sign", input)
-
-
-def logical_not(input):
-    """Elementwise NOT (``torch.logical_not``): a bool tensor of ``input``'s shape (nonzero
-    -> False)."""
-    return dispatch("logical_not", input)
-
-
-def logical_and(input, other):
-    """Elementwise AND of the truth values (``torch.logical_and``), broadcasting; bool
-    result.
-
-    Raises:
-        RuntimeError: shapes not broadcastable (PyTorch's message naming both sizes).
-    """
-    return dispatch("logical_and", input, other)
-
-
-def logical_or(input, other):
-    """Elementwise OR of the truth values (``torch.logical_or``), broadcasting; bool result.
-
-    Raises:
-        RuntimeError: shapes not broadcastable (PyTorch's message naming both sizes).
-    """
-    return dispatch("logical_or", input, other)
-
-
 def mul(input, other):
     """``input * other`` (``torch.mul``), broadcasting; dtype by ``result_type``; fp16/bf16
     computed in fp32 and rounded once (a Python scalar is used in fp32).
@@ -112,6 +76,17 @@ def neg(input):
             supported").
     """
     return dispatch("neg", input)
+
+
+def reciprocal(input):
+    """``1 / input`` elementwise (``torch.reciprocal``); integer/bool inputs give the
+    default float dtype."""
+    return dispatch("reciprocal", input)
+
+
+def sign(input):
+    """-1, 0 or 1 elementwise (``torch.sign``), same dtype as ``input`` (nan stays nan)."""
+    return dispatch("sign", input)
 
 
 def pow(input, exponent):
@@ -227,73 +202,3 @@ def relu(input):
         RuntimeError: bool input.
     """
     return dispatch("relu", input)
-
-
-def matmul(input, other):
-    """Matrix product with NumPy/PyTorch broadcasting rules (``torch.matmul``): 1-D x 1-D
-    dot, 2-D mm, batched for >2-D; fp16/bf16 accumulate in fp32.
-
-    Raises:
-        RuntimeError: size mismatch of the contracted dims or mismatched dtypes (PyTorch's
-            messages).
-    """
-    return dispatch("matmul", input, other)
-
-
-def mm(input, mat2):
-    """``(n, m) @ (m, p) -> (n, p)`` (``torch.mm``); both 2-D, same dtype.
-
-    Raises:
-        RuntimeError: not 2-D, inner sizes differ, or dtypes differ.
-    """
-    return dispatch("mm", input, mat2)
-
-
-def bmm(input, mat2):
-    """Batched ``(b, n, m) @ (b, m, p) -> (b, n, p)`` (``torch.bmm``); both 3-D, same dtype,
-    no broadcasting.
-
-    Raises:
-        RuntimeError: not 3-D, batch or inner sizes differ, or dtypes differ.
-    """
-    return dispatch("bmm", input, mat2)
-
-
-def mv(input, vec):
-    """``(n, m) @ (m,) -> (n,)`` (``torch.mv``).
-
-    Raises:
-        RuntimeError: wrong dims, size mismatch, or dtypes differ.
-    """
-    return dispatch("mv", input, vec)
-
-
-def dot(input, other):
-    """Inner product of two 1-D tensors of equal length and dtype (``torch.dot``), a 0-dim
-    tensor.
-
-    Raises:
-        RuntimeError: not 1-D, lengths differ, or dtypes differ.
-    """
-    return dispatch("dot", input, other)
-
-
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``); ``input`` broadcasts to
-    ``(n, p)``; fp16/bf16 accumulate in fp32 and round once.
-
-    Raises:
-        RuntimeError: shape or dtype mismatch (PyTorch's messages).
-    """
-    return dispatch("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
-
-
-from ._functional_more import *  # noqa: E402,F401,F403
-from ._functional_more import __all__ as _more_all  # noqa: E402
-
-__all__ += _more_all
-
-from ._functional_extra import *  # noqa: E402,F401,F403
-from ._functional_extra import __all__ as _extra_all  # noqa: E402
-
-__all__ += _extra_all

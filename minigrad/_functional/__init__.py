@@ -1,0 +1,32 @@
+"""Torch-level functions (``torch.add``, ``torch.sum``, ``torch.cat``...), one module per family.
+
+Each function mirrors the torch function of the same name and signature and is one ``dispatch``
+call, or a composition of dispatched ops (so autograd and modes see the ops it is made of).
+``minigrad/__init__.py`` re-exports every name in each family's ``__all__`` (listed in
+``FAMILIES``; this package star-imports nothing, so a family module is never shadowed by a
+function of its name, ``softmax`` or ``matmul``). Find a function by its family:
+
+- ``pointwise``: ``add``, ``sub``, ``mul``, ``div``, ``pow``, ``exp``, ``log``, ``clamp``,
+  ``relu``...
+- ``bitwise``: ``bitwise_and``... shifts, ``logical_and``... ``logical_xor``
+- ``comparison``: ``eq``... ``ge``, ``isfinite``, ``isnan``, ``isinf``, ``isclose``, ``allclose``,
+  ``equal``
+- ``reduction``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``argmax``, ``all``, ``any``...
+- ``matmul``: ``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``, ``addmm``
+- ``shape``: ``reshape``, ``transpose``, ``permute``, ``t``, ``unsqueeze``, ``squeeze``,
+  ``flatten``
+- ``joining``: ``cat``, ``stack``, ``split``, ``chunk``, ``unbind``
+- ``selection``: ``where``, ``masked_fill``
+- ``softmax``: ``softmax``, ``log_softmax``
+- ``tensors``: ``is_tensor``, ``numel``, ``clone``
+"""
+from __future__ import annotations
+
+from . import (bitwise, comparison, joining, matmul, pointwise, reduction, selection, shape,
+               softmax, tensors)
+
+__all__ = ["FAMILIES"]
+
+FAMILIES = (pointwise, bitwise, comparison, reduction, matmul, shape, joining, selection, softmax,
+            tensors)
+"""The family modules, in the order ``minigrad.__all__`` lists their functions."""

@@ -1,0 +1,112 @@
+"""Joining and splitting as torch-level functions: ``torch.cat``, ``torch.stack`` (one op
+each) and ``torch.split``, ``chunk``, ``unbind`` (composed of dispatched ``index`` views).
+"""
+from __future__ import annotations
+
+from ..dispatch import dispatch
+from ..tensor import Tensor
+
+__all__ = ["cat", "stack", "split", "chunk", "unbind"]
+
+
+def cat(tensors, dim=0):
+    """Concatenate tensors along existing dim ``dim`` (``torch.cat``); dtypes promote; other
+    dims must match.
+
+    Raises:
+        ValueError: empty sequence ("expected a non-empty list of Tensors").
+        RuntimeError: sizes differ outside ``dim`` (PyTorch's message).
+        IndexError: ``dim`` out of range.
+        TypeError: ``tensors`` is not a sequence of Tensors.
+    """
+    return dispatch("cat", tensors, dim)
+
+
+def stack(tensors, dim=0):
+    """Stack same-shape tensors along a new dim ``dim`` (``torch.stack``); dtypes promote.
+
+    Raises:
+        RuntimeError: empty sequence or shapes differ ("stack expects each tensor to be
+            equal size").
+        IndexError: ``dim`` out of range.
+    """
+    return dispatch("stack", tensors, dim)
+
+
+def _check_split_input(name, input, dim):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input.ndim == 0:
+        raise RuntimeError(f"{name} expects at least a 1-dimensional tensor")
+    from ..ops._util import wrap_dim
+    return wrap_dim(dim, input.ndim)
+
+
+def _pieces(input, dim, sizes, op="split"):
+    return dispatch(op, input, tuple(sizes), dim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Split ``tensor`` along ``dim`` into views (``torch.split``): pieces of
+    ``split_size_or_sections`` elements (the last may be smaller), or of the listed sizes,
+    which must sum to the dimension's size. Returns a tuple of views with one ``SplitBackward0``
+    (``SplitWithSizesBackward0`` for a list) node, as PyTorch.
+
+    Raises:
+        RuntimeError: a 0-dim tensor; a negative size; ``split_size`` 0 on a non-empty
+            dimension; sections that do not sum to the size.
+        IndexError: ``dim`` out of range.
+    """
+    dim = _check_split_input("split", tensor, dim)
+    n = tensor.shape[dim]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {dim}), but got "
+                               f"split_sizes={sizes}")
+        return _pieces(tensor, dim, sizes, "split_with_sizes")
+    s = int(split_size_or_sections)
+    if s < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+    if s == 0 and n != 0:
+        raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+    count = max(-(-n // s), 1) if s else 1
+    return _pieces(tensor, dim, [min(s, n - i * s) for i in range(count)])
+
+
+def chunk(input, chunks, dim=0):
+    """Split ``input`` into ``chunks`` pieces of ``ceil(size / chunks)`` along ``dim``
+    (``torch.chunk``); fewer pieces may come back; an empty dimension gives ``chunks`` empty
+    pieces. Returns a tuple of views; gradients flow (see ``split``).
+
+    Raises:
+        RuntimeError: ``chunks`` <= 0 ("chunk expects `chunks` to be greater than 0, got: 0"),
+            a 0-dim tensor. IndexError: ``dim`` out of range.
+    """
+    dim = _check_split_input("chunk", input, dim)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[dim]
+    if n == 0:
+        return _pieces(input, dim, [0] * chunks)
+    return split(input, -(-n // chunks), dim)
+
+
+def unbind(input, dim=0):
+    """The slices of ``input`` along ``dim``, with that dimension removed (``torch.unbind``):
+    a tuple of views with one ``UnbindBackward0`` node, as PyTorch.
+
+    Raises:
+        IndexError: a 0-dim tensor ("Dimension specified as 0 but tensor has no dimensions"),
+            ``dim`` out of range.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"unbind(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return dispatch("unbind", input, dim)

@@ -1,0 +1,41 @@
+"""The op methods of ``Tensor``, one mixin per family of ``torch.Tensor`` methods.
+
+Each method is one ``dispatch`` call (or a torch-level function made of dispatched ops): the ops,
+their numerics and their errors live in ``minigrad.ops``. ``Tensor`` inherits ``TensorOpsMixin``,
+so ``tensor.py`` keeps only storage, metadata, conversion and autograd. Find a method by its
+family:
+
+- ``pointwise``: ``+ - * / ** //``, ``abs()``, ``add``... ``exp``, ``clamp``, ``relu``, in-place
+  forms
+- ``bitwise``: ``& | ^ << >> ~``, ``bitwise_*``, ``logical_*``
+- ``comparison``: ``== != < <= > >=``, ``eq``... ``isnan``, ``isclose``, ``allclose``, ``equal``
+- ``matmul``: ``@``, ``matmul``, ``mm``, ``addmm``
+- ``reduction``: ``sum``, ``mean``, ``max``, ``argmax``, ``all``...
+- ``shape``: ``reshape``, ``view``, ``transpose``, ``T``, ``expand``..., ``split``, ``chunk``,
+  ``unbind``
+- ``indexing``: ``t[idx]``, ``t[idx] = v``, ``masked_fill``, ``where``
+- ``writes``: ``zero_``, ``fill_``, ``copy_``
+- ``softmax``: ``softmax``, ``log_softmax``
+- ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``
+"""
+from __future__ import annotations
+
+from .bitwise import BitwiseMixin
+from .comparison import ComparisonMixin
+from .factories import FactoriesMixin
+from .indexing import IndexingMixin
+from .matmul import MatmulMixin
+from .pointwise import PointwiseMixin
+from .reduction import ReductionMixin
+from .shape import ShapeMixin
+from .softmax import SoftmaxMixin
+from .writes import WritesMixin
+
+__all__ = ["TensorOpsMixin"]
+
+
+class TensorOpsMixin(PointwiseMixin, BitwiseMixin, ComparisonMixin, MatmulMixin, ReductionMixin,
+                     ShapeMixin, IndexingMixin, WritesMixin, SoftmaxMixin, FactoriesMixin):
+    """All op methods of ``Tensor`` (see each family's module)."""
+
+    __slots__ = ()

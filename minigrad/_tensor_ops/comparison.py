@@ -1,0 +1,91 @@
+"""Comparison methods of ``Tensor``: the operators ``== != < <= > >=``, ``eq``... ``isnan``,
+and the whole-tensor tests ``isclose``, ``allclose``, ``equal`` (``minigrad.isclose``...).
+"""
+from __future__ import annotations
+
+from ..dispatch import dispatch
+
+
+def _fns():
+    """``minigrad._functional.comparison``, imported on first use (it imports ``Tensor``,
+    which inherits this mixin)."""
+    from .._functional import comparison
+    return comparison
+
+
+class ComparisonMixin:
+    """Comparison methods of ``Tensor`` (see each method's ``torch.Tensor`` twin)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        """``torch.Tensor.__eq__``: the ``eq`` op."""
+        return dispatch("eq", self, other)
+
+    def __ne__(self, other):
+        """``torch.Tensor.__ne__``: the ``ne`` op."""
+        return dispatch("ne", self, other)
+
+    def __lt__(self, other):
+        """``torch.Tensor.__lt__``: the ``lt`` op."""
+        return dispatch("lt", self, other)
+
+    def __le__(self, other):
+        """``torch.Tensor.__le__``: the ``le`` op."""
+        return dispatch("le", self, other)
+
+    def __gt__(self, other):
+        """``torch.Tensor.__gt__``: the ``gt`` op."""
+        return dispatch("gt", self, other)
+
+    def __ge__(self, other):
+        """``torch.Tensor.__ge__``: the ``ge`` op."""
+        return dispatch("ge", self, other)
+
+    def eq(self, other):
+        """Mirrors ``torch.Tensor.eq``: the ``eq`` op (its errors apply)."""
+        return dispatch("eq", self, other)
+
+    def ne(self, other):
+        """Mirrors ``torch.Tensor.ne``: the ``ne`` op (its errors apply)."""
+        return dispatch("ne", self, other)
+
+    def lt(self, other):
+        """Mirrors ``torch.Tensor.lt``: the ``lt`` op (its errors apply)."""
+        return dispatch("lt", self, other)
+
+    def le(self, other):
+        """Mirrors ``torch.Tensor.le``: the ``le`` op (its errors apply)."""
+        return dispatch("le", self, other)
+
+    def gt(self, other):
+        """Mirrors ``torch.Tensor.gt``: the ``gt`` op (its errors apply)."""
+        return dispatch("gt", self, other)
+
+    def ge(self, other):
+        """Mirrors ``torch.Tensor.ge``: the ``ge`` op (its errors apply)."""
+        return dispatch("ge", self, other)
+
+    def isfinite(self):
+        """Mirrors ``torch.Tensor.isfinite``: the ``isfinite`` op (its errors apply)."""
+        return dispatch("isfinite", self)
+
+    def isnan(self):
+        """Mirrors ``torch.Tensor.isnan``: the ``isnan`` op (its errors apply)."""
+        return dispatch("isnan", self)
+
+    def isinf(self):
+        """Mirrors ``torch.Tensor.isinf``: the ``isinf`` op (its errors apply)."""
+        return dispatch("isinf", self)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        """Mirrors ``torch.Tensor.isclose``: ``minigrad.isclose`` (its errors apply)."""
+        return _fns().isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        """Mirrors ``torch.Tensor.allclose``: ``minigrad.allclose`` (its errors apply)."""
+        return _fns().allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other):
+        """Mirrors ``torch.Tensor.equal``: ``minigrad.equal`` (its errors apply)."""
+        return _fns().equal(self, other)

@@ -1,0 +1,232 @@
+"""Pointwise arithmetic and math methods of ``Tensor``: the Python operators ``+ - * / ** // %``,
+unary ``- + abs()``, their in-place forms (``+=``...), and ``add``, ``exp``, ``clamp``, ``relu``...
+with their in-place variants. Each is one ``dispatch`` call.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dispatch import dispatch
+
+
+def _nd(other):
+    """An ``ndarray`` operand of a Python operator as a Tensor of its own dtype (as PyTorch's
+    ``t * ndarray``); NumPy defers to us (``Tensor.__array_ufunc__ = None``), so ``ndarray * t``
+    is a Tensor too (PyTorch 2.13 raises TypeError for ``ndarray`` +, -, * ``Tensor`` but
+    returns a Tensor for ``/``: a deliberate difference, all four return a Tensor here)."""
+    if isinstance(other, np.ndarray):
+        from ..ops.factory import as_tensor
+        return as_tensor(other)
+    return other
+
+
+class PointwiseMixin:
+    """Pointwise math methods of ``Tensor`` (see each method's ``torch.Tensor`` twin)."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        """``torch.Tensor.__add__``: the ``add`` op."""
+        return dispatch("add", self, _nd(other))
+
+    def __radd__(self, other):
+        """``torch.Tensor.__radd__``: the ``add`` op."""
+        return dispatch("add", self, _nd(other))
+
+    def __sub__(self, other):
+        """``torch.Tensor.__sub__``: the ``sub`` op."""
+        return dispatch("sub", self, _nd(other))
+
+    def __rsub__(self, other):
+        """``torch.Tensor.__rsub__``: the ``rsub`` op."""
+        return dispatch("rsub", self, _nd(other))
+
+    def __mul__(self, other):
+        """``torch.Tensor.__mul__``: the ``mul`` op."""
+        return dispatch("mul", self, _nd(other))
+
+    def __rmul__(self, other):
+        """``torch.Tensor.__rmul__``: the ``mul`` op."""
+        return dispatch("mul", self, _nd(other))
+
+    def __truediv__(self, other):
+        """``torch.Tensor.__truediv__``: the ``div`` op."""
+        return dispatch("div", self, _nd(other))
+
+    def __rtruediv__(self, other):
+        """``torch.Tensor.__rtruediv__``: the ``rdiv`` op."""
+        return dispatch("rdiv", self, _nd(other))
+
+    def __pow__(self, other):
+        """``torch.Tensor.__pow__``: the ``pow`` op."""
+        return dispatch("pow", self, _nd(other))
+
+    def __rpow__(self, other):
+        """``torch.Tensor.__rpow__``: the ``rpow`` op."""
+        return dispatch("rpow", self, _nd(other))
+
+    def __floordiv__(self, other):
+        """``torch.Tensor.__floordiv__``: the ``floor_divide`` op (no derivative, as PyTorch)."""
+        return dispatch("floor_divide", self, _nd(other))
+
+    def __rfloordiv__(self, other):
+        """``torch.Tensor.__rfloordiv__``: the ``floor_divide`` op."""
+        return dispatch("floor_divide", _nd(other), self)
+
+    def __mod__(self, other):
+        """``torch.Tensor.__mod__``: the ``remainder`` op (Python's sign convention)."""
+        return dispatch("remainder", self, _nd(other))
+
+    def __rmod__(self, other):
+        """``torch.Tensor.__rmod__``: the ``remainder`` op with a number ``other``."""
+        return dispatch("remainder", _nd(other), self)
+
+    def remainder(self, other):
+        """Mirrors ``torch.Tensor.remainder``: the ``remainder`` op (its errors apply)."""
+        return dispatch("remainder", self, other)
+
+    def fmod(self, other):
+        """Mirrors ``torch.Tensor.fmod``: the ``fmod`` op (its errors apply)."""
+        return dispatch("fmod", self, other)
+
+    def floor_divide(self, other):
+        """Mirrors ``torch.Tensor.floor_divide``: the ``floor_divide`` op."""
+        return dispatch("floor_divide", self, other)
+
+    def __neg__(self):
+        """``torch.Tensor.__neg__``: the ``neg`` op."""
+        return dispatch("neg", self)
+
+    def __pos__(self):
+        """Mirrors ``torch.Tensor.__pos__``."""
+        return self
+
+    def __abs__(self):
+        """``torch.Tensor.__abs__``: the ``abs`` op."""
+        return dispatch("abs", self)
+
+    def __iadd__(self, other):
+        """``torch.Tensor.__iadd__``: the ``add_`` op."""
+        return dispatch("add_", self, other)
+
+    def __isub__(self, other):
+        """``torch.Tensor.__isub__``: the ``sub_`` op."""
+        return dispatch("sub_", self, other)
+
+    def __imul__(self, other):
+        """``torch.Tensor.__imul__``: the ``mul_`` op."""
+        return dispatch("mul_", self, other)
+
+    def __itruediv__(self, other):
+        """``torch.Tensor.__itruediv__``: the ``div_`` op."""
+        return dispatch("div_", self, other)
+
+    def add(self, other, alpha=1):
+        """Mirrors ``torch.Tensor.add``: the ``add`` op (its errors apply)."""
+        return dispatch("add", self, other, alpha=alpha)
+
+    def sub(self, other, alpha=1):
+        """Mirrors ``torch.Tensor.sub``: the ``sub`` op (its errors apply)."""
+        return dispatch("sub", self, other, alpha=alpha)
+
+    def mul(self, other):
+        """Mirrors ``torch.Tensor.mul``: the ``mul`` op (its errors apply)."""
+        return dispatch("mul", self, other)
+
+    def div(self, other, rounding_mode=None):
+        """Mirrors ``torch.Tensor.div``: the ``div`` op (its errors apply)."""
+        return dispatch("div", self, other, rounding_mode=rounding_mode)
+
+    def add_(self, other, alpha=1):
+        """Mirrors ``torch.Tensor.add_``: the ``add_`` op (its errors apply)."""
+        return dispatch("add_", self, other, alpha=alpha)
+
+    def sub_(self, other, alpha=1):
+        """Mirrors ``torch.Tensor.sub_``: the ``sub_`` op (its errors apply)."""
+        return dispatch("sub_", self, other, alpha=alpha)
+
+    def mul_(self, other):
+        """Mirrors ``torch.Tensor.mul_``: the ``mul_`` op (its errors apply)."""
+        return dispatch("mul_", self, other)
+
+    def div_(self, other):
+        """Mirrors ``torch.Tensor.div_``: the ``div_`` op (its errors apply)."""
+        return dispatch("div_", self, other)
+
+    def clamp_(self, min=None, max=None):
+        """Mirrors ``torch.Tensor.clamp_``: the ``clamp_`` op (its errors apply)."""
+        return dispatch("clamp_", self, min, max)
+
+    def relu_(self):
+        """Mirrors ``torch.Tensor.relu_``: the ``relu_`` op (its errors apply)."""
+        return dispatch("relu_", self)
+
+    def sigmoid_(self):
+        """Mirrors ``torch.Tensor.sigmoid_``: the ``sigmoid_`` op (its errors apply)."""
+        return dispatch("sigmoid_", self)
+
+    def tanh_(self):
+        """Mirrors ``torch.Tensor.tanh_``: the ``tanh_`` op (its errors apply)."""
+        return dispatch("tanh_", self)
+
+    def reciprocal(self):
+        """Mirrors ``torch.Tensor.reciprocal``: the ``reciprocal`` op (its errors apply)."""
+        return dispatch("reciprocal", self)
+
+    def neg(self):
+        """Mirrors ``torch.Tensor.neg``: the ``neg`` op (its errors apply)."""
+        return dispatch("neg", self)
+
+    def pow(self, exponent):
+        """Mirrors ``torch.Tensor.pow``: the ``pow`` op (its errors apply)."""
+        return dispatch("pow", self, exponent)
+
+    def exp(self):
+        """Mirrors ``torch.Tensor.exp``: the ``exp`` op (its errors apply)."""
+        return dispatch("exp", self)
+
+    def log(self):
+        """Mirrors ``torch.Tensor.log``: the ``log`` op (its errors apply)."""
+        return dispatch("log", self)
+
+    def sqrt(self):
+        """Mirrors ``torch.Tensor.sqrt``: the ``sqrt`` op (its errors apply)."""
+        return dispatch("sqrt", self)
+
+    def abs(self):
+        """Mirrors ``torch.Tensor.abs``: the ``abs`` op (its errors apply)."""
+        return dispatch("abs", self)
+
+    def maximum(self, other):
+        """Mirrors ``torch.Tensor.maximum``: the ``maximum`` op (its errors apply)."""
+        return dispatch("maximum", self, other)
+
+    def minimum(self, other):
+        """Mirrors ``torch.Tensor.minimum``: the ``minimum`` op (its errors apply)."""
+        return dispatch("minimum", self, other)
+
+    def clamp(self, min=None, max=None):
+        """Mirrors ``torch.Tensor.clamp``: the ``clamp`` op (its errors apply)."""
+        return dispatch("clamp", self, min, max)
+
+    clip = clamp
+
+    def tanh(self):
+        """Mirrors ``torch.Tensor.tanh``: the ``tanh`` op (its errors apply)."""
+        return dispatch("tanh", self)
+
+    def sigmoid(self):
+        """Mirrors ``torch.Tensor.sigmoid``: the ``sigmoid`` op (its errors apply)."""
+        return dispatch("sigmoid", self)
+
+    def relu(self):
+        """Mirrors ``torch.Tensor.relu``: the ``relu`` op (its errors apply)."""
+        return dispatch("relu", self)
+
+    def square(self):
+        """Mirrors ``torch.Tensor.square``: the ``pow`` op (its errors apply)."""
+        return dispatch("pow", self, 2)
+
+    def sign(self):
+        """Mirrors ``torch.Tensor.sign``: the ``sign`` op (its errors apply)."""
+        return dispatch("sign", self)

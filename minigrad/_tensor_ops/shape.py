@@ -1,0 +1,102 @@
+"""Shape methods of ``Tensor``: views (``reshape``, ``view``, ``transpose``, ``permute``, ``T``,
+``mT``, ``unsqueeze``, ``squeeze``, ``expand``...) and splitting (``split``, ``chunk``,
+``unbind``, via ``minigrad.split``...).
+"""
+from __future__ import annotations
+
+from ..dispatch import dispatch
+
+
+def _fns():
+    """``minigrad._functional.joining``, imported on first use (it imports ``Tensor``,
+    which inherits this mixin)."""
+    from .._functional import joining
+    return joining
+
+
+def _shape_args(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+class ShapeMixin:
+    """Shape and splitting methods of ``Tensor`` (see each method's ``torch.Tensor`` twin)."""
+
+    __slots__ = ()
+
+    def reshape(self, *shape):
+        """Mirrors ``torch.Tensor.reshape``: the ``reshape`` op (its errors apply)."""
+        return dispatch("reshape", self, _shape_args(shape))
+
+    def view(self, *shape):
+        """Mirrors ``torch.Tensor.view``: the ``view`` op (its errors apply)."""
+        if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
+            return self.to(shape[0])
+        return dispatch("view", self, _shape_args(shape))
+
+    def view_as(self, other):
+        """Mirrors ``torch.Tensor.view_as``: the ``view`` op (its errors apply)."""
+        return dispatch("view", self, other.shape)
+
+    def reshape_as(self, other):
+        """Mirrors ``torch.Tensor.reshape_as``: the ``reshape`` op (its errors apply)."""
+        return dispatch("reshape", self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        """Mirrors ``torch.Tensor.flatten``: the ``flatten`` op (its errors apply)."""
+        return dispatch("flatten", self, start_dim, end_dim)
+
+    def transpose(self, dim0, dim1):
+        """Mirrors ``torch.Tensor.transpose``: the ``transpose`` op (its errors apply)."""
+        return dispatch("transpose", self, dim0, dim1)
+
+    def swapaxes(self, dim0, dim1):
+        """Mirrors ``torch.Tensor.swapaxes``: the ``transpose`` op (its errors apply)."""
+        return dispatch("transpose", self, dim0, dim1)
+
+    def permute(self, *dims):
+        """Mirrors ``torch.Tensor.permute``: the ``permute`` op (its errors apply)."""
+        return dispatch("permute", self, _shape_args(dims))
+
+    def t(self):
+        """Mirrors ``torch.Tensor.t``: the ``t`` op (its errors apply)."""
+        return dispatch("t", self)
+
+    @property
+    def T(self):
+        """Mirrors ``torch.Tensor.T``: the ``permute`` op (its errors apply)."""
+        return dispatch("permute", self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        """Mirrors ``torch.Tensor.mT``: the ``transpose`` op (its errors apply)."""
+        return dispatch("transpose", self, -2, -1)
+
+    def unsqueeze(self, dim):
+        """Mirrors ``torch.Tensor.unsqueeze``: the ``unsqueeze`` op (its errors apply)."""
+        return dispatch("unsqueeze", self, dim)
+
+    def squeeze(self, dim=None):
+        """Mirrors ``torch.Tensor.squeeze``: the ``squeeze`` op (its errors apply)."""
+        return dispatch("squeeze", self, dim)
+
+    def expand(self, *sizes):
+        """Mirrors ``torch.Tensor.expand``: the ``expand`` op (its errors apply)."""
+        return dispatch("expand", self, _shape_args(sizes))
+
+    def expand_as(self, other):
+        """Mirrors ``torch.Tensor.expand_as``: the ``expand`` op (its errors apply)."""
+        return dispatch("expand", self, other.shape)
+
+    def split(self, split_size, dim=0):
+        """Mirrors ``torch.Tensor.split``: ``minigrad.split`` (a tuple of views)."""
+        return _fns().split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        """Mirrors ``torch.Tensor.chunk``: ``minigrad.chunk`` (a tuple of views)."""
+        return _fns().chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        """Mirrors ``torch.Tensor.unbind``: ``minigrad.unbind`` (a tuple of views)."""
+        return _fns().unbind(self, dim)

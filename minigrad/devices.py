@@ -1,0 +1,387 @@
+"""Devices: ``minigrad.device`` objects, their parsing, and the rule for which device an op runs on.
+
+Mirrors ``torch.device``. minigrad has two devices that tensors can live on:
+
+- ``cpu``: host memory, NumPy kernels.
+- ``cuda``: an *emulated* GPU. Its tensors also live in host memory and run the very same NumPy
+  kernels with the same round-once numerics, but they carry the device, and everything PyTorch ties
+  to the device follows it: ``autocast("cuda")`` only touches cuda tensors, an op mixing cpu and
+  cuda tensors raises PyTorch's error, ``.numpy()`` on a cuda tensor raises. There is one emulated
+  GPU (``cuda:0``). Setting the environment variable ``MINIGRAD_EMULATE_CUDA=0`` turns the
+  emulation off: ``minigrad.cuda.is_available()`` is then False and making a cuda tensor raises
+  PyTorch's error for a build without CUDA, so a script takes its CPU path.
+
+Every tensor reads its device from ``Tensor._device``, a class attribute (cpu) that a cuda tensor
+overrides on the instance, so the per-op hot path pays nothing while no cuda tensor exists
+(``state.cuda_seen`` stays False until the first one is made). From then on the dispatcher calls
+``run_on_device`` for every op: it applies PyTorch's same-device rule to the op's tensor
+arguments, runs the op, and puts its results on that device.
+
+The same-device rule is checked where a user calls an op. Ops that a kernel or a backward
+formula dispatches internally (``depth > 0``, or while the autograd engine runs) only follow the
+device of their inputs, without the check: their helper tensors (masks, constants made with
+``Tensor._make``) are implementation details that PyTorch would have made on the device.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import threading
+
+from . import dtypes as _dt
+
+__all__ = ["device", "CPU", "CUDA0", "as_device", "common_device", "place", "check_available",
+           "run_on_device", "parse_to", "map_location", "restore_device", "OWN_DEVICE",
+           "LENIENT"]
+
+# PyTorch's device types, in the order of its "Expected one of ..." message; the number is
+# c10::DeviceType, used (as PyTorch does) in the hash.
+_TYPES = {"cpu": 0, "cuda": 1, "ipu": 18, "xpu": 12, "mkldnn": 2, "opengl": 3, "opencl": 4,
+          "ideep": 5, "hip": 6, "ve": 16, "fpga": 7, "maia": 8, "xla": 9, "lazy": 17,
+          "vulkan": 10, "mps": 13, "meta": 14, "hpu": 15, "mtia": 19, "privateuseone": 20}
+_STRING_RE = re.compile(r"([A-Za-z_]+)(?::(0|[1-9][0-9]*))?")
+
+
+_NO_INDEX = object()
+
+
+class device:
+    """Where a tensor lives (``torch.device``).
+
+    ``device("cpu")``, ``device("cuda")``, ``device("cuda:0")``, ``device("cuda", 0)`` or
+    ``device(other_device)``. Immutable and hashable; equal when type and index are equal
+    (``device("cuda") != device("cuda:0")``, as in PyTorch).
+
+    Attributes:
+        type: the device type string ("cpu", "cuda", "meta"...).
+        index: the device ordinal, or None when not given.
+
+    Raises:
+        RuntimeError: an unknown device type ("Expected one of cpu, cuda, ... device type at start
+            of device string: banana"), a malformed string ("Invalid device string: 'cuda:x'"),
+            a negative index, or an index passed both in the string and as an argument.
+        TypeError: arguments of the wrong types (PyTorch's overload message).
+
+    Deliberate difference: ``device(0)`` (a bare ordinal) means ``cuda:0`` whether or not the
+    emulation is on; PyTorch raises when no accelerator is present.
+    """
+
+    __slots__ = ("_type", "_index")
+
+    def __new__(cls, type_or_device=None, index=_NO_INDEX):
+        """Parse and validate; see the class docstring."""
+        explicit = index is not _NO_INDEX        # even None counts as given, as in PyTorch
+        index = None if index is _NO_INDEX else index
+        if isinstance(type_or_device, device):
+            if explicit:
+                raise TypeError(_overload_message(type_or_device, index))
+            return type_or_device
+        if isinstance(type_or_device, int) and not isinstance(type_or_device, bool) \
+                and not explicit:
+            type_or_device, index = "cuda", type_or_device
+        if not isinstance(type_or_device, str):
+            raise TypeError(_overload_message(type_or_device, index))
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                            f"{type(index).__name__}")
+        dtype_str, parsed = _parse(type_or_device)
+        if parsed is not None and explicit:
+            raise RuntimeError("type (string) must not include an index because index was passed "
+                               f"explicitly: {type_or_device}")
+        idx = parsed if parsed is not None else index
+        if idx is not None and idx < 0:
+            raise RuntimeError("Device index must not be negative")
+        self = object.__new__(cls)
+        object.__setattr__(self, "_type", dtype_str)
+        object.__setattr__(self, "_index", idx)
+        return self
+
+    @property
+    def type(self) -> str:
+        """The device type ("cpu", "cuda"...)."""
+        return self._type
+
+    @property
+    def index(self):
+        """The device ordinal, or None."""
+        return self._index
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"attribute '{name}' of 'minigrad.device' objects is not writable")
+
+    def __eq__(self, other):
+        """Equal to another device of the same type and index (never to a string, as PyTorch)."""
+        if not isinstance(other, device):
+            return NotImplemented
+        return self._type == other._type and self._index == other._index
+
+    def __hash__(self):
+        """PyTorch's hash: the device type number shifted left 16, or'd with the index byte."""
+        idx = -1 if self._index is None else self._index
+        return (_TYPES[self._type] << 16) | (idx & 0xFF)
+
+    def __repr__(self):
+        """``device(type='cuda', index=0)``, as PyTorch."""
+        if self._index is None:
+            return f"device(type='{self._type}')"
+        return f"device(type='{self._type}', index={self._index})"
+
+    def __str__(self):
+        """``cuda:0`` / ``cpu``, as PyTorch."""
+        return self._type if self._index is None else f"{self._type}:{self._index}"
+
+    def __reduce__(self):
+        """Pickle as ``device(str(self))``."""
+        return (device, (str(self),))
+
+
+def _overload_message(*got):
+    names = ", ".join(type(g).__name__ for g in got if g is not None) or "NoneType"
+    return (f"device() received an invalid combination of arguments - got ({names}), but "
+            "expected one of:\n * (minigrad.device device)\n * (str type, int index = -1)\n")
+
+
+def _parse(s):
+    """``"cuda:0"`` -> ("cuda", 0); ``"cpu"`` -> ("cpu", None), with PyTorch's errors: a name of
+    letters/underscores, then optionally ``:`` and an index without leading zeros; the name is
+    checked against the known types last."""
+    m = _STRING_RE.fullmatch(s)
+    if m is None:
+        raise RuntimeError(f"Invalid device string: '{s}'")
+    name, idx = m.group(1), m.group(2)
+    if idx is not None and int(idx) > 2 ** 31 - 1:       # C++ stoi's range
+        raise RuntimeError(f"Could not parse device index '{idx}' in device string '{s}'")
+    if name not in _TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device "
+                           f"string: {s}")
+    return name, None if idx is None else int(idx)
+
+
+CPU = device("cpu")
+CUDA0 = device("cuda", 0)
+
+
+class _State:
+    """Process-wide facts the hot path tests: has any cuda tensor been made yet?"""
+
+    cuda_seen = False
+
+
+state = _State()
+
+
+class _Depth(threading.local):
+    """How many device-checked ops (or backward passes) are running on this thread."""
+
+    def __init__(self):
+        self.n = 0
+
+
+depth = _Depth()
+
+# ops that choose their results' device themselves (moves, copies, factories with device=);
+# the factories and casts add their names when they register
+OWN_DEVICE = {"_to_copy", "copy_"}
+# ops where PyTorch accepts cpu tensors next to cuda ones beyond 0-dim scalars (cpu indices)
+LENIENT = {"index", "index_put_"}
+
+
+def emulation_enabled() -> bool:
+    """Whether the emulated cuda device is on (``MINIGRAD_EMULATE_CUDA`` is not "0")."""
+    return os.environ.get("MINIGRAD_EMULATE_CUDA", "1").strip().lower() not in ("0", "false",
+                                                                                 "no", "off")
+
+
+def check_available(dev) -> None:
+    """Raise PyTorch's errors for a device a tensor cannot be placed on.
+
+    Raises:
+        AssertionError: cuda with the emulation off ("Torch not compiled with CUDA enabled", the
+            error of a CPU-only PyTorch build).
+        RuntimeError: a cuda ordinal other than 0 ("CUDA error: invalid device ordinal"), or a
+            device type minigrad has no storage for.
+    """
+    if dev._type == "cuda":
+        if not emulation_enabled():
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        if dev._index not in (None, 0):
+            raise RuntimeError("CUDA error: invalid device ordinal")
+    elif dev._type != "cpu":
+        raise RuntimeError(f"minigrad tensors live on cpu or the emulated cuda device; got "
+                           f"device '{dev}'")
+
+
+def as_device(d):
+    """A tensor-placement device from ``None``/str/int/``device``: None -> None, "cuda" ->
+    ``cuda:0`` (the current device, as PyTorch fills the index), "cpu" -> cpu.
+
+    Raises:
+        The errors of ``device`` and ``check_available``.
+    """
+    if d is None:
+        return None
+    if d is CPU or d is CUDA0:
+        return d
+    dev = d if isinstance(d, device) else device(d)
+    check_available(dev)
+    if dev._type == "cpu":
+        return CPU
+    state.cuda_seen = True          # from now on the dispatcher checks devices
+    return CUDA0
+
+
+def _mixed(a, b):
+    raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                       f"devices, {a} and {b}!")
+
+
+def run_on_device(op_name, fn, args, kwargs):
+    """Run ``fn(*args, **kwargs)`` (the op ``op_name``) on the device of its tensor arguments.
+
+    Raises:
+        RuntimeError: PyTorch's "Expected all tensors to be on the same device..." for a
+            user-level op whose tensors are on different devices (see ``common_device``).
+    """
+    if op_name in OWN_DEVICE:
+        return fn(*args, **kwargs)
+    d = depth
+    dev = common_device(args, kwargs, strict=d.n == 0 and op_name not in LENIENT,
+                        inplace=op_name[-1] == "_")
+    d.n += 1
+    try:
+        out = fn(*args, **kwargs)
+    finally:
+        d.n -= 1
+    if dev is not CPU and out is not None:
+        place(out, dev, args)
+    return out
+
+
+def common_device(args, kwargs, strict=True, inplace=False):
+    """The device an op on ``args``/``kwargs`` runs on, with PyTorch's same-device rule.
+
+    The first non-cpu device among the tensor arguments (also inside lists/tuples) wins; every
+    other tensor must be on it, except 0-dim cpu tensors, which mix freely (PyTorch's cpu
+    scalars), unless it is the output of an in-place op (``inplace``: the first argument).
+    With ``strict`` False the device is found without the check.
+
+    Raises:
+        RuntimeError: "Expected all tensors to be on the same device, but found at least two
+            devices, cuda:0 and cpu!".
+    """
+    tensors = []
+    for a in (args if not kwargs else (*args, *kwargs.values())):
+        if hasattr(a, "_device"):
+            tensors.append(a)
+        elif type(a) in (list, tuple):
+            tensors.extend(x for x in a if hasattr(x, "_device"))
+    common = CPU
+    for t in tensors:
+        if t._device is not CPU:
+            common = t._device
+            break
+    if common is CPU or not strict:
+        return common
+    out = tensors[0] if inplace else None
+    for t in tensors:
+        d = t._device
+        if d is not common and not (d is CPU and t._data.ndim == 0 and t is not out):
+            _mixed(common, d)
+    return common
+
+
+def place(out, dev, args):
+    """Put the tensors in ``out`` (a Tensor or a tuple) and their graph nodes on ``dev``;
+    outputs that are inputs (in-place ops return ``self``) keep their own device."""
+    for o in (out if isinstance(out, (tuple, list)) else (out,)):
+        if hasattr(o, "_device") and o._device is not dev and not any(o is a for a in args):
+            o._device = dev
+            node = o.grad_fn
+            if node is not None and node._device is not dev:
+                node._device = dev
+    return out
+
+
+_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def parse_to(args, kwargs):
+    """Parse ``Tensor.to``'s (and ``Module.to``'s) overloads into (device or None, dtype or
+    None, copy), as PyTorch's ``_parse_to``.
+
+    Raises:
+        TypeError: PyTorch's "to() received an invalid combination of arguments" message.
+    """
+    if set(kwargs) - set(_TO_KEYWORDS):
+        _bad_to(args, kwargs)
+    dev, dtype = kwargs.get("device"), kwargs.get("dtype")
+    copy = bool(kwargs.get("copy", False))
+    rest = list(args)
+    if rest and hasattr(rest[0], "_device"):      # a Tensor
+        other = rest.pop(0)
+        dev, dtype = other._device, other.dtype
+    elif rest and isinstance(rest[0], _dt.DType):
+        dtype = rest.pop(0)
+    elif rest and (isinstance(rest[0], (str, device)) or
+                   (isinstance(rest[0], int) and not isinstance(rest[0], bool))):
+        dev = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], _dt.DType)):
+            dtype = rest.pop(0)
+    elif rest and rest[0] is None:
+        rest.pop(0)
+    if rest and isinstance(rest[0], bool):       # non_blocking
+        rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        copy = rest.pop(0)
+    if rest:
+        _bad_to(args, kwargs)
+    return dev, dtype, copy
+
+
+def _bad_to(args, kwargs):
+    pos = ", ".join(type(a).__name__ for a in args)
+    kw = "".join(f"{k}={type(v).__name__}, " for k, v in kwargs.items())
+    raise TypeError(f"to() received an invalid combination of arguments - got ({pos}"
+                    f"{', ' if pos and kw else ''}{kw}), but expected one of:\n"
+                    " * (minigrad.dtype dtype, bool non_blocking = False, bool copy = False)\n"
+                    " * (minigrad.device device = None, minigrad.dtype dtype = None, "
+                    "bool non_blocking = False, bool copy = False)\n"
+                    " * (Tensor tensor, bool non_blocking = False, bool copy = False)\n")
+
+
+class _LoadMap(threading.local):
+    def __init__(self):
+        self.map = None
+
+
+_load_map = _LoadMap()
+
+
+@contextlib.contextmanager
+def map_location(location):
+    """While ``minigrad.load`` unpickles: where saved tensors go (``torch.load``'s
+    ``map_location``: a device or string for all, or a dict from saved to wanted device strings;
+    a callable is not supported and leaves tensors where they were saved)."""
+    prev = _load_map.map
+    _load_map.map = location
+    try:
+        yield
+    finally:
+        _load_map.map = prev
+
+
+def restore_device(saved: str):
+    """The device a tensor saved on ``saved`` ("cpu", "cuda:0") is rebuilt on.
+
+    Raises:
+        AssertionError: a cuda tensor with the emulation off (as PyTorch without CUDA).
+    """
+    m = _load_map.map
+    if isinstance(m, dict):
+        target = m.get(saved, saved)
+    elif isinstance(m, (str, device)):
+        target = m
+    else:
+        target = saved
+    return as_device(target)

@@ -1,0 +1,271 @@
+"""The machine PyTorch's CPU kernels run on, and the 16-bit recipes that follow from it.
+
+A PyTorch CPU kernel's last bits depend on the machine: how many lanes one SIMD register holds
+(ATen's *CPU capability*), how many threads split a large tensor, and whether a multiply-add is
+fused. minigrad reproduces those bits, so the machine constants are defined here, once, and every
+op (and the optimizers) reads them from this module:
+
+- ``CPU_CAPABILITY``: ``"AVX512"``, ``"AVX2"`` or ``"DEFAULT"``, chosen as ATen's
+  ``compute_cpu_capability`` does: the ``ATEN_CPU_CAPABILITY`` environment variable
+  (``avx512``/``avx2``/``default``) wins, else AVX512 when the CPU has avx512vl, avx512bw,
+  avx512dq and fma, else AVX2 when it has avx2 and fma, else DEFAULT
+  (``torch.backends.cpu.get_cpu_capability()``).
+- ``VECTOR_BYTES``: the width of ATen's ``Vectorized<T>``: 64 bytes with AVX512, 32 otherwise
+  (the DEFAULT build's generic ``Vectorized`` is 32 bytes too). ``lanes(dtype)`` gives
+  ``Vectorized<T>::size()``: fp32 16/8, fp64 8/4, fp16/bf16 32/16.
+- ``HAS_FMA``: ``vec::fmadd`` is one fused rounding (AVX2, AVX512) or two (DEFAULT).
+- ``GRAIN_SIZE``: ``at::internal::GRAIN_SIZE`` (32768), and ``get_num_threads`` /
+  ``set_num_threads``: the intra-op thread count (``torch.get_num_threads``), which decides how
+  ``at::parallel_for`` chunks a tensor (``parallel_chunks``).
+
+The recipes built on them: ``tail_mask`` (which elements TensorIterator's scalar tail loop
+computes, where a few kernels round differently), ``reduce_all`` (the summation order of ATen's
+``vec::reduce_all``: lane-wise accumulation, then a butterfly across the lanes), ``round_to``
+(one rounding into a 16-bit format and back to fp32), and the fused multiply-adds ``fma32`` and
+``fma64``. PyTorch's scalar rules (add/sub scalars rounded to the tensor's 16-bit dtype, mul/div
+scalars used in fp32) are ``ops._util.scalar_add`` / ``scalar_mul``.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+import numpy as np
+
+__all__ = ["CPU_CAPABILITY", "VECTOR_BYTES", "HAS_FMA", "GRAIN_SIZE", "lanes", "get_num_threads",
+           "set_num_threads", "num_threads", "parallel_chunks", "loop_step", "tail_mask",
+           "reduce_all", "round_to", "fma32", "fma64", "cpu_flags"]
+
+GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE
+
+
+# ------------------------------------------------------------------------ the machine constants
+def cpu_flags() -> frozenset:
+    """The CPU feature flags of ``/proc/cpuinfo`` (empty where there is none)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:                                  # pragma: no cover - not Linux
+        pass
+    return frozenset()
+
+
+def _capability(env, flags) -> str:
+    """ATen's ``compute_cpu_capability`` (x86 build with AVX2 and AVX512 kernels)."""
+    forced = {"avx512": "AVX512", "avx2": "AVX2", "default": "DEFAULT"}.get(env or "")
+    if forced:
+        return forced
+    if {"avx512vl", "avx512bw", "avx512dq", "fma"} <= flags:
+        return "AVX512"
+    if {"avx2", "fma"} <= flags:
+        return "AVX2"
+    return "DEFAULT"
+
+
+CPU_CAPABILITY = _capability(os.environ.get("ATEN_CPU_CAPABILITY"), cpu_flags())
+VECTOR_BYTES = 64 if CPU_CAPABILITY == "AVX512" else 32
+HAS_FMA = CPU_CAPABILITY != "DEFAULT"
+
+
+def lanes(dtype) -> int:
+    """``Vectorized<T>::size()`` for ``dtype`` (a minigrad dtype, NumPy dtype or item size)."""
+    size = dtype if isinstance(dtype, int) else getattr(dtype, "itemsize", None)
+    if size is None:
+        size = np.dtype(dtype).itemsize
+    return VECTOR_BYTES // size
+
+
+def _default_num_threads() -> int:
+    """PyTorch's default intra-op thread count: ``OMP_NUM_THREADS`` (then ``MKL_NUM_THREADS``)
+    when set, else the number of CPUs this process may run on."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        try:
+            n = int(os.environ.get(var, ""))
+        except ValueError:
+            continue
+        if n > 0:
+            return n
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:                           # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+_threads = [_default_num_threads()]
+
+
+def get_num_threads() -> int:
+    """The thread count whose chunking the emulated kernels follow (``torch.get_num_threads``)."""
+    return _threads[0]
+
+
+def set_num_threads(n: int) -> None:
+    """Set the emulated intra-op thread count (``torch.set_num_threads``).
+
+    Raises:
+        RuntimeError: ``n`` < 1 ("Expected positive number of threads", PyTorch's check).
+    """
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise RuntimeError("Expected positive number of threads")
+    _threads[0] = int(n)
+
+
+@contextlib.contextmanager
+def num_threads(n: int):
+    """Context manager: emulate ``n`` threads inside, restore the previous count after."""
+    old = _threads[0]
+    set_num_threads(n)
+    try:
+        yield
+    finally:
+        _threads[0] = old
+
+
+def parallel_chunks(n: int, grain: int = GRAIN_SIZE):
+    """The ``(begin, end)`` ranges ``at::parallel_for(0, n, grain, f)`` hands to its threads.
+
+    It runs serially unless ``n > grain`` (and more than one thread); otherwise it uses
+    ``min(threads, ceil(n / grain))`` tasks of ``ceil(n / tasks)`` elements each.
+    """
+    nt = _threads[0]
+    if n <= max(grain, 1) or nt == 1 or n <= 1:
+        return [(0, n)]
+    tasks = min(nt, -(-n // grain)) if grain > 0 else nt
+    chunk = -(-n // tasks)
+    return [(b, min(b + chunk, n)) for b in range(0, n, chunk)]
+
+
+# --------------------------------------------------------------------------------- the recipes
+def loop_step(dtype):
+    """Elements one iteration of TensorIterator's vectorised loop covers for ``dtype``
+    (``cpu_kernel_vec``: two ``Vectorized`` registers); the rest of a row is the scalar tail.
+
+    Measured against torch 2.13: fp32 32 (AVX512) / 16 (AVX2); fp16/bf16 binary kernels 32 on
+    both. The DEFAULT build has no vector body worth the name (``None``: recipes treat every
+    element alike, see their callers).
+    """
+    if CPU_CAPABILITY == "DEFAULT":
+        return None
+    if getattr(dtype, "itemsize", 4) == 2:
+        return 32
+    return 2 * lanes(dtype)
+
+
+def tail_mask(out_shape, in_shapes, step):
+    """Bool mask of the elements PyTorch's CPU loops compute in their scalar tail.
+
+    TensorIterator coalesces the output's trailing dims that every operand either fully covers
+    or broadcasts alike into one inner row; rows (split further into ``at::parallel_for`` chunks
+    when ``numel`` exceeds ``GRAIN_SIZE``) are processed ``step`` elements at a time, and the
+    remainder of each segment goes through the scalar loop. Returns None for an empty output.
+    """
+    nd = len(out_shape)
+    n_all = 1
+    for s in out_shape:
+        n_all *= s
+    if n_all == 0:
+        return None
+    pads = [(1,) * (nd - len(s)) + tuple(s) for s in in_shapes]
+    inner, kind = 1, None
+    for j in range(nd - 1, -1, -1):
+        n = out_shape[j]
+        if n == 1:
+            continue
+        k = tuple(p[j] == n for p in pads)
+        if kind is None:
+            kind = k
+        elif k != kind:
+            break
+        inner *= n
+    idx = np.arange(n_all)
+    seg_start = idx - idx % inner
+    seg_end = seg_start + inner
+    chunks = parallel_chunks(n_all)
+    if len(chunks) > 1:
+        chunk = chunks[0][1]
+        c0 = idx - idx % chunk
+        seg_start = np.maximum(seg_start, c0)
+        seg_end = np.minimum(seg_end, np.minimum(c0 + chunk, n_all))
+    m = seg_end - seg_start
+    return ((idx - seg_start) >= (m // step) * step).reshape(out_shape)
+
+
+def reduce_all(x, y=None):
+    """``vec::reduce_all(+)`` of ``x`` along its last axis (keepdims), in ``x``'s float dtype;
+    with ``y``, ``vec::map2_reduce_all(x*y, +)``, the sum of the products.
+
+    ATen loads ``L = lanes(dtype)`` elements at a time and adds them lane-wise; a partial last
+    load adds into the first lanes only (for fp32 products that add is fused into an fma by the
+    compiler; fp64 is not: both measured bit-exact on AVX2 and DEFAULT). The ``L`` lane sums are then combined: fp32 with AVX2/AVX512
+    by a butterfly (lane ``i`` plus lane ``i ^ L/2``, then ``i ^ L/4``, ... 1), anything else by
+    the slow path, ``((l0 + l1) + l2) + ...``. A row shorter than ``L`` is summed left to right.
+    The result differs from NumPy's pairwise sum in the last bits.
+    """
+    x = np.asarray(x)
+    n = x.shape[-1]
+    L = lanes(x.dtype)
+    p = x if y is None else x * y
+    if n < L:
+        acc = p[..., :1].copy() if n else np.zeros(x.shape[:-1] + (1,), x.dtype)
+        for i in range(1, n):
+            acc += p[..., i:i + 1]
+        return acc
+    full = n - n % L
+    acc = p[..., :L].copy()
+    for d in range(L, full, L):
+        acc += p[..., d:d + L]
+    if full < n:
+        if y is not None and x.dtype == np.float32:
+            acc[..., :n - full] = fma32(x[..., full:], y[..., full:], acc[..., :n - full])
+        else:
+            acc[..., :n - full] += p[..., full:]
+    if x.dtype == np.float32 and CPU_CAPABILITY != "DEFAULT":
+        idx = np.arange(L)
+        h = L // 2
+        while h:
+            acc = acc + acc[..., idx ^ h]
+            h //= 2
+        return acc[..., :1]
+    out = acc[..., :1].copy()
+    for i in range(1, L):
+        out += acc[..., i:i + 1]
+    return out
+
+
+def round_to(x, dtype):
+    """``x`` (an fp32 array) rounded once to the 16-bit ``dtype`` and back to fp32: what a kernel
+    that stores an intermediate in 16 bits sees when it reads it again."""
+    return np.asarray(x, np.float32).astype(dtype.np).astype(np.float32)
+
+
+def fma32(x, y, z):
+    """``x*y + z`` for fp32 operands with one rounding, as ``vec::fmadd`` (two roundings when the
+    build has no fma). The float64 product of two fp32 values is exact."""
+    with np.errstate(all="ignore"):
+        if not HAS_FMA:
+            return np.float32(x) * np.float32(y) + np.float32(z) if np.ndim(x) == 0 else \
+                np.asarray(x, np.float32) * np.asarray(y, np.float32) + np.asarray(z, np.float32)
+        r = np.asarray(x, np.float64) * np.asarray(y, np.float64) + np.asarray(z, np.float64)
+        return r.astype(np.float32)
+
+
+def fma64(x, y, z):
+    """``x*y + z`` in float64 with (nearly always) one rounding, as a hardware fma: the
+    product's rounding error comes from Dekker's exact two-product (Veltkamp splitting)."""
+    with np.errstate(all="ignore"):
+        x = np.asarray(x, np.float64)
+        y = np.asarray(y, np.float64)
+        p = x * y
+        if not HAS_FMA:
+            return p + z
+        cx, cy = 134217729.0 * x, 134217729.0 * y     # 2**27 + 1
+        xh, yh = cx - (cx - x), cy - (cy - y)
+        xl, yl = x - xh, y - yh
+        err = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+        s = p + z                                    # Knuth's two-sum: p + z = s + e
+        bb = s - p
+        e = (p - (s - bb)) + (z - bb)
+        out = s + (e + err)
+    return np.where(np.isfinite(out), out, s)

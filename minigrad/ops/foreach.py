@@ -1,0 +1,389 @@
+"""The ``_foreach_*`` ops: one pointwise kernel applied to every tensor of a list.
+
+PyTorch's multi-tensor optimizers (``foreach=True``), ``clip_grad_norm_`` and GradScaler call
+these (``torch._foreach_add_(params, grads, alpha=-lr)``...). On CPU they are a loop of the
+per-tensor kernels, so their rounding is that of the per-tensor ops, one tensor at a time:
+``minigrad/ops/foreach_kernels.py`` holds those recipes. The ops ending in ``_`` write into the
+tensors of their first list, in place (the arrays are kept, version counters bumped) and return
+that list; the others return a tuple of new tensors.
+
+Overloads are picked from the argument types, as PyTorch's Python binding does, under one op
+name (a mode sees ``_foreach_add_``; PyTorch's dispatcher would name the overload,
+``_foreach_add_.Scalar``): a number (Scalar), a list of numbers (ScalarList), a list of tensors
+(List) or a 0-dim tensor (Tensor).
+
+Errors as PyTorch's: an empty list ("Tensor list must have at least one tensor."), lists of
+different lengths ("Tensor lists must have the same number of tensors, got 2 and 3"), a scalar
+list of another length, shapes that do not broadcast to the destination's, an in-place op on a
+leaf that requires grad in grad mode, true division into an integer tensor. Deliberate
+differences: every tensor of one call must share one floating dtype (PyTorch promotes mixed
+dtypes; minigrad raises NotImplementedError), and these ops record no autograd history (an
+input that requires grad in grad mode raises NotImplementedError; optimizers call them under
+``no_grad``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import _grad_state
+from ..dispatch import _CALL, register_op
+from ..tensor import Tensor
+from . import foreach_kernels as K
+from ._util import broadcast_shapes
+
+_NUMBER = (bool, int, float, np.number, np.bool_)
+
+
+# ---------------------------------------------------------------------- argument checks
+def _tensors(op, xs, what="self"):
+    if not isinstance(xs, (list, tuple)) or not all(isinstance(t, Tensor) for t in xs):
+        raise TypeError(f"{op}(): argument '{what}' must be a list of Tensors, not "
+                        f"{type(xs).__name__}")
+    if len(xs) == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    return xs
+
+
+def _same_len(a, b):
+    if len(a) != len(b):
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(a)} "
+                           f"and {len(b)}")
+
+
+def _kind(op, x):
+    """'Scalar', 'ScalarList', 'List' or 'Tensor': the overload an argument selects."""
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, _NUMBER):
+        return "Scalar"
+    if isinstance(x, (list, tuple)):
+        if x and all(isinstance(v, Tensor) for v in x):
+            return "List"
+        if all(isinstance(v, _NUMBER) for v in x):
+            return "ScalarList"
+    raise TypeError(f"{op}() received an invalid combination of arguments - got "
+                    f"{type(x).__name__}")
+
+
+def _scalars(selfs, xs):
+    if len(xs) != len(selfs):
+        raise RuntimeError("Tensor list must have same number of elements as scalar list.")
+    return [float(v) for v in xs]
+
+
+def _scalar_tensor(t):
+    if t.ndim != 0:
+        raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {t.ndim} dimensions "
+                           f"and {t.numel()} elements.")
+    return t.item()
+
+
+def _check_dtypes(op, selfs, *lists):
+    for i, s in enumerate(selfs):
+        if not s.dtype.is_floating_point:
+            raise NotImplementedError(f"{op}: minigrad's foreach ops take floating-point "
+                                      f"tensors, got {s.dtype}")
+        for lst in lists:
+            if lst[i].dtype is not s.dtype:
+                raise NotImplementedError(f"{op}: all tensors of one call must share a dtype "
+                                          f"(got {s.dtype} and {lst[i].dtype}); minigrad does "
+                                          "not promote inside foreach ops")
+
+
+def _check_grad(op, tensors, inplace):
+    if not _grad_state.enabled:
+        return
+    for t in tensors:
+        if t._requires_grad:
+            if inplace and t.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+            raise NotImplementedError(f"{op}: minigrad's foreach ops record no autograd history;"
+                                      " call them under no_grad")
+
+
+def _check_shape(dst, src):
+    if src.shape != dst.shape:
+        out = broadcast_shapes(dst.shape, src.shape)
+        if out != tuple(dst.shape):
+            raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the "
+                               f"broadcast shape {list(out)}")
+
+
+def _arr(t, like):
+    """``t``'s array, broadcast to ``like``'s shape when it differs."""
+    a = t._data
+    return a if a.shape == like._data.shape else np.broadcast_to(a, like._data.shape)
+
+
+def _written(selfs):
+    for t in selfs:
+        t._vc[0] += 1
+    return selfs
+
+
+def _results(arrays, selfs):
+    return tuple(Tensor._make(a, s.dtype) for a, s in zip(arrays, selfs))
+
+
+def _apply(op, selfs, inplace, fn, *per_tensor):
+    """Run ``fn(a, *args, out=...)`` for every tensor of ``selfs`` (args taken per index);
+    IEEE exceptions (overflow, invalid) give inf/NaN silently, as in PyTorch."""
+    with np.errstate(all="ignore"):
+        return _apply_quiet(op, selfs, inplace, fn, *per_tensor)
+
+
+def _apply_quiet(op, selfs, inplace, fn, *per_tensor):
+    if inplace:
+        for i, t in enumerate(selfs):
+            try:
+                fn(t._data, *[a[i] for a in per_tensor], out=t._data)
+            except ValueError as e:
+                raise RuntimeError(f"{op}: cannot write into this tensor ({e})") from None
+        return _written(selfs)
+    outs = []
+    for i, t in enumerate(selfs):
+        outs.append(fn(t._data, *[a[i] for a in per_tensor], out=K.new_out(t._data)))
+    return _results(outs, selfs)
+
+
+def _prepare(op, self, inplace, *lists):
+    selfs = _tensors(op, self)
+    for lst in lists:
+        _tensors(op, lst, "other")
+        _same_len(selfs, lst)
+        for d, s in zip(selfs, lst):
+            _check_shape(d, s)
+    _check_dtypes(op, selfs, *lists)
+    _check_grad(op, [t for lst in (selfs,) + lists for t in lst], inplace)
+    return selfs
+
+
+# ---------------------------------------------------------------------- add / sub
+def _add(op, inplace, self, other, alpha):
+    kind = _kind(op, other)
+    if kind == "List":
+        selfs = _prepare(op, self, inplace, other)
+        return _apply(op, selfs, inplace, lambda a, b, out: K.add(a, b, alpha, out=out),
+                      [_arr(o, s) for o, s in zip(other, selfs)])
+    selfs = _prepare(op, self, inplace)
+    if kind == "Tensor":
+        value = _scalar_tensor(other) * alpha
+        return _apply(op, selfs, inplace, lambda a, out: K.add_scalar(a, value, out=out))
+    if alpha != 1:
+        raise TypeError(f"{op}(): alpha is only accepted with a Tensor or a list of Tensors")
+    values = _scalars(selfs, other) if kind == "ScalarList" else [float(other)] * len(selfs)
+    return _apply(op, selfs, inplace, lambda a, s, out: K.add_scalar(a, s, out=out), values)
+
+
+@register_op("_foreach_add_")
+def _foreach_add_(self, other, *, alpha=1):
+    """In place ``self[i] += alpha * other[i]`` (``torch._foreach_add_``).
+
+    Args:
+        self: list of floating tensors, updated in place.
+        other: a number, a list of numbers, a list of tensors (broadcast to ``self[i]``) or a
+            0-dim tensor; ``alpha`` only with tensors (add recipe of ``foreach_kernels.add``).
+
+    Returns:
+        ``self``.
+    """
+    return _add("_foreach_add_", True, self, other, alpha)
+
+
+@register_op("_foreach_add")
+def _foreach_add(self, other, *, alpha=1):
+    """Out-of-place ``self[i] + alpha * other[i]`` (``torch._foreach_add``); a tuple."""
+    return _add("_foreach_add", False, self, other, alpha)
+
+
+@register_op("_foreach_sub_")
+def _foreach_sub_(self, other, *, alpha=1):
+    """In place ``self[i] -= alpha * other[i]`` (``torch._foreach_sub_``)."""
+    if _kind("_foreach_sub_", other) in ("Scalar", "ScalarList"):
+        neg = -other if isinstance(other, _NUMBER) else [-v for v in other]
+        return _add("_foreach_sub_", True, self, neg, alpha)
+    return _add("_foreach_sub_", True, self, other, -alpha)
+
+
+# ---------------------------------------------------------------------- mul / div
+def _mul_div(op, inplace, self, other, scalar_fn, tensor_fn, round_scalar=False):
+    kind = _kind(op, other)
+    if kind == "List":
+        selfs = _prepare(op, self, inplace, other)
+        return _apply(op, selfs, inplace, tensor_fn, [_arr(o, s) for o, s in zip(other, selfs)])
+    selfs = _prepare(op, self, inplace)
+    if kind == "Tensor":
+        values = [_scalar_tensor(other)] * len(selfs)
+    elif kind == "ScalarList":
+        values = _scalars(selfs, other)
+    else:
+        values = [float(other)] * len(selfs)
+    if round_scalar and kind != "Tensor":
+        values = [float(K.storage_scalar(v, t._data.dtype)) for v, t in zip(values, selfs)]
+    return _apply(op, selfs, inplace, scalar_fn, values)
+
+
+@register_op("_foreach_mul_")
+def _foreach_mul_(self, other):
+    """In place ``self[i] *= other[i]`` (``torch._foreach_mul_``): a number, numbers, tensors
+    or a 0-dim tensor (its value used as a scalar, as ATen does for a CPU scalar tensor).
+
+    Unlike ``Tensor.mul_``, a number (Scalar / ScalarList) is first rounded to a 16-bit
+    tensor's dtype (measured on torch 2.13 CPU: ``_foreach_mul_([h], 0.999)`` multiplies an
+    fp16 ``h`` by fp16(0.999), while ``_foreach_mul`` and ``mul_`` use fp32(0.999)); the
+    Tensor overload uses the value unrounded, as ``mul_``."""
+    return _mul_div("_foreach_mul_", True, self, other, K.mul, K.mul_tensors, True)
+
+
+@register_op("_foreach_mul")
+def _foreach_mul(self, other):
+    """Out-of-place ``self[i] * other[i]`` (``torch._foreach_mul``); a tuple. Numbers are
+    used unrounded here, as ``Tensor.mul`` (measured: only the in-place op rounds them)."""
+    return _mul_div("_foreach_mul", False, self, other, K.mul, K.mul_tensors)
+
+
+@register_op("_foreach_div_")
+def _foreach_div_(self, other):
+    """In place ``self[i] /= other[i]`` (``torch._foreach_div_``), true division."""
+    return _mul_div("_foreach_div_", True, self, other, K.div_scalar, K.div_tensors)
+
+
+@register_op("_foreach_div")
+def _foreach_div(self, other):
+    """Out-of-place ``self[i] / other[i]`` (``torch._foreach_div``); a tuple."""
+    return _mul_div("_foreach_div", False, self, other, K.div_scalar, K.div_tensors)
+
+
+# ---------------------------------------------------------------------- addcmul / addcdiv / lerp
+def _addc(op, inplace, fn, self, tensor1, tensor2, value):
+    selfs = _prepare(op, self, inplace, tensor1, tensor2)
+    kind = _kind(op, value)
+    if kind == "Tensor":
+        if value.ndim != 1 or value.numel() != len(selfs):
+            raise RuntimeError("Tensor list must have same number of elements as scalar list.")
+        values = [float(v) for v in value._data]
+    elif kind == "ScalarList":
+        values = _scalars(selfs, value)
+    elif kind == "Scalar":
+        values = [float(value)] * len(selfs)
+    else:
+        raise TypeError(f"{op}(): 'value' must be a number, a list of numbers or a Tensor")
+    t1 = [_arr(t, s) for t, s in zip(tensor1, selfs)]
+    t2 = [_arr(t, s) for t, s in zip(tensor2, selfs)]
+    return _apply(op, selfs, inplace, lambda a, b, c, v, out: fn(a, b, c, v, out=out),
+                  t1, t2, values)
+
+
+@register_op("_foreach_addcmul_")
+def _foreach_addcmul_(self, tensor1, tensor2, value=1):
+    """In place ``self[i] += value[i] * tensor1[i] * tensor2[i]`` (``torch._foreach_addcmul_``;
+    ``value`` a number, a list of numbers or a 1-D tensor of them)."""
+    return _addc("_foreach_addcmul_", True, K.addcmul, self, tensor1, tensor2, value)
+
+
+@register_op("_foreach_addcdiv_")
+def _foreach_addcdiv_(self, tensor1, tensor2, value=1):
+    """In place ``self[i] += value[i] * tensor1[i] / tensor2[i]`` (``torch._foreach_addcdiv_``)."""
+    return _addc("_foreach_addcdiv_", True, K.addcdiv, self, tensor1, tensor2, value)
+
+
+@register_op("_foreach_lerp_")
+def _foreach_lerp_(self, tensors1, weight):
+    """In place ``self[i] += weight[i] * (tensors1[i] - self[i])`` (``torch._foreach_lerp_``):
+    ``weight`` a number, a list of numbers or a list of weight tensors."""
+    op = "_foreach_lerp_"
+    kind = _kind(op, weight)
+    if kind == "List":
+        selfs = _prepare(op, self, True, tensors1, weight)
+        return _apply(op, selfs, True, K.lerp_tensors, [_arr(t, s) for t, s in zip(tensors1, selfs)],
+                      [_arr(w, s) for w, s in zip(weight, selfs)])
+    if kind == "Tensor":
+        raise TypeError(f"{op}(): 'weight' must be a number, a list of numbers or a list of "
+                        "Tensors")
+    selfs = _prepare(op, self, True, tensors1)
+    ws = _scalars(selfs, weight) if kind == "ScalarList" else [float(weight)] * len(selfs)
+    return _apply(op, selfs, True, K.lerp, [_arr(t, s) for t, s in zip(tensors1, selfs)], ws)
+
+
+# ---------------------------------------------------------------------- unary, maximum, zero
+def _unary(op, inplace, fn, self):
+    selfs = _prepare(op, self, inplace)
+    return _apply(op, selfs, inplace, fn)
+
+
+@register_op("_foreach_sqrt")
+def _foreach_sqrt(self):
+    """``sqrt`` of every tensor (``torch._foreach_sqrt``); a tuple of new tensors."""
+    return _unary("_foreach_sqrt", False, K.sqrt, self)
+
+
+@register_op("_foreach_sqrt_")
+def _foreach_sqrt_(self):
+    """In-place ``sqrt`` of every tensor (``torch._foreach_sqrt_``)."""
+    return _unary("_foreach_sqrt_", True, K.sqrt, self)
+
+
+@register_op("_foreach_neg")
+def _foreach_neg(self):
+    """``-self[i]`` (``torch._foreach_neg``); a tuple of new tensors."""
+    return _unary("_foreach_neg", False, K.neg, self)
+
+
+@register_op("_foreach_neg_")
+def _foreach_neg_(self):
+    """In-place negation (``torch._foreach_neg_``)."""
+    return _unary("_foreach_neg_", True, K.neg, self)
+
+
+@register_op("_foreach_maximum_")
+def _foreach_maximum_(self, other):
+    """In place ``self[i] = maximum(self[i], other[i])`` (``torch._foreach_maximum_``; NaN
+    propagates): ``other`` a list of tensors or a number (rounded to the tensors' dtype)."""
+    op = "_foreach_maximum_"
+    if _kind(op, other) == "List":
+        selfs = _prepare(op, self, True, other)
+        return _apply(op, selfs, True, K.maximum, [_arr(o, s) for o, s in zip(other, selfs)])
+    if _kind(op, other) != "Scalar":
+        raise TypeError(f"{op}(): 'other' must be a number or a list of Tensors")
+    selfs = _prepare(op, self, True)
+    return _apply(op, selfs, True, lambda a, out: K.maximum(a, a.dtype.type(other), out=out))
+
+
+@register_op("_foreach_zero_")
+def _foreach_zero_(self):
+    """Fill every tensor with zeros in place (``torch._foreach_zero_``)."""
+    selfs = _prepare("_foreach_zero_", self, True)
+    for t in selfs:
+        t._data[...] = 0
+    return _written(selfs)
+
+
+# ---------------------------------------------------------------------- norm, clamp (clip_grad)
+@register_op("_foreach_norm")
+def _foreach_norm(self, ord=2, dtype=None):
+    """The vector norm of every tensor (``torch._foreach_norm``): a tuple of 0-dim tensors,
+    each computed by the ``linalg_vector_norm`` kernel (its dtype rules and errors)."""
+    selfs = _tensors("_foreach_norm", self)
+    norm = _CALL["linalg_vector_norm"]
+    return tuple(norm(t, ord, dtype=dtype) for t in selfs)
+
+
+def _clamp_each(op, self, lo, hi):
+    selfs = _prepare(op, self, True)
+    clamp_ = _CALL["clamp_"]
+    for t in selfs:
+        clamp_(t, lo, hi)     # the clamp_ kernel (bumps the version itself)
+    return selfs
+
+
+@register_op("_foreach_clamp_min_")
+def _foreach_clamp_min_(self, scalar):
+    """In place ``self[i] = clamp(self[i], min=scalar)`` (``torch._foreach_clamp_min_``)."""
+    return _clamp_each("_foreach_clamp_min_", self, scalar, None)
+
+
+@register_op("_foreach_clamp_max_")
+def _foreach_clamp_max_(self, scalar):
+    """In place ``self[i] = clamp(self[i], max=scalar)`` (``torch._foreach_clamp_max_``)."""
+    return _clamp_each("_foreach_clamp_max_", self, None, scalar)

@@ -1,0 +1,367 @@
+"""One tensor's arithmetic behind the ``_foreach_*`` ops, rounded as ATen's CPU kernels round.
+
+On CPU, PyTorch's ``_foreach_*`` kernels are a loop of the per-tensor kernels (``add_``,
+``mul_``, ``lerp_``, ``addcmul_``, ``addcdiv_``, ``sqrt``, ``div_``, ``maximum_``), so each
+function here stands for ONE such kernel call on one tensor: it takes arrays in the storage
+dtype and writes its result, rounded once exactly as that kernel rounds, into ``out`` (a new
+array when ``out`` is None) and returns it. ``minigrad/ops/foreach.py`` applies them to lists.
+
+Recipes (measured on torch 2.13 CPU, see ``shared/reference/pytorch-2.13-facts.md`` §5/§6), with
+``opmath`` = fp32 for fp16/bf16 storage, the storage type itself for fp32/fp64, ``R`` = one
+round-to-nearest-even into storage:
+
+- ``add(a, b, alpha)``   = R(fma(b, alpha', a)); ``alpha'`` is alpha rounded to a 16-bit storage
+  dtype first (fp32/fp64: alpha converted to opmath). Exception, fp16/bf16 only: ATen's
+  vectorised loop handles ``VEC_16BIT`` elements at a time and its scalar tail loop computes in
+  the 16-bit type, R(a + R(alpha'*b)), rounding twice. The tail is the last
+  ``n % numerics.loop_step(dtype)`` elements of each thread's chunk (``numerics.parallel_chunks``:
+  tensors above ``GRAIN_SIZE`` elements are split among ``numerics.get_num_threads()`` threads).
+  The machine constants (lanes, threads, fma) are ``minigrad/numerics.py``'s.
+- ``mul(a, s)``          = R(a * opmath(s)) (the scalar is NOT rounded to 16 bits by
+  ``mul_``; the in-place ``_foreach_mul_`` rounds it first, see ``foreach.py``).
+- ``add_scalar(a, s)``   = R(a + s') with s' rounded to a 16-bit storage dtype first.
+- ``div_scalar(a, s)``   = R(a / opmath(s)) (true division).
+- ``lerp(a, b, w)``      = R(fma(w, b - a, a)) if |w| < 0.5 else R(fma(-(1 - w), b - a, b)).
+- ``addcmul(a, b, c, v)`` = R(fma(v * b, c, a)).
+- ``addcdiv(a, b, c, v)`` = R(a + (v * b) / c).
+- ``sqrt(a)``            = R(sqrt(a)) with the correctly rounded IEEE sqrt. torch's fp32/fp64
+  ``sqrt`` on contiguous CPU tensors goes through MKL's vector math, which is not correctly
+  rounded (about 1% of fp32 values differ by 1 ulp). We cannot reproduce MKL here, so fp32/fp64
+  Adam differs from torch by at most a couple of ulp (a deliberate, documented difference);
+  fp16/bf16 are unaffected (torch computes their sqrt in fp32 with a correctly rounded
+  instruction, then rounds to 16 bits). ``using_sqrt(fn)`` swaps in another sqrt (tests use
+  torch's own to prove every other step bit-exact).
+
+fma(a, b, c) is one rounding of a*b + c (``numerics.fma32`` / ``fma64``: fp32 as float64
+a*b + c rounded to fp32, a*b being exact in float64; fp64 by Dekker's error-free product and
+Knuth's two-sum; two roundings on a build without fma).
+
+Two paths, same bits. The general path computes in opmath into new arrays, then copies the
+result into ``out``. fp32 storage takes a fast path: the result is written straight into
+``out``, in chunks of ``CHUNK`` elements with per-thread float64 scratch for the fmas (so each
+chunk's multiply -> add -> round chain stays in cache), and single IEEE fp32 operations run as
+plain fp32 NumPy ops. Each op keeps its recipe's operand order, so even NaN payloads agree. The
+fast path is skipped when an input shares memory with ``out`` other than as the very same array
+(a reversed view of the destination, say): writing chunk by chunk would then change inputs not
+yet read. ``tests/unit/test_foreach_kernels.py`` runs both paths and compares them bit for bit.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+
+from .. import numerics
+
+__all__ = ["using_sqrt", "opmath_np", "add", "mul", "add_scalar",
+           "div_scalar", "lerp", "addcmul", "addcdiv", "sqrt", "maximum", "neg", "new_out",
+           "mul_tensors", "div_tensors", "lerp_tensors",
+           "CHUNK"]
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+CHUNK = 32768         # elements per chunk of the fp32 fast path (scratch mostly in L2)
+_sqrt_impl = [None]   # None: NumPy's correctly rounded sqrt; else a replacement (using_sqrt)
+_local = threading.local()
+FAST_FP32 = True      # tests switch the fp32 fast path off to compare it with the general path
+
+
+@contextlib.contextmanager
+def using_sqrt(fn):
+    """Within the block, ``sqrt`` of fp32/fp64 arrays calls ``fn(array) -> array`` instead of
+    NumPy's correctly rounded sqrt (``None`` keeps NumPy's). Restored on exit."""
+    old = _sqrt_impl[0]
+    _sqrt_impl[0] = fn
+    try:
+        yield
+    finally:
+        _sqrt_impl[0] = old
+
+
+def _tail_slices(n: int, npd):
+    """Slices of a flat length-n 16-bit tensor that ATen's scalar (non-vectorised) loop handles."""
+    step = numerics.loop_step(npd)
+    if step is None:
+        return []
+    out = []
+    for s, e in numerics.parallel_chunks(n):
+        start = s + ((e - s) // step) * step
+        if start < e:
+            out.append(slice(start, e))
+    return out
+
+
+def opmath_np(npd: np.dtype) -> np.dtype:
+    """The NumPy compute dtype for storage ``npd``: float64 stays, everything else is fp32."""
+    return _F64 if npd == _F64 else _F32
+
+
+def _up(a, cd):
+    return a if a.dtype == cd else a.astype(cd)
+
+
+def _is_low(npd):
+    return npd != _F32 and npd != _F64
+
+
+def _store(x, npd, out):
+    """Round ``x`` once into ``npd`` and put it in ``out`` (or return it when out is None)."""
+    if out is None:
+        return x if x.dtype == npd else x.astype(npd)
+    out[...] = x if x.dtype == npd else x.astype(npd)
+    return out
+
+
+def _fma(a, b, c, cd):
+    """One rounding of a*b + c in compute dtype ``cd`` (arrays or scalars of dtype ``cd``)."""
+    if cd == _F32:
+        return numerics.fma32(a, b, c)
+    return numerics.fma64(a, b, c)
+
+
+def storage_scalar(s, npd):
+    """The number ``s`` rounded to a 16-bit storage dtype ``npd`` (unchanged for fp32/fp64)."""
+    return npd.type(s) if _is_low(npd) else s
+
+
+def _scalar(s, npd, round_to_storage: bool):
+    cd = opmath_np(npd)
+    if round_to_storage and _is_low(npd):
+        return cd.type(npd.type(s))
+    return cd.type(s)
+
+
+# ---------------------------------------------------------------------- the fp32 fast path
+def _scratch():
+    """Per-thread scratch of CHUNK elements: two float64 arrays and one fp32 array."""
+    s = getattr(_local, "bufs", None)
+    if s is None:
+        s = _local.bufs = (np.empty(CHUNK, _F64), np.empty(CHUNK, _F64), np.empty(CHUNK, _F32))
+    return s
+
+
+def _fast(out, *inputs) -> bool:
+    """True when the fp32 fast path may write ``out`` chunk by chunk: all arrays fp32, ``out``
+    C-contiguous and writeable, no input overlapping ``out`` unless it is ``out`` itself."""
+    if not FAST_FP32 or not numerics.HAS_FMA or out is None or out.dtype != _F32 \
+            or not out.flags.c_contiguous or not out.flags.writeable:
+        return False
+    for x in inputs:
+        if isinstance(x, np.ndarray):
+            if x.dtype != _F32:
+                return False
+            if x is not out and np.may_share_memory(x, out):
+                return False
+    return True
+
+
+def _flat(x, n):
+    """A flat length-n fp32 view (a copy if ``x`` is not C-contiguous), or the scalar."""
+    if isinstance(x, np.ndarray):
+        return np.ascontiguousarray(x).reshape(n)
+    return x
+
+
+def new_out(a):
+    """A fresh C-contiguous result array for an out-of-place op on ``a`` when the fp32 fast
+    path can fill it directly; None otherwise (the general path then makes its own)."""
+    if FAST_FP32 and numerics.HAS_FMA and a.dtype == _F32:
+        return np.empty(a.shape, _F32)
+    return None
+
+
+def _fma_chunk(dst, x, y, c, s, s2):
+    """dst = fp32(float64 x*y + c) for one chunk; x, y arrays or fp32 scalars; dst may be c."""
+    if isinstance(x, np.ndarray):
+        np.copyto(s, x)
+        if isinstance(y, np.ndarray):
+            np.copyto(s2, y)
+            np.multiply(s, s2, out=s)
+        else:
+            np.multiply(s, _F64.type(y), out=s)
+    else:
+        np.copyto(s, y)
+        np.multiply(_F64.type(x), s, out=s)
+    np.copyto(s2, c)
+    np.add(s, s2, out=s)
+    np.copyto(dst, s, casting="same_kind")
+
+
+def _chunked(out, fn, *inputs):
+    """Run ``fn(out_chunk, *input_chunks, scratch)`` over CHUNK-sized pieces of flat views."""
+    n = out.size
+    of = out.reshape(n)
+    flats = [_flat(x, n) for x in inputs]
+    s64a, s64b, t = _scratch()
+    for i in range(0, n, CHUNK):
+        j = min(i + CHUNK, n)
+        k = j - i
+        fn(of[i:j], *[x[i:j] if isinstance(x, np.ndarray) else x for x in flats],
+           (s64a[:k], s64b[:k], t[:k]))
+    return out
+
+
+def _add_chunk(o, a, b, al, sc):
+    _fma_chunk(o, b, al, a, sc[0], sc[1])
+
+
+def _lerp_chunk(o, a, b, w, sc):
+    d = np.subtract(b, a, out=sc[2])
+    if abs(w) < 0.5:
+        _fma_chunk(o, w, d, a, sc[0], sc[1])
+    else:
+        _fma_chunk(o, -(_F32.type(1) - w), d, b, sc[0], sc[1])
+
+
+def _addcmul_chunk(o, a, b, c, v, sc):
+    vb = np.multiply(v, b, out=sc[2])
+    _fma_chunk(o, vb, c, a, sc[0], sc[1])
+
+
+def _addcdiv_chunk(o, a, b, c, v, sc):
+    q = np.multiply(v, b, out=sc[2])
+    np.divide(q, c, out=q)
+    np.add(q, a, out=o)
+
+
+# ---------------------------------------------------------------------- the recipes
+def neg(a, out=None):
+    """``-a`` (exact)."""
+    return np.negative(a, out=out)
+
+
+def add(a, b, alpha=1.0, out=None):
+    """``a.add(b, alpha=alpha)``: R(fma(b, alpha', a)); alpha rounded to 16-bit storage first."""
+    npd = a.dtype
+    cd = opmath_np(npd)
+    al = _scalar(alpha, npd, True)
+    if _fast(out, a, b) and a.shape == out.shape:
+        if al == 1:
+            return np.add(a, b, out=out)
+        return _chunked(out, _add_chunk, a, b, al)
+    a32, b32 = _up(a, cd), _up(b, cd)
+    if al == 1:
+        return _store(a32 + b32, npd, out)
+    res = _fma(b32, al, a32, cd)
+    res = res if res.dtype == npd else res.astype(npd)
+    if _is_low(npd):
+        res = np.asarray(res)           # a 0-dim result may come back as a NumPy scalar
+        if not res.flags.c_contiguous:
+            res = res.copy(order="C")
+        flat_out = res.reshape(-1)   # a view of the fresh C-contiguous result
+        fa, fb = a32.reshape(-1), b32.reshape(-1)
+        for sl in _tail_slices(res.size, npd):
+            prod = (al * fb[sl]).astype(npd).astype(cd)
+            flat_out[sl] = (fa[sl] + prod).astype(npd)
+    return _store(res, npd, out)
+
+
+def mul(a, s, out=None):
+    """``a.mul(s)`` for a Python scalar: R(a * opmath(s))."""
+    npd = a.dtype
+    cd = opmath_np(npd)
+    if _fast(out, a):
+        return np.multiply(a, cd.type(s), out=out)
+    return _store(_up(a, cd) * cd.type(s), npd, out)
+
+
+def add_scalar(a, s, out=None):
+    """``a.add(s)`` for a Python scalar: s rounded to 16-bit storage first, then R(a + s)."""
+    npd = a.dtype
+    cd = opmath_np(npd)
+    if _fast(out, a):
+        return np.add(a, cd.type(s), out=out)
+    return _store(_up(a, cd) + _scalar(s, npd, True), npd, out)
+
+
+def div_scalar(a, s, out=None):
+    """``a.div(s)`` for a Python scalar: R(a / opmath(s)), a true division."""
+    npd = a.dtype
+    cd = opmath_np(npd)
+    if _fast(out, a):
+        return np.divide(a, cd.type(s), out=out)
+    return _store(_up(a, cd) / cd.type(s), npd, out)
+
+
+def lerp(a, b, w, out=None):
+    """``a.lerp(b, w)`` for a Python scalar weight (ATen's two-sided fma formula)."""
+    npd = a.dtype
+    cd = opmath_np(npd)
+    w = cd.type(w)
+    if _fast(out, a, b) and a.shape == out.shape:
+        return _chunked(out, _lerp_chunk, a, b, w)
+    a32 = _up(a, cd)
+    b32 = _up(b, cd)
+    diff = b32 - a32
+    if abs(w) < 0.5:
+        return _store(_fma(w, diff, a32, cd), npd, out)
+    return _store(_fma(-(cd.type(1) - w), diff, b32, cd), npd, out)
+
+
+def addcmul(a, b, c, value=1.0, out=None):
+    """``a.addcmul(b, c, value=v)``: R(fma(v*b, c, a))."""
+    npd = a.dtype
+    cd = opmath_np(npd)
+    if _fast(out, a, b, c) and a.shape == b.shape == c.shape == out.shape:
+        return _chunked(out, _addcmul_chunk, a, b, c, cd.type(value))
+    vb = cd.type(value) * _up(b, cd)
+    return _store(_fma(vb, _up(c, cd), _up(a, cd), cd), npd, out)
+
+
+def addcdiv(a, b, c, value=1.0, out=None):
+    """``a.addcdiv(b, c, value=v)``: R(a + (v*b)/c), each step in opmath (``q + a`` order)."""
+    npd = a.dtype
+    cd = opmath_np(npd)
+    if _fast(out, a, b, c) and a.shape == b.shape == c.shape == out.shape:
+        return _chunked(out, _addcdiv_chunk, a, b, c, cd.type(value))
+    q = cd.type(value) * _up(b, cd)
+    q /= _up(c, cd)
+    q += _up(a, cd)
+    return _store(q, npd, out)
+
+
+def sqrt(a, out=None):
+    """``a.sqrt()``: correctly rounded in opmath, then R (see the module note for fp32/fp64)."""
+    npd = a.dtype
+    fn = _sqrt_impl[0]
+    if fn is not None and not _is_low(npd):
+        return _store(np.asarray(fn(a), dtype=npd), npd, out)
+    if _fast(out, a):
+        return np.sqrt(a, out=out)
+    return _store(np.sqrt(_up(a, opmath_np(npd))), npd, out)
+
+
+def maximum(a, b, out=None):
+    """``torch.maximum(a, b)`` (NaN propagates); exact."""
+    return np.maximum(a, b, out=out)
+
+
+def mul_tensors(a, b, out=None):
+    """``a.mul(b)`` for a tensor ``b``: R(a * b) in opmath."""
+    npd = a.dtype
+    if _fast(out, a, b):
+        return np.multiply(a, b, out=out)
+    cd = opmath_np(npd)
+    return _store(_up(a, cd) * _up(b, cd), npd, out)
+
+
+def div_tensors(a, b, out=None):
+    """``a.div(b)`` for a tensor ``b``: R(a / b) in opmath (true division)."""
+    npd = a.dtype
+    if _fast(out, a, b):
+        return np.divide(a, b, out=out)
+    cd = opmath_np(npd)
+    return _store(_up(a, cd) / _up(b, cd), npd, out)
+
+
+def lerp_tensors(a, b, w, out=None):
+    """``a.lerp(b, w)`` for a tensor weight ``w``: the two-sided formula of ``lerp``, chosen
+    per element by |w| < 0.5."""
+    npd = a.dtype
+    cd = opmath_np(npd)
+    a32, b32, w32 = _up(a, cd), _up(b, cd), _up(w, cd)
+    diff = b32 - a32
+    small = np.abs(w32) < 0.5
+    res = np.where(small, _fma(w32, diff, a32, cd), _fma(-(cd.type(1) - w32), diff, b32, cd))
+    return _store(res, npd, out)
