@@ -193,7 +193,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     v = node.variable
                     if capture and v._hooks and buf[0] is not None:
                         buf[0] = _run_tensor_hooks(v._hooks, buf[0])
-                else:
+                elif node._pre_hooks or node._retain_grad_hooks:
                     buf = _tensor_pre_hooks(node, buf)
                 for nr, g in enumerate(buf):
                     k = (node, nr)
@@ -208,7 +208,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     _accumulate_leaf(node.variable, g, create_graph)
                 g = None
                 continue
-            if not targets:
+            if not targets and (node._pre_hooks or node._retain_grad_hooks):
                 buf = _tensor_pre_hooks(node, buf)
             in_grads = _call_node(node, buf, retain_graph)
             metas = node._input_meta
