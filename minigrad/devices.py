@@ -271,16 +271,20 @@ def common_device(args, kwargs, strict=True, inplace=False):
             devices, cuda:0 and cpu!".
     """
     tensors = []
-    for a in (args if not kwargs else (*args, *kwargs.values())):
-        if hasattr(a, "_device"):
-            tensors.append(a)
-        elif type(a) in (list, tuple):
-            tensors.extend(x for x in a if hasattr(x, "_device"))
     common = CPU
-    for t in tensors:
-        if t._device is not CPU:
-            common = t._device
-            break
+    for a in (args if not kwargs else (*args, *kwargs.values())):
+        d = getattr(a, "_device", None)
+        if d is not None:
+            tensors.append(a)
+            if common is CPU and d is not CPU:
+                common = d
+        elif type(a) is list or type(a) is tuple:
+            for x in a:
+                d = getattr(x, "_device", None)
+                if d is not None:
+                    tensors.append(x)
+                    if common is CPU and d is not CPU:
+                        common = d
     if common is CPU or not strict:
         return common
     out = tensors[0] if inplace else None
@@ -295,11 +299,15 @@ def place(out, dev, args):
     """Put the tensors in ``out`` (a Tensor or a tuple) and their graph nodes on ``dev``;
     outputs that are inputs (in-place ops return ``self``) keep their own device."""
     for o in (out if isinstance(out, (tuple, list)) else (out,)):
-        if hasattr(o, "_device") and o._device is not dev and not any(o is a for a in args):
-            o._device = dev
-            node = o.grad_fn
-            if node is not None and node._device is not dev:
-                node._device = dev
+        if getattr(o, "_device", dev) is not dev:
+            for a in args:
+                if o is a:
+                    break
+            else:
+                o._device = dev
+                node = o.grad_fn
+                if node is not None and node._device is not dev:
+                    node._device = dev
     return out
 
 

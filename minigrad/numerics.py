@@ -20,7 +20,8 @@ op (and the optimizers) reads them from this module:
 
 The recipes built on them: ``tail_mask`` (which elements TensorIterator's scalar tail loop
 computes, where a few kernels round differently), ``reduce_all`` (the summation order of ATen's
-``vec::reduce_all``: lane-wise accumulation, then a butterfly across the lanes), ``round_to``
+``vec::reduce_all``: lane-wise accumulation, then a butterfly across the lanes),
+``thread_partial_sum`` (a multithreaded 16-bit full sum rounds each thread's part), ``round_to``
 (one rounding into a 16-bit format and back to fp32), and the fused multiply-adds ``fma32`` and
 ``fma64``. PyTorch's scalar rules (add/sub scalars rounded to the tensor's 16-bit dtype, mul/div
 scalars used in fp32) are ``ops._util.scalar_add`` / ``scalar_mul``.
@@ -34,7 +35,7 @@ import numpy as np
 
 __all__ = ["CPU_CAPABILITY", "VECTOR_BYTES", "HAS_FMA", "GRAIN_SIZE", "lanes", "get_num_threads",
            "set_num_threads", "num_threads", "parallel_chunks", "loop_step", "tail_mask",
-           "reduce_all", "round_to", "fma32", "fma64", "cpu_flags"]
+           "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags"]
 
 GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE
 
@@ -71,8 +72,11 @@ HAS_FMA = CPU_CAPABILITY != "DEFAULT"
 
 def lanes(dtype) -> int:
     """``Vectorized<T>::size()`` for ``dtype`` (a minigrad dtype, NumPy dtype or item size)."""
-    size = dtype if isinstance(dtype, int) else getattr(dtype, "itemsize", None)
-    if size is None:
+    if isinstance(dtype, int):
+        size = dtype
+    elif hasattr(dtype, "is_floating_point"):        # a minigrad dtype
+        size = dtype.itemsize
+    else:
         size = np.dtype(dtype).itemsize
     return VECTOR_BYTES // size
 
@@ -138,16 +142,14 @@ def parallel_chunks(n: int, grain: int = GRAIN_SIZE):
 
 
 # --------------------------------------------------------------------------------- the recipes
-def loop_step(dtype):
+def loop_step(dtype) -> int:
     """Elements one iteration of TensorIterator's vectorised loop covers for ``dtype``
     (``cpu_kernel_vec``: two ``Vectorized`` registers); the rest of a row is the scalar tail.
 
-    Measured against torch 2.13: fp32 32 (AVX512) / 16 (AVX2); fp16/bf16 binary kernels 32 on
-    both. The DEFAULT build has no vector body worth the name (``None``: recipes treat every
-    element alike, see their callers).
+    Measured against torch 2.13 (AVX2 and DEFAULT here; AVX512 in the facts sheet): fp64
+    ``2 * lanes`` (8 with AVX2), fp32 ``2 * lanes`` (32 AVX512, 16 AVX2), fp16/bf16 32 on all.
+    Kernels whose DEFAULT build rounds differently inside the body say so where they use it.
     """
-    if CPU_CAPABILITY == "DEFAULT":
-        return None
     if getattr(dtype, "itemsize", 4) == 2:
         return 32
     return 2 * lanes(dtype)
@@ -197,8 +199,9 @@ def reduce_all(x, y=None):
     with ``y``, ``vec::map2_reduce_all(x*y, +)``, the sum of the products.
 
     ATen loads ``L = lanes(dtype)`` elements at a time and adds them lane-wise; a partial last
-    load adds into the first lanes only (for fp32 products that add is fused into an fma by the
-    compiler; fp64 is not: both measured bit-exact on AVX2 and DEFAULT). The ``L`` lane sums are then combined: fp32 with AVX2/AVX512
+    load adds into the first lanes only (for fp32 products that add is fused into an fma, but
+    only when torch runs on one thread, and never for fp64: measured bit-exact on AVX2 and
+    DEFAULT with 1, 2 and 3 threads). The ``L`` lane sums are then combined: fp32 with AVX2/AVX512
     by a butterfly (lane ``i`` plus lane ``i ^ L/2``, then ``i ^ L/4``, ... 1), anything else by
     the slow path, ``((l0 + l1) + l2) + ...``. A row shorter than ``L`` is summed left to right.
     The result differs from NumPy's pairwise sum in the last bits.
@@ -217,7 +220,7 @@ def reduce_all(x, y=None):
     for d in range(L, full, L):
         acc += p[..., d:d + L]
     if full < n:
-        if y is not None and x.dtype == np.float32:
+        if y is not None and x.dtype == np.float32 and _threads[0] == 1:
             acc[..., :n - full] = fma32(x[..., full:], y[..., full:], acc[..., :n - full])
         else:
             acc[..., :n - full] += p[..., full:]
@@ -232,6 +235,25 @@ def reduce_all(x, y=None):
     for i in range(1, L):
         out += acc[..., i:i + 1]
     return out
+
+
+def thread_partial_sum(a, dtype):
+    """A full ``sum`` of a 16-bit tensor as ATen's multithreaded reduction computes it: each
+    ``parallel_chunks`` chunk of the flattened fp32 array ``a`` is summed in fp32 and stored in
+    the 16-bit ``dtype``; the partials are added in fp32 (the caller rounds once more into
+    ``dtype``). One chunk (``numel <= GRAIN_SIZE`` or one thread) is a plain fp32 sum.
+    Measured: 120/120 random fp16/bf16 sums of 20k-300k elements on 2 threads (a single
+    rounding matched 87).
+    """
+    flat = np.asarray(a).reshape(-1)
+    chunks = parallel_chunks(flat.size)
+    if len(chunks) == 1:
+        return np.add.reduce(flat)
+    acc = np.float32(0)
+    for b, e in chunks:
+        part = np.float32(np.add.reduce(flat[b:e], dtype=np.float64))
+        acc = np.float32(acc + np.asarray(part).astype(dtype.np).astype(np.float32))
+    return acc
 
 
 def round_to(x, dtype):

@@ -64,7 +64,13 @@ class Tensor(TensorOpsMixin):
 
     @classmethod
     def _make(cls, arr, dtype=None, requires_grad=False):
-        """Wrap a NumPy array (no copy, no rounding); ``dtype`` defaults to the array's."""
+        """Wrap a NumPy array (no copy, no rounding); ``dtype`` defaults to the array's.
+
+        A NumPy scalar (what NumPy ufuncs return for 0-d inputs) becomes a 0-d array here, so a
+        0-d tensor always holds an ndarray, whichever kernel made it.
+        """
+        if arr.__class__ is not np.ndarray:
+            arr = np.asarray(arr)
         t = object.__new__(cls)
         t._data = arr
         t.dtype = _dt.from_numpy(arr.dtype) if dtype is None else dtype

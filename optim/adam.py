@@ -2,7 +2,8 @@
 
 Every write goes through a dispatched op, chosen by ``foreach=`` / ``fused=`` as PyTorch 2.13
 chooses on CPU: by default the for-loop (``_single_tensor_adam``), which minigrad runs as
-``mul_`` and the ``_foreach_*`` ops on one-tensor lists (a ``_foreach_*`` CPU kernel is a loop of
+the ``_foreach_*`` ops on one-tensor lists (``mul_(number)`` as ``_foreach_mul_`` with a 0-dim
+tensor, see ``optim/sgd.py``) (a ``_foreach_*`` CPU kernel is a loop of
 the per-tensor kernel, so the bits are those of ``lerp_``/``addcmul_``...); ``foreach=True`` the
 ops over all same-dtype params at once (``_multi_tensor_adam``; bit-exact with PyTorch's, which
 differs from the for-loop in 16-bit: ``_foreach_mul_`` rounds ``beta2`` and AdamW's
@@ -193,8 +194,7 @@ def _foreach_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, 
                   beta2, weight_decay, eps, amsgrad, maximize, decoupled, for_loop):
     """One Adam/AdamW update of same-dtype ``params`` by dispatched ops, in the op order of
     ``torch.optim.adam._multi_tensor_adam`` (``for_loop=False``) or ``_single_tensor_adam``
-    (one tensor: ``mul_`` instead of ``_foreach_mul_``, whose scalar rounding differs in
-    16-bit). The bias corrections are Python floats from each ``step.item()``."""
+    (one tensor: ``mul_``'s unrounded scalar, see ``sgd._mul_``). The bias corrections are Python floats from each ``step.item()``."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)

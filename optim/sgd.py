@@ -4,10 +4,11 @@ Mirrors ``torch.optim.SGD``. Every write goes through a dispatched op, chosen as
 chooses on CPU:
 
 - default (``foreach=None``/``False``, ``fused=None``/``False``): PyTorch's for-loop
-  (``_single_tensor_sgd``), one parameter at a time: ``mul_`` as in PyTorch, and for the
-  other steps the ``_foreach_*`` ops on one-tensor lists (on CPU those kernels are a loop of
-  the per-tensor kernels ``add_``/``neg``..., same bits; a mode sees ``_foreach_add_`` where
-  PyTorch's sees ``add_``: a deliberate difference). Bit-exact in fp32/fp64/fp16/bf16.
+  (``_single_tensor_sgd``), one parameter at a time, as the ``_foreach_*`` ops on one-tensor
+  lists (on CPU those kernels are a loop of the per-tensor kernels ``add_``/``mul_``..., same
+  bits; ``mul_(number)`` is ``_foreach_mul_`` with the number as a 0-dim tensor, the overload
+  that leaves it unrounded; a mode sees ``_foreach_add_`` where PyTorch's sees ``add_``: a
+  deliberate difference). Bit-exact in fp32/fp64/fp16/bf16.
 - ``foreach=True``: ``_multi_tensor_sgd``, the ops over all same-dtype params at once.
   Bit-exact with PyTorch's foreach, which differs from its for-loop in 16-bit: the in-place
   ``_foreach_mul_(bufs, momentum)`` rounds ``momentum`` to fp16/bf16 first (measured).
@@ -16,6 +17,7 @@ chooses on CPU:
 """
 from __future__ import annotations
 
+from minigrad import dtypes as _dt
 from minigrad.dispatch import dispatch
 from minigrad.tensor import Tensor
 
@@ -149,11 +151,12 @@ class SGD(Optimizer):
 
 
 def _mul_(tensors, value, for_loop):
-    """``t.mul_(value)`` per tensor (the for-loop) or ``_foreach_mul_`` (which, unlike
-    ``mul_``, rounds ``value`` to a 16-bit dtype first, as torch's does)."""
+    """``t.mul_(value)`` of every tensor: in the for-loop ``_foreach_mul_`` with ``value`` as a
+    0-dim float64 tensor, which is what ``Tensor.mul_(number)`` runs in PyTorch (the number is
+    wrapped, ``aten::mul_.Tensor``, and used unrounded); else ``_foreach_mul_`` with the number,
+    which rounds it to a 16-bit dtype first, as torch's does."""
     if for_loop:
-        for t in tensors:
-            dispatch("mul_", t, value)
+        dispatch("_foreach_mul_", tensors, dispatch("full", (), value, dtype=_dt.float64))
     else:
         dispatch("_foreach_mul_", tensors, value)
 
@@ -178,7 +181,7 @@ def _foreach_sgd(params, grads, bufs, *, lr, weight_decay, momentum, dampening, 
                 if bufs[i] is None:
                     bufs[i] = dispatch("clone", g).detach()
                 else:
-                    dispatch("mul_", bufs[i], momentum)
+                    _mul_([bufs[i]], momentum, True)
                     dispatch("_foreach_add_", [bufs[i]], [g], alpha=1 - dampening)
         if nesterov:
             grads = dispatch("_foreach_add", grads, bufs, alpha=momentum)

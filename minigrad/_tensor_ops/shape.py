@@ -4,6 +4,8 @@
 """
 from __future__ import annotations
 
+import warnings
+
 from ..dispatch import dispatch
 
 
@@ -56,7 +58,14 @@ class ShapeMixin:
         return dispatch("transpose", self, dim0, dim1)
 
     def permute(self, *dims):
-        """Mirrors ``torch.Tensor.permute``: the ``permute`` op (its errors apply)."""
+        """Mirrors ``torch.Tensor.permute``: the ``permute`` op (its errors apply).
+
+        Raises:
+            TypeError: no dims given (PyTorch's 'permute() missing 1 required positional
+                arguments: "dims"'; ``permute(())`` is the way to permute a 0-dim tensor).
+        """
+        if not dims:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         return dispatch("permute", self, _shape_args(dims))
 
     def t(self):
@@ -70,7 +79,21 @@ class ShapeMixin:
 
     @property
     def mT(self):
-        """Mirrors ``torch.Tensor.mT``: the ``transpose`` op (its errors apply)."""
+        """Mirrors ``torch.Tensor.mT``: the ``transpose`` op of the last two dims.
+
+        A 0-dim tensor is returned itself, with PyTorch's deprecation UserWarning.
+
+        Raises:
+            RuntimeError: a 1-D tensor ("tensor.mT is only supported on matrices or batches of
+                matrices. Got 1-D tensor.").
+        """
+        if self.ndim == 0:
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity "
+                          "in these cases.", UserWarning, stacklevel=2)
+            return self
+        if self.ndim == 1:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               "Got 1-D tensor.")
         return dispatch("transpose", self, -2, -1)
 
     def unsqueeze(self, dim):

@@ -13,7 +13,7 @@ from .. import dtypes as _dt
 from .. import numerics as _nx
 from ..numerics import fma64, tail_mask  # noqa: F401  (re-exported for the ops)
 from ..tensor import Tensor
-from ._util import LOW, broadcast_shapes, check_scalar_or_tensor, scalar_add
+from ._util import LOW, broadcast_shapes, check_scalar, check_scalar_or_tensor, scalar_add
 from .factory import _convert
 
 
@@ -69,6 +69,7 @@ def _check_alpha(alpha, rt):
             like c10's ``checked_convert``, unsigned types accept negatives down to -max).
     """
     if rt.is_floating_point:
+        check_scalar(alpha, rt)
         return
     if isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
@@ -114,9 +115,9 @@ def add_kernel(input, other, alpha, rt, negate=False):
     out = a + al * b
     if rt in LOW:
         oshape = np.broadcast_shapes(np.shape(a), np.shape(b))
-        step = _nx.loop_step(rt)
-        mask = np.ones(oshape, bool) if step is None else \
-            tail_mask(oshape, (np.shape(a), np.shape(b)), step)
+        # the DEFAULT build's generic Vectorized<Half> rounds alpha*other in its body too
+        mask = np.ones(oshape, bool) if _nx.CPU_CAPABILITY == "DEFAULT" else \
+            tail_mask(oshape, (np.shape(a), np.shape(b)), _nx.loop_step(rt))
         if mask is not None and mask.any():
             step = a + _r16(np.asarray(al * b, np.float32), rt)
             out = np.where(mask, step, out)

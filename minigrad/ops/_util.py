@@ -61,6 +61,26 @@ def scalar_add(s, dtype):
     return cd.type(s)
 
 
+_C_FLOAT = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float"}
+
+
+def check_scalar(value, dtype):
+    """PyTorch's ``checked_convert`` of a Python-number argument (a fill value, a scalar bound,
+    ``alpha``, a pow exponent) into a floating ``dtype``.
+
+    Raises:
+        RuntimeError: a finite value outside the dtype's range ("value cannot be converted to
+            type c10::Half without overflow"; 65519 raises though it would round to 65504).
+    """
+    name = _C_FLOAT.get(dtype.name)
+    if name is None or isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, (int, float, np.integer, np.floating)):
+        return
+    v = float(value)
+    if v == v and abs(v) != float("inf") and abs(v) > _dt.finfo(dtype).max:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def scalar_mul(s, dtype):
     """A mul/div scalar as PyTorch uses it: converted straight to opmath (fp32 for 16-bit)."""
     return _dt.opmath_dtype(dtype).np.type(s)

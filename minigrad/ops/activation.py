@@ -65,10 +65,10 @@ class Sigmoid(Function):
     def forward(ctx, input):
         rt, a = _float_in(input, "sigmoid")
         with np.errstate(over="ignore"):
-            if rt is _dt.float32:
-                e = np.exp(-a.astype(np.float64)).astype(np.float32)
-            else:
+            if rt is _dt.float64:
                 e = np.exp(-a)
+            else:   # fp32 and 16-bit: PyTorch's fp32 steps around a correctly rounded exp
+                e = np.exp(-a.astype(np.float64)).astype(np.float32)
             out = wrap(1 / (1 + e), rt)
         ctx.save_for_backward(out)
         return out

@@ -18,7 +18,7 @@ from ..dispatch import register_op
 from ..tensor import Tensor
 from ._binary import scalar_in
 from ._util import broadcast_shapes
-from .compare import _TORCH_NAMES
+from .compare import _TORCH_NAMES, logical_operands
 from .inplace import run_inplace
 
 _NUM = (bool, int, float, np.number, np.bool_)
@@ -137,19 +137,14 @@ def bitwise_not(input):
 @register_op("logical_xor")
 def logical_xor(input, other):
     """``logical_xor(input, other)`` (``torch.logical_xor``): bool tensor, True where exactly
-    one operand is nonzero; broadcasting.
+    one operand is nonzero (in the promoted dtype, see ``compare.logical_operands``);
+    broadcasting.
 
     Raises:
         TypeError: an operand that is not a Tensor (PyTorch takes no numbers here).
         RuntimeError: shapes that do not broadcast.
     """
-    for pos, (arg, x) in enumerate((("input", input), ("other", other)), 1):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"logical_xor(): argument '{arg}' (position {pos}) must be Tensor, "
-                            f"not {type(x).__name__}")
-    if input.shape != other.shape:
-        broadcast_shapes(input.shape, other.shape)
-    return _result(np.logical_xor(input._data != 0, other._data != 0), _dt.bool_)
+    return _result(np.logical_xor(*logical_operands(input, other, "logical_xor")), _dt.bool_)
 
 
 def _make_inplace(name, fn):

@@ -4,17 +4,23 @@ maximum/minimum, clamp, where.
 Comparisons run in the promoted dtype (a Python scalar is rounded to a 16-bit tensor's dtype
 first, as in PyTorch: ``fp16_tensor == 0.1`` compares against ``fp16(0.1)``) and return bool
 tensors that never require grad. maximum/minimum/clamp propagate NaN like PyTorch.
+
+Signed zeros: where ``+0`` meets ``-0``, PyTorch's vectorised maximum/minimum (and clamp with
+tensor bounds) return the second operand, its scalar tail loop the first (``std::max``), so the
+sign depends on the element's position (``numerics.tail_mask``); clamp with number bounds always
+keeps the input's zero.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._binary import arr, check_binary, scalar_in
-from ._util import broadcast_shapes, wrap, wrap_dims
+from ._util import broadcast_shapes, check_scalar, wrap, wrap_dims
 
 _NUM = (bool, int, float, np.number, np.bool_)
 
@@ -91,18 +97,45 @@ def logical_not(input):
     return _bool(np.logical_not(_truth(input)))
 
 
+def logical_operands(input, other, op):
+    """The truth arrays of a binary logical op's operands, as TensorIterator computes them: both
+    converted to ``result_type(input, other)`` first (a 0-dim bf16 1e-8 next to an fp16 tensor
+    becomes fp16 0, i.e. False).
+
+    Raises:
+        TypeError: an operand that is not a Tensor (PyTorch takes no numbers here).
+        RuntimeError: shapes that do not broadcast.
+    """
+    for pos, (arg, x) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}(): argument '{arg}' (position {pos}) must be Tensor, "
+                            f"not {type(x).__name__}")
+    if input.shape != other.shape:
+        broadcast_shapes(input.shape, other.shape)
+    rt = _dt.result_type(input, other)
+    return _truth(arr(input, rt)), _truth(arr(other, rt))
+
+
 @register_op("logical_and")
 def logical_and(input, other):
-    """``logical_and(input, other)``: bool tensor, broadcast (``torch.logical_and``)."""
-    check_binary(input, other, "logical_and")
-    return _bool(np.logical_and(_truth(input), _truth(other)))
+    """``logical_and(input, other)``: bool tensor, broadcast (``torch.logical_and``); operands
+    compared with zero in their promoted dtype.
+
+    Raises:
+        TypeError: a non-Tensor operand. RuntimeError: shapes that do not broadcast.
+    """
+    return _bool(np.logical_and(*logical_operands(input, other, "logical_and")))
 
 
 @register_op("logical_or")
 def logical_or(input, other):
-    """``logical_or(input, other)``: bool tensor, broadcast (``torch.logical_or``)."""
-    check_binary(input, other, "logical_or")
-    return _bool(np.logical_or(_truth(input), _truth(other)))
+    """``logical_or(input, other)``: bool tensor, broadcast (``torch.logical_or``); operands
+    compared with zero in their promoted dtype.
+
+    Raises:
+        TypeError: a non-Tensor operand. RuntimeError: shapes that do not broadcast.
+    """
+    return _bool(np.logical_or(*logical_operands(input, other, "logical_or")))
 
 
 def _make_allany(name, ufunc):
@@ -125,6 +158,22 @@ any_ = _make_allany("any", np.any)
 
 
 # ---------------------------------------------------------------------------------- max/min
+def _max_min(f, a, b, rt, tail=None):
+    """``f`` (np.maximum/np.minimum) of opmath operands with PyTorch's signed-zero ties: the
+    second operand in the vectorised body, the first in the scalar tail (``tail=True``: all
+    elements take the first, as clamp with number bounds)."""
+    out = f(a, b)
+    if not rt.is_floating_point:
+        return out
+    z = (a == 0) & (b == 0)
+    if not z.any():
+        return out
+    if tail is None:
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        tail = _nx.tail_mask(shape, (np.shape(a), np.shape(b)), _nx.loop_step(rt))
+    return np.where(z, np.where(tail, a, b), out)
+
+
 def _check_tensor_other(other, op):
     if not isinstance(other, Tensor):
         raise TypeError(f"{op}(): argument 'other' (position 2) must be Tensor, not "
@@ -142,7 +191,7 @@ class _MaxMin(Function):
         _check_tensor_other(other, cls._name)
         rt = _dt.result_type(input, other)
         ctx.save_for_backward(input, other)
-        return wrap(cls._ufunc(arr(input, rt), arr(other, rt)), rt)
+        return wrap(_max_min(cls._ufunc, arr(input, rt), arr(other, rt), rt), rt)
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -186,13 +235,17 @@ def _clamp_forward(input, lo, hi):
     if len(shapes) > 1:
         broadcast_shapes(*shapes)
     rt = _dt.result_type(input, lo, hi)
+    for b in (lo, hi):
+        if b is not None and not isinstance(b, Tensor):
+            check_scalar(b, rt)
     if rt is _dt.bool_ and lo is not None and hi is not None:   # clamp_min/max do have bool
         raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     a = arr(input, rt)
+    tail = None if isinstance(lo, Tensor) or isinstance(hi, Tensor) else True
     if lo is not None:
-        a = np.maximum(a, _operand(lo, rt))
+        a = _max_min(np.maximum, a, _operand(lo, rt), rt, tail)
     if hi is not None:
-        a = np.minimum(a, _operand(hi, rt))
+        a = _max_min(np.minimum, a, _operand(hi, rt), rt, tail)
     return wrap(a, rt)
 
 

@@ -8,6 +8,8 @@ a weight that requires grad shows ``IndexBackward0`` where PyTorch shows ``Gathe
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..dispatch import dispatch, register_op
@@ -31,7 +33,8 @@ def _ce_probs(input, target, weight, reduction, ls, class_dim, c):
                            f"{list(weight.shape)}")
     logp = dispatch("log_softmax", input, class_dim)
     if ls > 0:
-        target = dispatch("add.Scalar", dispatch("mul.Scalar", target, 1 - ls), ls / c)
+        target = dispatch("add.Scalar", dispatch("mul.Scalar", target, 1 - ls),
+                          ls / c if c else math.inf)
     prod = dispatch("mul", logp, target)
     if weight is not None:
         w = _class_weight_view(weight, input.ndim, class_dim) if input.ndim > 1 else weight
@@ -92,7 +95,14 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.ndim == 1 else 1
     if input.ndim == 0:
-        raise ValueError("Expected 1 or more dimensions (got 0)")
+        # PyTorch: equal shapes mean class probabilities, whose checks come first
+        if target.ndim == 0 and not target.dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {_SCALAR[target.dtype.name]}")
+        if target.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "1)")
     c = input.shape[class_dim]
     if tuple(input.shape) == tuple(target.shape):
         if ignore_index != -100:
@@ -104,5 +114,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     if label_smoothing <= 0.0:
         return nll
     ret = _ce_smoothing(input, logp, target, weight, ignore_index, reduction, class_dim)
+    # C++ double division: label_smoothing / 0 classes is inf (the loss is then nan or empty)
+    share = label_smoothing / c if c else math.inf
     return dispatch("add", dispatch("mul.Scalar", nll, 1 - label_smoothing),
-                    dispatch("mul.Scalar", ret, label_smoothing / c))
+                    dispatch("mul.Scalar", ret, share))

@@ -243,12 +243,17 @@ def div_kernel(input, other, rt, mode):
         b = scalar_mul(v, rt) if rt.is_floating_point else scalar_in(v, rt)
     else:
         b = arr(other, rt)
+    if rt is _dt.bool_ and mode is not None:
+        raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
     if not rt.is_floating_point:
         return _div_int(a, b, mode)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if mode is None:
             return a / b
-        low = rt in LOW and not scalar
+        # ATen's 16-bit trunc/floor compute in fp32 and round once when the divisor is a single
+        # element (TensorIterator's is_scalar(2)); otherwise in 16-bit arithmetic, each
+        # intermediate rounded
+        low = rt in LOW and not scalar and np.size(b) != 1
         if mode == "trunc":
             q = a / b
             return np.trunc(_r16(q, rt) if low else q)

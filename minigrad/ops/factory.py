@@ -20,7 +20,7 @@ from .._fp16 import float16_to_float32, float32_to_float16
 from ..dispatch import register_op
 from ..random import _gen
 from ..tensor import Tensor
-from ._util import wrap
+from ._util import check_scalar, wrap
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "eye", "linspace", "randn", "rand",
@@ -211,6 +211,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     dt = _dt.as_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    else:
+        check_scalar(fill_value, dt)
     arr = np.full(size, _convert(np.asarray(fill_value), dt), dtype=dt.np)
     return _finish(Tensor._make(arr, dt), requires_grad, device)
 

@@ -123,7 +123,12 @@ def _written(selfs):
 
 
 def _results(arrays, selfs):
-    return tuple(Tensor._make(a, s.dtype) for a, s in zip(arrays, selfs))
+    out = []
+    for a, s in zip(arrays, selfs):
+        t = Tensor._make(a, s.dtype)
+        t._device = s._device          # each result on its input's device
+        out.append(t)
+    return tuple(out)
 
 
 def _apply(op, selfs, inplace, fn, *per_tensor):

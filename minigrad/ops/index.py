@@ -22,6 +22,7 @@ from ..autograd.views import ViewFunction
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .compare import _TORCH_NAMES
+from ._util import check_scalar
 from .factory import _convert
 from .shape import _view_of
 
@@ -356,6 +357,8 @@ class MaskedFill(Function):
                                f"of tensor b ({list(mask.shape)})") from None
         ctx.mask = mask
         ctx.save_for_backward()       # PyTorch saves the mask: freed after backward
+        if not isinstance(value, Tensor):
+            check_scalar(value, input.dtype)
         fill = np.asarray(_convert(np.asarray(value), input.dtype))
         out = np.where(mask._data, fill, input._data)
         if out.shape != shape or out.dtype != input._data.dtype:

@@ -28,7 +28,7 @@ from ..autograd.grad_mode import _grad_state
 from ..autograd.views import check_inplace, rebase_history
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes
+from ._util import broadcast_shapes, check_scalar
 from .activation import Relu, Sigmoid, Tanh
 from .compare import _TORCH_NAMES, clamp as _clamp
 from .elementwise import Add, Mul, Sub, _div
@@ -256,6 +256,8 @@ class Fill(Function):
 
     @staticmethod
     def forward(ctx, input, value):
+        if not isinstance(value, Tensor):
+            check_scalar(value, input.dtype)
         v = value._data if isinstance(value, Tensor) else np.asarray(value)
         return Tensor._make(np.full(input.shape, _convert(v, input.dtype), input.dtype.np),
                             input.dtype)

@@ -181,6 +181,10 @@ class Bmm(Function):
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{b}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
         _check_bool(input, "bmm", b * input.shape[1] * mat2.shape[2], m)   # before the dtypes
+        if b * input.shape[1] * mat2.shape[2] == 0:
+            # PyTorch returns an empty result of mat2's dtype before checking the dtypes
+            return Tensor._make(np.zeros((b, input.shape[1], mat2.shape[2]), mat2.dtype.np),
+                                mat2.dtype)
         if input.dtype is not mat2.dtype:
             raise RuntimeError(f"expected scalar type {_SCALAR[input.dtype.name]} but found "
                                f"{_SCALAR[mat2.dtype.name]}")
@@ -212,6 +216,8 @@ class Mv(Function):
     def forward(ctx, input, vec):
         _check_tensor(input, "mv", "input")
         _check_tensor(vec, "mv", "vec")
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         if input.ndim != 2 or vec.ndim != 1:
             raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, "
                                f"{vec.ndim}")

@@ -165,10 +165,13 @@ class NllLoss(Function):
         cd = _dt.opmath_dtype(dt).np
         rnd = _rounder(dt)
         x = input._data.reshape(n, c, m)
-        picked = np.take_along_axis(x, t[:, None, :], axis=1)[:, 0, :].astype(cd)
+        if c:
+            picked = np.take_along_axis(x, t[:, None, :], axis=1)[:, 0, :].astype(cd)
+        else:           # no classes: every target is ignored (else _nll_prepare raised)
+            picked = np.zeros((n, m), cd)
         w = None
         if weight is not None:
-            w = weight._data.reshape(c).astype(cd)[t]
+            w = weight._data.reshape(c).astype(cd)[t] if c else np.zeros((n, m), cd)
             picked = rnd(picked * w)
         ctx.save_for_backward(input, target, weight)
         ctx.ignore_index, ctx.reduction = ignore_index, reduction
@@ -263,11 +266,12 @@ class NllLossBackward(Function):
         else:
             g = g.reshape(())
         val = np.broadcast_to(-g, (n, m))
-        if weight is not None:
-            val = rnd(weight._data.reshape(c).astype(cd)[t] * val)
         out = np.zeros((n, c, m), dt.np)
-        np.put_along_axis(out, t[:, None, :], np.where(keep, val, 0).astype(dt.np)[:, None, :],
-                          axis=1)
+        if c:           # (no classes: nothing to scatter)
+            if weight is not None:
+                val = rnd(weight._data.reshape(c).astype(cd)[t] * val)
+            np.put_along_axis(out, t[:, None, :],
+                              np.where(keep, val, 0).astype(dt.np)[:, None, :], axis=1)
         ctx.save_for_backward(target, weight)
         ctx.reduction, ctx.ignore_index = reduction, ignore_index
         return Tensor._make(out.reshape(input.shape), dt)

@@ -97,7 +97,9 @@ class VectorNorm(Function):
             return dispatch("mul", sgn, grad)
         ax = dispatch("abs", x)
         if p in (_INF, -_INF):
-            hit = dispatch("_to_copy", dispatch("eq", ax, norm), dtype=x.dtype)
+            # PyTorch's mask: the elements equal to the norm, or NaN (whose sign() is 0)
+            hit = dispatch("logical_or", dispatch("eq", ax, norm), dispatch("isnan", ax))
+            hit = dispatch("_to_copy", hit, dtype=x.dtype)
             share = dispatch("div", hit, dispatch("sum", hit))      # ties share evenly
             return dispatch("mul", dispatch("mul", sgn, share), grad)
         zero = dispatch("eq", norm, 0.0)

@@ -1,20 +1,21 @@
 """Reductions: sum, sum_to_size, mean, max/min, amax/amin, argmax/argmin.
 
-16-bit inputs accumulate in fp32 and round each output once. Deliberate difference: PyTorch's
-multithreaded full reductions round each thread's partial sum to 16 bits before combining, so its
-results depend on the thread count; we round once (within 1 ULP of the 16-bit format; stated in
-the op specs).
+16-bit inputs accumulate in fp32 and round each output once, except PyTorch's multithreaded full
+``sum`` of a 16-bit tensor, which rounds each thread's partial sum to 16 bits before combining
+(``numerics.thread_partial_sum``, following ``numerics.get_num_threads()``); ``mean`` sums in
+fp32 throughout, as PyTorch's does.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._binary import arr
-from ._util import opmath, wrap, wrap_dim, wrap_dims
+from ._util import LOW as _LOW, opmath, wrap, wrap_dim, wrap_dims
 
 
 def _sum_dtype(input, dtype):
@@ -51,7 +52,13 @@ class Sum(Function):
         a = opmath(input, rt)
         axes = dims if input.ndim else None
         ctx.in_shape, ctx.dims, ctx.keepdim = input.shape, dims, keepdim
-        out = np.add.reduce(a, axis=axes, keepdims=keepdim if input.ndim else False)
+        if rt in _LOW and input.dtype is rt and len(dims) == input.ndim and \
+                input.numel() > _nx.GRAIN_SIZE:
+            out = _nx.thread_partial_sum(a, rt)
+            if keepdim:
+                out = np.reshape(out, (1,) * input.ndim)
+        else:
+            out = np.add.reduce(a, axis=axes, keepdims=keepdim if input.ndim else False)
         return wrap(out, rt)
 
     @staticmethod
@@ -77,7 +84,8 @@ def sum_(input, dim=None, keepdim=False, *, dtype=None):
 @register_op("sum_to_size")
 class SumToSize(Function):
     """``sum_to_size(input, size)``: sum the broadcast dims away so the result has ``size``
-    (``Tensor.sum_to_size``); the engine uses it to reduce broadcast gradients.
+    (``Tensor.sum_to_size``); the engine uses it to reduce broadcast gradients. When a dim is
+    summed, integer and bool inputs give int64 (as ``sum``); otherwise the input's dtype.
 
     Raises:
         RuntimeError: when ``input`` is not expandable from ``size``.
@@ -97,11 +105,12 @@ class SumToSize(Function):
         ctx.in_shape = shape
         if not axes:
             return Tensor._make(input._data.copy(), input.dtype)
-        a = opmath(input, input.dtype)
+        rt = _sum_dtype(input, None)      # a real sum: integer and bool inputs give int64
+        a = opmath(input, rt)
         out = np.add.reduce(a, axis=axes, keepdims=True)
         if lead:
             out = out.reshape(size)
-        return wrap(out, input.dtype)
+        return wrap(out, rt)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,0 +1,115 @@
+"""Every registered unary float op, as one lambda that runs in both frameworks, for the bit-for-bit
+check of fp16/bf16 results (``bench/check_16bit_unary_exhaustive.py`` over all 65,536 inputs of
+each format; ``tests/differential/test_16bit_unary.py`` over a sample plus the known hard inputs).
+
+``UNARY`` maps a case name to ``(registered op name, f(L, x))`` with ``L`` either ``torch`` or
+``minigrad``; ops with a Python-number argument (pow, rpow, mul/div/add/sub by a number, clamp)
+appear with several numbers. ``NOT_ELEMENTWISE_MATH`` names the registered ops that take one
+tensor and return its shape but do no arithmetic (views, copies), which the coverage test skips.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+UNARY = {
+    "abs": ("abs", lambda L, a: a.abs()),
+    "neg": ("neg", lambda L, a: -a),
+    "exp": ("exp", lambda L, a: a.exp()),
+    "log": ("log", lambda L, a: a.log()),
+    "sqrt": ("sqrt", lambda L, a: a.sqrt()),
+    "reciprocal": ("reciprocal", lambda L, a: a.reciprocal()),
+    "sign": ("sign", lambda L, a: a.sign()),
+    "relu": ("relu", lambda L, a: a.relu()),
+    "sigmoid": ("sigmoid", lambda L, a: a.sigmoid()),
+    "tanh": ("tanh", lambda L, a: a.tanh()),
+    "pow0": ("pow", lambda L, a: a ** 0),
+    "pow1": ("pow", lambda L, a: a ** 1),
+    "pow2": ("pow", lambda L, a: a ** 2),
+    "pow3": ("pow", lambda L, a: a ** 3),
+    "pow0.5": ("pow", lambda L, a: a ** 0.5),
+    "pow-0.5": ("pow", lambda L, a: a ** -0.5),
+    "pow-1": ("pow", lambda L, a: a ** -1),
+    "pow-2": ("pow", lambda L, a: a ** -2),
+    "pow2.5": ("pow", lambda L, a: a ** 2.5),
+    "pow-1.3": ("pow", lambda L, a: a ** -1.3),
+    "rpow1.7": ("rpow", lambda L, a: 1.7 ** a),
+    "rpow2": ("rpow", lambda L, a: 2 ** a),
+    "mul0.1": ("mul", lambda L, a: a * 0.1),
+    "div3": ("div", lambda L, a: a / 3.0),
+    "rdiv2": ("rdiv", lambda L, a: 2.0 / a),
+    "add0.1": ("add", lambda L, a: a + 0.1),
+    "sub0.3": ("sub", lambda L, a: a - 0.3),
+    "rsub1": ("rsub", lambda L, a: 1 - a),
+    "add_alpha": ("add", lambda L, a: L.add(a, a, alpha=0.3)),
+    "mul_self": ("mul", lambda L, a: a * a),
+    "div_trunc2.5": ("div", lambda L, a: L.div(a, 2.5, rounding_mode="trunc")),
+    "div_floor2.5": ("div", lambda L, a: L.div(a, 2.5, rounding_mode="floor")),
+    "clamp": ("clamp", lambda L, a: L.clamp(a, -1.5, 2.0)),
+    "maximum0": ("maximum", lambda L, a: L.maximum(a, L.zeros_like(a))),
+    "minimum0": ("minimum", lambda L, a: L.minimum(a, -L.zeros_like(a))),
+    "where": ("where", lambda L, a: L.where(a > 1, a, 0.5)),
+    "masked_fill": ("masked_fill", lambda L, a: a.masked_fill(a < 0, 2.0)),
+    "isnan": ("isnan", lambda L, a: L.isnan(a)),
+    "isinf": ("isinf", lambda L, a: L.isinf(a)),
+    "isfinite": ("isfinite", lambda L, a: L.isfinite(a)),
+    "eq0.1": ("eq", lambda L, a: a == 0.1),
+    "lt1": ("lt", lambda L, a: a < 1),
+    "logical_not": ("logical_not", lambda L, a: L.logical_not(a)),
+    "to_float32": ("_to_copy", lambda L, a: a.float()),
+}
+
+# registered ops that take one tensor and keep its shape without doing arithmetic on it
+NOT_ELEMENTWISE_MATH = {"clone", "t", "squeeze", "flatten", "_to_copy", "zeros_like",
+                        "ones_like", "fill_", "zero_", "copy_", "unsqueeze", "transpose",
+                        "permute", "view", "reshape", "expand", "contiguous", "detach",
+                        "softmax", "log_softmax", "_softmax", "_log_softmax", "cat", "stack",
+                        "full_like", "rand_like", "randn_like", "tensor"}
+
+FORMATS = {"float16": np.dtype(np.float16), "bfloat16": np.dtype(ml_dtypes.bfloat16)}
+
+# inputs where a double rounding through NumPy's fp32 math once gave a different 16-bit result
+HARD_INPUTS = {"bfloat16": [6.84375], "float16": [0.0025424957275390625, -0.00439453125,
+                                                  -0.01025390625]}
+
+
+def all_inputs(fmt):
+    """All 65,536 bit patterns of the 16-bit format ``fmt`` (a NumPy array of that dtype)."""
+    return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(FORMATS[fmt])
+
+
+def mismatches(got, ref):
+    """Indices where two result arrays differ in bits (both NaN counts as equal; the sign of
+    zero counts)."""
+    got, ref = np.asarray(got), np.asarray(ref)
+    if got.dtype.kind == "b" or ref.dtype.kind == "b":
+        return np.flatnonzero(got != ref)
+    g = got.astype(np.float64)
+    r = ref.astype(np.float64)
+    nan = np.isnan(g) & np.isnan(r)
+    if got.dtype.itemsize == ref.dtype.itemsize and got.dtype.kind == ref.dtype.kind:
+        differ = got.view(f"u{got.dtype.itemsize}") != ref.view(f"u{ref.dtype.itemsize}")
+    else:
+        differ = (g != r) | (np.signbit(g) != np.signbit(r))
+    return np.flatnonzero(differ & ~nan)
+
+
+def run_both(case, fmt, values):
+    """Run ``UNARY[case]`` on ``values`` (an array of format ``fmt``) in torch and minigrad;
+    returns (torch result, minigrad result) as NumPy arrays in their storage formats (bf16 as
+    ``ml_dtypes.bfloat16``), or raises what either framework raised."""
+    import torch
+
+    import minigrad as mg
+    from minigrad import dtypes as _dt
+
+    _, f = UNARY[case]
+    vals = np.ascontiguousarray(values, dtype=FORMATS[fmt])
+    t = torch.from_numpy(vals.view(np.int16).copy()).view(getattr(torch, fmt))
+    m = mg.Tensor._make(vals.copy(), _dt.as_dtype(fmt))
+    tr, mr = f(torch, t), f(mg, m)
+    if tr.dtype == torch.bfloat16:
+        tn = tr.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    else:
+        tn = tr.numpy()
+    return tn, np.asarray(mr._data)

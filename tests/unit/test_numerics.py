@@ -1,0 +1,184 @@
+"""minigrad.numerics: the machine constants (ATen's CPU capability, lanes, threads) and the
+kernel recipes built on them, checked against the installed PyTorch, also under another
+``ATEN_CPU_CAPABILITY`` (in a subprocess, as both libraries read it at import)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import minigrad as mg  # noqa: E402
+from minigrad import numerics as nx  # noqa: E402
+from minigrad.dispatch import dispatch  # noqa: E402
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_capability_matches_torch():
+    assert nx.CPU_CAPABILITY == torch.backends.cpu.get_cpu_capability()
+    assert nx.VECTOR_BYTES == (64 if nx.CPU_CAPABILITY == "AVX512" else 32)
+
+
+@pytest.mark.parametrize("env,flags,want", [
+    (None, {"avx2", "fma", "avx512vl", "avx512bw", "avx512dq"}, "AVX512"),
+    (None, {"avx2", "fma", "avx512vl", "avx512bw"}, "AVX2"),      # no avx512dq
+    (None, {"avx2", "fma"}, "AVX2"),
+    (None, {"avx2"}, "DEFAULT"),                                   # AVX2 needs fma too
+    (None, set(), "DEFAULT"),
+    ("avx2", {"avx2", "fma", "avx512vl", "avx512bw", "avx512dq"}, "AVX2"),
+    ("default", {"avx2", "fma"}, "DEFAULT"),
+    ("avx512", {"avx2", "fma"}, "AVX512"),
+    ("AVX2", {"avx2", "fma", "avx512vl", "avx512bw", "avx512dq"}, "AVX512"),   # case matters
+    ("banana", {"avx2", "fma"}, "AVX2"),
+])
+def test_capability_rule(env, flags, want):
+    assert nx._capability(env, frozenset(flags)) == want
+
+
+def test_lanes_and_loop_step():
+    wide = nx.VECTOR_BYTES
+    assert nx.lanes(mg.float32) == wide // 4 and nx.lanes(mg.float64) == wide // 8
+    assert nx.lanes(mg.float16) == nx.lanes(mg.bfloat16) == wide // 2
+    assert nx.lanes(np.float32) == nx.lanes(4) == wide // 4
+    assert nx.loop_step(mg.float32) == 2 * nx.lanes(mg.float32)
+    assert nx.loop_step(mg.float16) == 32
+
+
+def test_threads_follow_torch_semantics():
+    assert nx.get_num_threads() >= 1
+    with nx.num_threads(3):
+        assert nx.get_num_threads() == 3
+        assert nx.parallel_chunks(100_000) == [(0, 33334), (33334, 66668), (66668, 100_000)]
+        assert nx.parallel_chunks(40_000) == [(0, 20000), (20000, 40000)]    # 2 grains
+        assert nx.parallel_chunks(32768) == [(0, 32768)]                   # not above grain
+        assert nx.parallel_chunks(10, 1) == [(0, 4), (4, 8), (8, 10)]
+    with nx.num_threads(1):
+        assert nx.parallel_chunks(100_000) == [(0, 100_000)]
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(RuntimeError, match="Expected positive number of threads"):
+            nx.set_num_threads(bad)
+
+
+def test_tail_mask_rows_and_broadcast():
+    m = nx.tail_mask((40,), ((40,),), 16)
+    assert m[:32].sum() == 0 and m[32:].all()
+    m = nx.tail_mask((3, 37), ((3, 37), (37,)), 32)          # rows: 32 body + 5 tail each
+    assert (m.sum(1) == 5).all() and m[:, 32:].all()
+    m = nx.tail_mask((4, 8), ((4, 8), (4, 1)), 16)           # (4, 1) breaks coalescing: rows of 8
+    assert m.all()
+    assert nx.tail_mask((0, 3), ((0, 3),), 16) is None
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [1, 3, 7, 9, 13, 37, 45, 256])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_reduce_all_is_atens_summation_order(dt, n, threads):
+    """_softmax_backward_data's last-dim sum is vec::map2_reduce_all: bit-exact with torch."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with nx.num_threads(threads):
+            _softmax_bw_case(dt, n)
+    finally:
+        torch.set_num_threads(old)
+
+
+def _softmax_bw_case(dt, n):
+    rng = np.random.default_rng(n)
+    x = torch.tensor(rng.standard_normal((32, n)) * 3, dtype=dt)
+    y = torch.softmax(x, -1)
+    g = torch.tensor(rng.standard_normal((32, n)), dtype=dt)
+    want = torch.ops.aten._softmax_backward_data(g, y, -1, dt).numpy()
+    mdt = getattr(mg, str(dt).split(".")[1])
+    got = dispatch("_softmax_backward_data", mg.tensor(g.numpy()), mg.tensor(y.numpy()), 1, mdt)
+    assert np.array_equal(got.numpy(), want)
+
+
+def test_reduce_all_plain_sum_row_shorter_than_lanes():
+    x = np.array([[1e8, 1.0, -1e8, 1.0]], np.float32)
+    left_to_right = ((np.float32(1e8) + np.float32(1)) - np.float32(1e8)) + np.float32(1)
+    assert nx.reduce_all(x)[0, 0] == left_to_right == 1.0
+
+
+def test_fma():
+    a = np.float32(1 + 2 ** -12)
+    assert nx.fma32(a, a, np.float32(-1)) == np.float32(2 ** -11 + 2 ** -24) or not nx.HAS_FMA
+    x = np.float64(1 + 2 ** -30)
+    assert nx.fma64(x, x, -1.0) == 2 ** -29 + 2 ** -60 or not nx.HAS_FMA
+
+
+_SCRIPT = textwrap.dedent("""
+    import numpy as np, torch, minigrad as mg
+    from minigrad import numerics as nx
+    from minigrad.dispatch import dispatch
+    torch.set_num_threads(1); nx.set_num_threads(1)
+    assert nx.CPU_CAPABILITY == torch.backends.cpu.get_cpu_capability(), nx.CPU_CAPABILITY
+    rng = np.random.default_rng(0)
+    bad = []
+    for n in (7, 37, 100):
+        for dt in ("float32", "float64"):
+            x = torch.tensor(rng.standard_normal((16, n)), dtype=getattr(torch, dt))
+            y = torch.softmax(x, -1); g = torch.tensor(rng.standard_normal((16, n)), dtype=x.dtype)
+            want = torch.ops.aten._softmax_backward_data(g, y, -1, x.dtype).numpy()
+            got = dispatch("_softmax_backward_data", mg.tensor(g.numpy()), mg.tensor(y.numpy()),
+                           1, getattr(mg, dt)).numpy()
+            bad += [("softmax_bw", n, dt)] if not np.array_equal(got, want) else []
+        for dt in ("float16", "bfloat16", "float32", "float64"):
+            sg = rng.integers(0, 2, (2, n))
+            a, b = np.where(sg[0] == 1, -0.0, 0.0), np.where(sg[1] == 1, -0.0, 0.0)
+            t = torch.maximum(torch.tensor(a, dtype=getattr(torch, dt)),
+                              torch.tensor(b, dtype=getattr(torch, dt))).float().numpy()
+            m = mg.maximum(mg.tensor(a, dtype=getattr(mg, dt)),
+                           mg.tensor(b, dtype=getattr(mg, dt))).float().numpy()
+            bad += [("max_zero", n, dt)] if not (np.signbit(t) == np.signbit(m)).all() else []
+        for dt in ("float16", "bfloat16"):
+            u, v = rng.standard_normal(n), rng.standard_normal(n)
+            t = torch.add(torch.tensor(u, dtype=getattr(torch, dt)),
+                          torch.tensor(v, dtype=getattr(torch, dt)), alpha=0.3).float().numpy()
+            m = mg.add(mg.tensor(u, dtype=getattr(mg, dt)), mg.tensor(v, dtype=getattr(mg, dt)),
+                       alpha=0.3).float().numpy()
+            bad += [("add_alpha", n, dt)] if not np.array_equal(t, m) else []
+        x = torch.tensor(rng.standard_normal((3, 10, n)), dtype=torch.bfloat16)
+        t = torch.softmax(x, 1).float().numpy()
+        m = mg.softmax(mg.tensor(x.float().numpy(), dtype=mg.bfloat16), 1).float().numpy()
+        bad += [("softmax_dim1", n)] if (t != m).sum() > t.size // 1000 else []
+    print("BAD", bad)
+""")
+
+
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+def test_recipes_follow_aten_cpu_capability(cap):
+    """Run torch and minigrad with ATEN_CPU_CAPABILITY set: both must agree bit for bit on the
+    recipes that depend on the capability (lanes, fma, tails)."""
+    if cap == "avx2" and nx.CPU_CAPABILITY == "DEFAULT":
+        pytest.skip("this CPU cannot run the AVX2 kernels")
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=cap, PYTHONPATH=_ROOT)
+    out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "BAD []" in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_16bit_full_sum_rounds_each_threads_part(threads, dt):
+    old = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(threads)
+        with nx.num_threads(threads):
+            for shape in ((40000,), (100001,), (300, 400), (20000,)):
+                for _ in range(4):
+                    a = rng.standard_normal(shape).astype(np.float32)
+                    t, m = torch.tensor(a).to(getattr(torch, dt)), mg.tensor(a, dtype=getattr(mg, dt))
+                    assert t.sum().float().item() == m.sum().float().item()
+                    assert t.sum((0,), keepdim=True).float().tolist() == \
+                        m.sum((0,), keepdim=True).float().tolist() or len(shape) > 1
+    finally:
+        torch.set_num_threads(old)
