@@ -86,6 +86,9 @@ _ALIASES = {
         "cross_entropy": (F, "cross_entropy_loss",
                           "not listed on cuda; decomposes into log_softmax (fp32_set_opt_dtype) and "
                           "nll_loss (fp32), so it runs in fp32"),
+        "cross_entropy_loss": (F, "cross_entropy_loss",
+                               "not listed on cuda; decomposes into log_softmax "
+                               "(fp32_set_opt_dtype) and nll_loss (fp32), so it runs in fp32"),
         "rpow": (F, "pow.Scalar", "scalar ** tensor"),
         "pow": (F, "pow.Tensor_Tensor", "pow.Tensor_Scalar for a scalar exponent"),
         "norm": (A, "norm.Scalar", "norm.ScalarOpt_dim with dim"),
@@ -134,6 +137,8 @@ UNTOUCHED_OPS = frozenset("""
     unsqueeze_ transpose_ t_ index_add index_fill masked_select nonzero sort topk cummax
     _squeeze_result nll_loss2d_backward nll_loss2d_forward mm_backward _unsafe_index
     as_strided split_with_sizes relu_ sigmoid_ tanh_ _strided_gather _strided_scatter_add _strided_put
+    div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
+    pow.Scalar
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

@@ -12,6 +12,14 @@ same-device rule; results carry the device) once any cuda tensor exists, and ``F
 of the registered op runs: dtype promotion, the opmath kernel,
 one rounding, and the graph node when grad mode is on.
 
+Op names are PyTorch's. Where PyTorch has several overloads of one op with different kernels or
+graph nodes, each is registered under its explicit name (``div.Tensor``, ``div.Tensor_mode``,
+``pow.Tensor_Scalar``, ``rsub.Scalar``...) and the plain name is an *overload packet*
+(``register_packet``): ``dispatch("div", a, b, rounding_mode="floor")`` picks the overload from
+the arguments *before* the modes run, as PyTorch's argument parser does, so a mode sees
+``div.Tensor_mode``, exactly what a ``TorchDispatchMode`` sees. A name is registered once:
+``register_op`` raises on a duplicate, so no op is overridden by accident.
+
 Mirrors PyTorch's dispatcher + ``torch.utils._python_dispatch.TorchDispatchMode`` in spirit; the
 mode protocol is our own.
 """
@@ -21,11 +29,13 @@ import threading
 
 from . import devices as _device
 
-__all__ = ["dispatch", "register_op", "get_op", "registered_ops", "DispatchMode",
-           "push_mode", "pop_mode", "current_modes"]
+__all__ = ["dispatch", "register_op", "register_packet", "get_op", "registered_ops",
+           "registered_packets", "resolve", "DispatchMode", "push_mode", "pop_mode",
+           "current_modes"]
 
 _OPS: dict = {}
 _CALL: dict = {}    # name -> the callable to run (Function.apply or the plain function)
+_PACKETS: dict = {}  # packet name -> resolver(args, kwargs) -> (op name, args, kwargs)
 
 
 class _State(threading.local):
@@ -41,15 +51,58 @@ _dev_state = _device.state
 def register_op(name: str, fn=None):
     """Register ``fn`` (a ``Function`` subclass, or any callable) as the op ``name``.
 
-    Usable as a decorator: ``@register_op("add")``. Re-registering a name replaces it.
+    Usable as a decorator: ``@register_op("add")``. ``name`` is PyTorch's op name, with the
+    overload when the op has several (``"div.Tensor_mode"``).
+
+    Raises:
+        RuntimeError: ``name`` is already registered (as an op or an overload packet).
     """
     def deco(f):
+        _check_new(name)
         _OPS[name] = f
         _CALL[name] = getattr(f, "apply", f)
         if getattr(f, "_op_name", None) is None and isinstance(f, type):
             f._op_name = name
         return f
     return deco if fn is None else deco(fn)
+
+
+def _check_new(name):
+    if name in _OPS or name in _PACKETS:
+        raise RuntimeError(f"an op named {name!r} is already registered; register each overload "
+                           "under its own name (e.g. 'div.Tensor_mode')")
+
+
+def register_packet(name: str, resolver=None):
+    """Register the overload packet ``name``: ``resolver(args, kwargs)`` returns the registered
+    overload to run and its ``(args, kwargs)`` (usually unchanged). Usable as a decorator.
+    Mirrors how PyTorch picks ``aten.div.Tensor`` or ``aten.div.Tensor_mode`` for ``torch.div``
+    before dispatching.
+
+    Raises:
+        RuntimeError: ``name`` is already registered.
+    """
+    def deco(r):
+        _check_new(name)
+        _PACKETS[name] = r
+        return r
+    return deco if resolver is None else deco(resolver)
+
+
+def resolve(op_name: str, args=(), kwargs=None):
+    """The registered op that ``dispatch(op_name, *args, **kwargs)`` runs, with its arguments:
+    ``(name, args, kwargs)``; ``op_name`` itself unless it is an overload packet.
+
+    Raises:
+        NotImplementedError: for an unknown name.
+    """
+    kwargs = {} if kwargs is None else kwargs
+    if op_name in _OPS:
+        return op_name, tuple(args), kwargs
+    r = _PACKETS.get(op_name)
+    if r is None:
+        get_op(op_name)
+    return r(tuple(args), kwargs)
 
 
 def get_op(name: str):
@@ -65,13 +118,18 @@ def get_op(name: str):
 
 
 def registered_ops() -> list:
-    """Names of all registered ops, sorted."""
+    """Names of all registered ops (overloads included, packets not), sorted."""
     return sorted(_OPS)
+
+
+def registered_packets() -> list:
+    """Names of all overload packets (``"div"``, ``"pow"``...), sorted."""
+    return sorted(_PACKETS)
 
 
 def _apply(op_name, args, kwargs):
     f = _CALL.get(op_name)
-    if f is None:
+    if f is None:       # an unknown name reaches the modes first (autocast bans some names)
         get_op(op_name)
     if _dev_state.cuda_seen:
         return _device.run_on_device(op_name, f, args, kwargs)
@@ -81,15 +139,21 @@ def _apply(op_name, args, kwargs):
 def dispatch(op_name: str, *args, **kwargs):
     """Run the op ``op_name`` on ``args``/``kwargs`` through the mode stack.
 
+    An overload packet (``"div"``) is resolved to its overload first; modes see the overload.
     Returns whatever the op returns (a Tensor or a tuple of Tensors).
 
     Raises:
         NotImplementedError: for an unknown op name; otherwise whatever the op or a mode raises.
     """
+    f = _CALL.get(op_name)
+    if f is None:
+        r = _PACKETS.get(op_name)
+        if r is not None:
+            op_name, args, kwargs = r(args, kwargs)
+            f = _CALL[op_name]
     st = _state
     modes = st.modes
     if not modes:
-        f = _CALL.get(op_name)
         if f is None:
             get_op(op_name)
         if _dev_state.cuda_seen:        # see minigrad.devices: which device the op runs on

@@ -18,7 +18,7 @@ __all__ = [
     "DType", "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
     "uint8", "bool_", "double", "float", "half", "long", "int", "short", "all_dtypes",
     "from_numpy", "as_dtype", "promote_types", "result_type", "opmath_dtype", "finfo", "iinfo",
-    "get_default_dtype", "set_default_dtype", "is_floating_point",
+    "get_default_dtype", "set_default_dtype", "is_floating_point", "NAMES",
 ]
 
 
@@ -31,10 +31,12 @@ class DType:
         itemsize: bytes per element.
         is_floating_point: True for float64/32/16 and bfloat16.
         is_signed: as ``torch.dtype.is_signed``.
+        scalar_name, cpp_name, c10_name, legacy_name: the names PyTorch's messages use for it
+            (``NAMES``): ``"Float"``, ``"float"``, ``"float"``, ``"FloatTensor"`` for float32.
     """
 
     __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_kind", "_rank",
-                 "opmath")
+                 "opmath", "scalar_name", "cpp_name", "c10_name", "legacy_name")
 
     def __init__(self, name, np_dtype, kind, rank):
         self.name = name
@@ -45,6 +47,7 @@ class DType:
         self.is_floating_point = kind == 2
         self.is_signed = name not in ("bool", "uint8")
         self.opmath = self      # the compute dtype; float16/bfloat16 get float32 below
+        self.scalar_name, self.cpp_name, self.c10_name, self.legacy_name = NAMES[name]
 
     @property
     def is_complex(self):
@@ -59,6 +62,24 @@ class DType:
     def __reduce__(self):
         return (as_dtype, (self.name,))
 
+
+# The one table of dtype names. Per dtype, the names PyTorch's messages use:
+#   ScalarType  ("expected scalar type Float but found Half", '"..." not implemented for 'Long'')
+#   C++ type    (typeid names: "mask with dtype long int", "float != c10::Half")
+#   c10 name    (c10::checked_convert: "value cannot be converted to type int64_t without overflow")
+#   legacy      (legacy tensor types: "torch.FloatTensor")
+NAMES = {
+    "bool": ("Bool", "bool", "bool", "BoolTensor"),
+    "uint8": ("Byte", "unsigned char", "uint8_t", "ByteTensor"),
+    "int8": ("Char", "signed char", "int8_t", "CharTensor"),
+    "int16": ("Short", "short int", "int16_t", "ShortTensor"),
+    "int32": ("Int", "int", "int", "IntTensor"),
+    "int64": ("Long", "long int", "int64_t", "LongTensor"),
+    "float16": ("Half", "c10::Half", "c10::Half", "HalfTensor"),
+    "bfloat16": ("BFloat16", "c10::BFloat16", "c10::BFloat16", "BFloat16Tensor"),
+    "float32": ("Float", "float", "float", "FloatTensor"),
+    "float64": ("Double", "double", "double", "DoubleTensor"),
+}
 
 bool_ = DType("bool", np.bool_, 0, 0)
 uint8 = DType("uint8", np.uint8, 1, 1)
@@ -227,15 +248,10 @@ def result_type(*args) -> DType:
     return out
 
 
-_LEGACY = {"float64": "DoubleTensor", "float32": "FloatTensor", "float16": "HalfTensor",
-           "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-           "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
-
-
 def legacy_type_name(d) -> str:
     """PyTorch's legacy tensor type name used in its messages, with our prefix
     (``minigrad.FloatTensor`` for float32)."""
-    return "minigrad." + _LEGACY[as_dtype(d).name]
+    return "minigrad." + as_dtype(d).legacy_name
 
 
 def opmath_dtype(d) -> DType:

@@ -27,15 +27,12 @@ from minigrad.tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-               "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-               "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _typename(obj) -> str:
     """``torch.typename``: ``minigrad.FloatTensor`` for tensors, the qualified type otherwise."""
     if isinstance(obj, Tensor):
-        return f"minigrad.{_TYPE_NAMES.get(obj.dtype.name, obj.dtype.name)}Tensor"
+        return f"minigrad.{obj.dtype.legacy_name}"
     t = type(obj)
     mod = t.__module__
     return t.__qualname__ if mod in ("builtins", None) else f"{mod}.{t.__qualname__}"
@@ -338,18 +335,19 @@ class Optimizer:
         if key == "step":
             if group is not None and (group.get("capturable", False) or
                                       group.get("fused", False)):
-                return value.to(_dt.float32)
+                return value.to(device=param.device, dtype=_dt.float32)
             return value
-        if param.dtype.is_floating_point and value.dtype.is_floating_point:
-            return value.to(param.dtype)
-        return value
+        if param.dtype.is_floating_point:
+            return value.to(device=param.device, dtype=param.dtype)
+        return value.to(device=param.device)
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Load a state produced by ``state_dict`` (``Optimizer.load_state_dict``).
 
-        Floating state tensors are cast to their parameter's dtype, except ``"step"`` (kept
-        as is unless the group is capturable/fused); a tensor already of that dtype is used as
-        is (not copied), as in PyTorch.
+        State tensors move to their parameter's device and, for a floating parameter, to its
+        dtype, except ``"step"`` (kept as is unless the group is capturable/fused, then fp32 on
+        the parameter's device); a tensor already right is used as is (not copied), as in
+        PyTorch (``_process_value_according_to_param_policy``).
 
         Raises:
             ValueError: "loaded state dict has a different number of parameter groups", or

@@ -97,8 +97,7 @@ def _close_checks(name, input, other, rtol, atol):
 
 
 def _dt_name(d):
-    from ..ops.compare import _TORCH_NAMES
-    return _TORCH_NAMES[d.name]
+    return d.scalar_name
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -90,16 +90,15 @@ def sign(input):
 
 
 def pow(input, exponent):
-    """``input ** exponent`` (``torch.pow``): Tensor/scalar in either position (a scalar
-    base dispatches ``rpow``), broadcasting; dtype by ``result_type``.
+    """``input ** exponent`` (``torch.pow``): Tensor/scalar in either position (the ``pow``
+    packet picks ``pow.Tensor_Tensor``, ``pow.Tensor_Scalar`` or ``pow.Scalar``), broadcasting;
+    dtype by ``result_type``.
 
     Raises:
         RuntimeError: shapes not broadcastable (PyTorch's message naming both sizes).
         RuntimeError: integer tensor to a negative integer power ("Integers to negative
             integer powers are not allowed.").
     """
-    if not hasattr(input, "dtype"):
-        return dispatch("rpow", exponent, input)
     return dispatch("pow", input, exponent)
 
 

@@ -44,9 +44,8 @@ def masked_fill(input, mask, value):
     if not isinstance(value, Tensor):
         return dispatch("masked_fill", input, mask, value)
     if mask.dtype is not _dt.bool_:
-        from ..ops.index import _CPP_NAMES
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_CPP_NAMES.get(mask.dtype.name, mask.dtype.name)}")
+                           f"{mask.dtype.cpp_name}")
     if value.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")

@@ -88,7 +88,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     """
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
-    return dispatch("cross_entropy", input, target, weight=weight, ignore_index=ignore_index,
+    return dispatch("cross_entropy_loss", input, target, weight=weight, ignore_index=ignore_index,
                     reduction=reduction, label_smoothing=label_smoothing)
 
 

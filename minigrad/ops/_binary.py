@@ -56,10 +56,6 @@ def check_binary(input, other, op):
         check_scalar_or_tensor(other, op)
 
 
-_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-          "int64": "int64_t"}
-
-
 def _check_alpha(alpha, rt):
     """PyTorch's checks of ``alpha`` for add/sub/rsub.
 
@@ -69,13 +65,14 @@ def _check_alpha(alpha, rt):
             like c10's ``checked_convert``, unsigned types accept negatives down to -max).
     """
     if rt.is_floating_point:
-        check_scalar(alpha, rt)
+        if alpha != 1:
+            check_scalar(alpha, rt)
         return
     if isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    name = _C_INT.get(rt.name)
-    if name is not None and not isinstance(alpha, bool):
+    name = rt.c10_name
+    if rt is not _dt.bool_ and not isinstance(alpha, bool):
         info = np.iinfo(rt.np)
         lo = -int(info.max) if info.min == 0 else int(info.min)
         if not lo <= int(alpha) <= int(info.max):

@@ -67,9 +67,6 @@ def _fma32(a, b, c):
     return _round_to_odd(s, e).astype(np.float32)
 
 
-_C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double", "int64": "int64_t", "int32": "int", "int16": "int16_t",
-              "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
 
 
 def _check_scalar(v, dt):
@@ -90,7 +87,7 @@ def _check_scalar(v, dt):
         else:
             bad = f < info.min or f > info.max
     if bad:
-        raise RuntimeError(f"value cannot be converted to type {_C10_NAMES[dt.name]} "
+        raise RuntimeError(f"value cannot be converted to type {dt.c10_name} "
                            "without overflow")
 
 

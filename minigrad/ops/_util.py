@@ -62,6 +62,8 @@ def scalar_add(s, dtype):
 
 
 _C_FLOAT = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float"}
+_MAX = {"float16": 65504.0, "bfloat16": float(_dt.finfo(_dt.bfloat16).max),
+        "float32": float(_dt.finfo(_dt.float32).max)}
 
 
 def check_scalar(value, dtype):
@@ -72,13 +74,14 @@ def check_scalar(value, dtype):
         RuntimeError: a finite value outside the dtype's range ("value cannot be converted to
             type c10::Half without overflow"; 65519 raises though it would round to 65504).
     """
-    name = _C_FLOAT.get(dtype.name)
-    if name is None or isinstance(value, (bool, np.bool_)) or \
+    top = _MAX.get(dtype.name)
+    if top is None or value.__class__ is bool or \
             not isinstance(value, (int, float, np.integer, np.floating)):
         return
-    v = float(value)
-    if v == v and abs(v) != float("inf") and abs(v) > _dt.finfo(dtype).max:
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    v = abs(float(value))
+    if top < v < float("inf"):                       # (NaN and inf convert)
+        raise RuntimeError(f"value cannot be converted to type {_C_FLOAT[dtype.name]} without "
+                           "overflow")
 
 
 def scalar_mul(s, dtype):

@@ -18,7 +18,7 @@ from ..dispatch import register_op
 from ..tensor import Tensor
 from ._binary import scalar_in
 from ._util import broadcast_shapes
-from .compare import _TORCH_NAMES, logical_operands
+from .compare import logical_operands
 from .inplace import run_inplace
 
 _NUM = (bool, int, float, np.number, np.bool_)
@@ -26,7 +26,7 @@ _NUM = (bool, int, float, np.number, np.bool_)
 
 def _not_impl(kernel, dt):
     return NotImplementedError(f'"{kernel}_cpu" not implemented for '
-                               f"'{_TORCH_NAMES[dt.name]}'")
+                               f"'{dt.scalar_name}'")
 
 
 def _operand(x, rt):

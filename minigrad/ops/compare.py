@@ -163,7 +163,7 @@ def _max_min(f, a, b, rt, tail=None):
     second operand in the vectorised body, the first in the scalar tail (``tail=True``: all
     elements take the first, as clamp with number bounds)."""
     out = f(a, b)
-    if not rt.is_floating_point:
+    if not rt.is_floating_point or not (out == 0).any():     # a tie of zeros gives a zero
         return out
     z = (a == 0) & (b == 0)
     if not z.any():
@@ -354,7 +354,7 @@ class Where(Function):
                             f"{type(condition).__name__}")
         if condition.dtype not in (_dt.bool_, _dt.uint8):
             raise RuntimeError("where expected condition to be a boolean tensor, but got a "
-                               f"tensor with dtype {_TORCH_NAMES[condition.dtype.name]}")
+                               f"tensor with dtype {condition.dtype.scalar_name}")
         for x in (input, other):
             if not isinstance(x, (Tensor,) + _NUM):
                 raise TypeError(f"where(): expected Tensor or Number, got {type(x).__name__}")
@@ -373,8 +373,3 @@ class Where(Function):
         ga = dispatch("where", c, grad, 0.0) if nig[1] else None
         gb = dispatch("where", c, 0.0, grad) if nig[2] else None
         return None, ga, gb
-
-
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-                "int8": "Char", "uint8": "Byte", "bool": "Bool"}

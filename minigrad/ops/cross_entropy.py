@@ -1,5 +1,7 @@
-"""``cross_entropy``: an op of its own name (so autocast's policy sees it) composed, like
-PyTorch's ``cross_entropy_loss``, of dispatched ops: ``log_softmax`` over the class dim, then
+"""``cross_entropy_loss`` (``F.cross_entropy``): an op of PyTorch's name (so autocast's policy
+sees it, as PyTorch's Autocast layer does) composed, like PyTorch's ``cross_entropy_loss``, of
+dispatched ops (so a dispatch mode sees ``_log_softmax`` and ``nll_loss_forward``, as a
+``TorchDispatchMode`` does): ``log_softmax`` over the class dim, then
 ``nll_loss`` (class-index targets) or ``-(log_softmax * target).sum()`` (class probabilities), plus
 the label-smoothing term. Graph nodes therefore read as PyTorch's (``NllLossBackward0`` over
 ``LogSoftmaxBackward0``, ``MaskedFillBackward0``, ``DivBackward1``...). Deliberate difference:
@@ -14,7 +16,7 @@ import numpy as np
 
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from .loss import _SCALAR, _check_reduction, _nll_shapes
+from .loss import _check_reduction, _nll_shapes
 
 def _class_weight_view(weight, ndim, class_dim):
     shape = [1] * ndim
@@ -26,7 +28,7 @@ def _ce_probs(input, target, weight, reduction, ls, class_dim, c):
     # PyTorch's cross_entropy_loss_prob_target, op for op (so the graph nodes match)
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"Expected floating point type for target with class probabilities, "
-                           f"got {_SCALAR[target.dtype.name]}")
+                           f"got {target.dtype.scalar_name}")
     if weight is not None and (weight.ndim != 1 or weight.numel() != c):
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} "
                            f"classes or no classes but got weight tensor of shape: "
@@ -69,7 +71,7 @@ def _ce_smoothing(input, logp, target, weight, ignore_index, reduction, class_di
     return smooth
 
 
-@register_op("cross_entropy")
+@register_op("cross_entropy_loss")
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
     """``cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean',
@@ -86,6 +88,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         RuntimeError: "expected target dtype to be Long or Byte, but got Float" (float targets
             of a non-matching shape), "label_smoothing must be between 0.0 and 1.0. Got: 1.5",
             "ignore_index is not supported for floating point target", and nll_loss's errors.
+        IndexError: a 0-dim input (PyTorch's "Dimension out of range ..." / "Dimension
+            specified as 1 but tensor has no dimensions").
         ValueError, IndexError: as ``nll_loss``.
     """
     _check_reduction(reduction)
@@ -98,7 +102,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         # PyTorch: equal shapes mean class probabilities, whose checks come first
         if target.ndim == 0 and not target.dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class "
-                               f"probabilities, got {_SCALAR[target.dtype.name]}")
+                               f"probabilities, got {target.dtype.scalar_name}")
         if target.ndim == 0:
             raise IndexError("Dimension specified as 1 but tensor has no dimensions")
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..dispatch import dispatch, register_op
+from ..dispatch import dispatch, register_op, register_packet
 from ..tensor import Tensor
 from ._binary import (_check_alpha, _r16, add_kernel, arr, check_binary, is_scalar_other,
                       scalar_in, scalar_value)
@@ -107,7 +107,7 @@ class Sub(Function):
         return grad, g
 
 
-@register_op("rsub")
+@register_op("rsub.Scalar")
 class Rsub(Function):
     """``rsub(input, other, *, alpha=1)`` = other - alpha * input (``torch.rsub``); Python's
     ``scalar - tensor`` dispatches ``rsub(tensor, scalar)``. Node ``RsubBackward1`` for a scalar
@@ -142,20 +142,16 @@ class Rsub(Function):
         return g, grad
 
 
+@register_op("rsub.Tensor")
 class _RsubTensor(Rsub):
     _backward_name = "RsubBackward0"
 
 
-_rsub_scalar_apply = Rsub.apply
-
-
-def _rsub(input, other, *, alpha=1):
-    if isinstance(other, Tensor):
-        return _RsubTensor.apply(input, other, alpha=alpha)
-    return _rsub_scalar_apply(input, other, alpha=alpha)
-
-
-register_op("rsub", _rsub)
+@register_packet("rsub")
+def _rsub(args, kwargs):
+    """``rsub`` -> ``rsub.Tensor`` for a Tensor ``other``, else ``rsub.Scalar``."""
+    tensor_other = len(args) > 1 and isinstance(args[1], Tensor)
+    return ("rsub.Tensor" if tensor_other else "rsub.Scalar"), args, kwargs
 
 
 # ---------------------------------------------------------------------------------- mul
@@ -260,7 +256,7 @@ def div_kernel(input, other, rt, mode):
         return _floor_div_float(a, b, (lambda x: _r16(x, rt)) if low else (lambda x: x))
 
 
-@register_op("div")
+@register_op("div.Tensor")
 class Div(Function):
     """``div(input, other, *, rounding_mode=None)`` (``torch.div`` / ``true_divide``).
 
@@ -309,6 +305,7 @@ class Div(Function):
         return ga, gb
 
 
+@register_op("div.Tensor_mode")
 class _DivMode(Function):
     _backward_name = "DivBackward2"
     forward = staticmethod(Div.forward)
@@ -321,17 +318,27 @@ class _DivMode(Function):
         return (z if nig[0] else None), (z if len(nig) > 1 and nig[1] else None)
 
 
-_div_apply = Div.apply
-
-
 def _div(input, other, *, rounding_mode=None):
+    """The ``div`` overload for ``rounding_mode``, applied directly (for ``div_``'s kernel)."""
     if rounding_mode is None:
-        return _div_apply(input, other)
+        return Div.apply(input, other)
     return _DivMode.apply(input, other, rounding_mode=rounding_mode)
 
 
-register_op("div", _div)
-register_op("true_divide", lambda input, other: _div_apply(input, other))
+@register_packet("div")
+def _div_overload(args, kwargs):
+    """``div`` -> ``div.Tensor``, or ``div.Tensor_mode`` with a ``rounding_mode``."""
+    if kwargs.get("rounding_mode") is None:
+        if "rounding_mode" in kwargs:
+            kwargs = {k: v for k, v in kwargs.items() if k != "rounding_mode"}
+        return "div.Tensor", args, kwargs
+    return "div.Tensor_mode", args, kwargs
+
+
+@register_packet("true_divide")
+def _true_divide(args, kwargs):
+    """``true_divide`` is ``div.Tensor`` (PyTorch dispatches the same kernel)."""
+    return "div.Tensor", args, kwargs
 
 
 @register_op("rdiv")

@@ -329,9 +329,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 def _float_dt(dtype):
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if not dt.is_floating_point:
-        torch_name = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                      "uint8": "Byte", "bool": "Bool"}[dt.name]
-        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{torch_name}'")
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
+                                  f"'{dt.scalar_name}'")
     return dt
 
 

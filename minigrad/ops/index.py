@@ -21,7 +21,6 @@ from ..autograd.grad_mode import _grad_state
 from ..autograd.views import ViewFunction
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from .compare import _TORCH_NAMES
 from ._util import check_scalar
 from .factory import _convert
 from .shape import _view_of
@@ -305,7 +304,7 @@ def index_put_(input, index, values):
     is_tensor = isinstance(values, Tensor)
     if not is_tensor and not isinstance(values, (bool, int, float, np.number, np.bool_)):
         raise TypeError(f"can't assign a {type(values).__name__} to a "
-                        f"{_TORCH_NAMES.get(input.dtype.name, input.dtype.name)} tensor")
+                        f"{input.dtype.scalar_name} tensor")
     if not advanced:
         dst = input if _is_whole(idx) else dispatch("index", input, index)
         if not is_tensor:
@@ -325,8 +324,8 @@ def index_put_(input, index, values):
         single_mask = len(idx) == 1 and isinstance(idx[0], np.ndarray) and idx[0].dtype == bool
         if not (single_mask and values.ndim == 0):
             raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                               f"{_TORCH_NAMES[input.dtype.name]} for the destination and "
-                               f"{_TORCH_NAMES[values.dtype.name]} for the source.")
+                               f"{input.dtype.scalar_name} for the destination and "
+                               f"{values.dtype.scalar_name} for the source.")
     if is_tensor and values.ndim and values.shape[0] == 1:
         values = _strip_leading_ones(values)
     return run_inplace(input, IndexPut.apply, index, values)
@@ -349,7 +348,7 @@ class MaskedFill(Function):
     def forward(ctx, input, mask, value):
         if mask.dtype.name != "bool":
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
-                               f"dtype {_CPP_NAMES.get(mask.dtype.name, mask.dtype.name)}")
+                               f"dtype {mask.dtype.cpp_name}")
         try:
             shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
         except ValueError:
@@ -369,6 +368,3 @@ class MaskedFill(Function):
     def backward(ctx, grad):
         ctx.saved_tensors             # raises once the graph was freed, as PyTorch
         return dispatch("masked_fill", grad, ctx.mask, 0.0), None, None
-
-
-_CPP_NAMES = {"int64": "long int", "int32": "int", "uint8": "unsigned char", "float32": "float"}

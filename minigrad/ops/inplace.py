@@ -30,7 +30,7 @@ from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import broadcast_shapes, check_scalar
 from .activation import Relu, Sigmoid, Tanh
-from .compare import _TORCH_NAMES, clamp as _clamp
+from .compare import clamp as _clamp
 from .elementwise import Add, Mul, Sub, _div
 from .factory import _convert
 
@@ -56,8 +56,8 @@ def _check_out(self, res):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(res.shape)}")
     if res.dtype is not self.dtype and not _can_cast(res.dtype, self.dtype):
-        raise RuntimeError(f"result type {_TORCH_NAMES[res.dtype.name]} can't be cast to the "
-                           f"desired output type {_TORCH_NAMES[self.dtype.name]}")
+        raise RuntimeError(f"result type {res.dtype.scalar_name} can't be cast to the "
+                           f"desired output type {self.dtype.scalar_name}")
 
 
 def has_internal_overlap(arr) -> bool:

@@ -24,12 +24,6 @@ from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import opmath, wrap
 
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
-        "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-        "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool"}
 
 
 def _check_tensor(x, op, arg):
@@ -41,7 +35,7 @@ def _check_tensor(x, op, arg):
 def _same_dtype_mm(a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_CPP[a.dtype.name]} != {_CPP[b.dtype.name]}")
+                           f"{a.dtype.cpp_name} != {b.dtype.cpp_name}")
 
 
 def _shape_str(s):
@@ -59,10 +53,6 @@ def _check_bool(x, kernel, out_numel=1, k=1):
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-          "int64": "int64_t"}
-
-
 def _int_scalar(v, dt):
     """``alpha``/``beta`` converted to an integer ``dt`` as c10's ``checked_convert``: floats
     truncate toward zero, values out of range raise, unsigned types wrap negatives down to -max
@@ -78,12 +68,12 @@ def _int_scalar(v, dt):
     if isinstance(v, (float, np.floating)):
         ok = lo <= v <= hi if lo == 0 or v >= 0 else lo <= v
         if not ok:
-            raise RuntimeError(f"value cannot be converted to type {_C_INT[dt.name]} without "
+            raise RuntimeError(f"value cannot be converted to type {dt.c10_name} without "
                                "overflow")
         return int(v)
     v = int(v)
     if not (-hi if lo == 0 else lo) <= v <= hi:
-        raise RuntimeError(f"value cannot be converted to type {_C_INT[dt.name]} without "
+        raise RuntimeError(f"value cannot be converted to type {dt.c10_name} without "
                            "overflow")
     return int(np.array(v).astype(dt.np))
 
@@ -181,15 +171,15 @@ class Bmm(Function):
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{b}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
         _check_bool(input, "bmm", b * input.shape[1] * mat2.shape[2], m)   # before the dtypes
+        n = ctx.needs_input_grad
+        ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
         if b * input.shape[1] * mat2.shape[2] == 0:
             # PyTorch returns an empty result of mat2's dtype before checking the dtypes
             return Tensor._make(np.zeros((b, input.shape[1], mat2.shape[2]), mat2.dtype.np),
                                 mat2.dtype)
         if input.dtype is not mat2.dtype:
-            raise RuntimeError(f"expected scalar type {_SCALAR[input.dtype.name]} but found "
-                               f"{_SCALAR[mat2.dtype.name]}")
-        n = ctx.needs_input_grad
-        ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
+            raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                               f"{mat2.dtype.scalar_name}")
         return wrap(_product(input, mat2, input.dtype), input.dtype)
 
     @staticmethod
@@ -225,7 +215,7 @@ class Mv(Function):
             raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
                                f"({_shape_str(input.shape)}), vec ({vec.shape[0]})")
         if input.dtype is not vec.dtype:
-            v, m = _SCALAR[vec.dtype.name], _SCALAR[input.dtype.name]
+            v, m = vec.dtype.scalar_name, input.dtype.scalar_name
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m},"
                                f" and {v}")
         _check_bool(input, "addmv_impl_cpu", input.shape[0], vec.shape[0])
@@ -264,7 +254,7 @@ class Dot(Function):
                                "tensors")
         if input.dtype is not tensor.dtype:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                               f"{_SCALAR[input.dtype.name]} and {_SCALAR[tensor.dtype.name]}")
+                               f"{input.dtype.scalar_name} and {tensor.dtype.scalar_name}")
         a, b = input.shape[0], tensor.shape[0]
         if a != b:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a}] and src [{b}] to "
@@ -311,10 +301,10 @@ class Addmm(Function):
                                f"({_shape_str(mat1.shape)} and {_shape_str(mat2.shape)})")
         if input.dtype is not mat2.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                               f"{_SCALAR[input.dtype.name]} and {_SCALAR[mat2.dtype.name]}")
+                               f"{input.dtype.scalar_name} and {mat2.dtype.scalar_name}")
         if mat1.dtype is not mat2.dtype:
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                               f"{_SCALAR[mat1.dtype.name]} and {_SCALAR[mat2.dtype.name]}")
+                               f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}")
         out_shape = (mat1.shape[0], mat2.shape[1])
         if input.shape != out_shape:
             dispatch("expand", input, out_shape)      # raises PyTorch's expand message
@@ -331,7 +321,7 @@ class Addmm(Function):
                 al, be = _int_scalar(alpha, dt), _int_scalar(beta, dt)
             elif isinstance(beta, (float, np.floating)):     # PyTorch: result.mul_(beta)
                 raise RuntimeError(f"result type Float can't be cast to the desired output "
-                                   f"type {_SCALAR[dt.name]}")
+                                   f"type {dt.scalar_name}")
             else:
                 al, be = 1, int(np.array(int(beta)).astype(dt.np))
         elif not dt.is_floating_point:

@@ -1,5 +1,5 @@
-"""Losses: nll_loss (+ ``nll_loss_backward``) and mse_loss (+ ``mse_loss_backward``);
-cross_entropy lives in ``cross_entropy.py``.
+"""Losses: nll_loss (its kernels ``nll_loss_forward`` / ``nll_loss2d_forward`` and their
+backwards) and mse_loss (+ ``mse_loss_backward``); cross_entropy lives in ``cross_entropy.py``.
 
 Numerics copied from PyTorch's CPU kernels (bit-exact in our tests for fp32, fp16 and bf16):
 - nll_loss 'sum'/'mean' accumulate in the *storage* dtype with PyTorch's 8-level cascade of
@@ -17,9 +17,6 @@ from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import LOW, broadcast_shapes, wrap
 
-_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool"}
 _REDUCTIONS = ("none", "mean", "sum")
 _LEVELS, _STEP = 8, 16
 
@@ -105,10 +102,10 @@ def _nll_shapes(input, target):
                            f"got {list(target.shape)}")
     if target.dtype not in (_dt.int64, _dt.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{_SCALAR[target.dtype.name]}")
+                           f"{target.dtype.scalar_name}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
-                                  f"'{_SCALAR[input.dtype.name]}'")
+                                  f"'{input.dtype.scalar_name}'")
     c = input.shape[0] if nd == 1 else input.shape[1]
     n = 1 if nd == 1 else input.shape[0]
     m = 1
@@ -128,8 +125,8 @@ def _nll_prepare(input, target, weight, ignore_index):
                                f"no classes but got weight tensor of shape: "
                                f"{list(weight.shape)}")
         if weight.dtype is not input.dtype:
-            raise RuntimeError(f"expected scalar type {_SCALAR[input.dtype.name]} but found "
-                               f"{_SCALAR[weight.dtype.name]}")
+            raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                               f"{weight.dtype.scalar_name}")
     t = target._data.reshape(n, m).astype(np.int64)
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= c))
@@ -138,9 +135,13 @@ def _nll_prepare(input, target, weight, ignore_index):
     return n, c, m, np.where(keep, t, 0), keep
 
 
+@register_op("nll_loss_forward")
 class NllLoss(Function):
-    """``nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean')``
-    (``F.nll_loss``): ``-weight[t] * input[n, t]`` per target, reduced.
+    """``nll_loss_forward(input, target, weight, reduction, ignore_index)``: PyTorch's kernel
+    under ``F.nll_loss`` for 1-D/2-D inputs (what a dispatch mode sees):
+    ``-weight[t] * input[n, t]`` per target, reduced. Deliberate differences from
+    ``aten::nll_loss_forward``: ``reduction`` is the string ('none', 'mean', 'sum'), not the enum
+    int, and only the loss is returned (the total weight stays on the node).
 
     Shapes: input (C,), (N, C) or (N, C, d1, ...); target (), (N,) or (N, d1, ...) of int64 or
     uint8 class indices; weight (C,) of input's dtype. Output: input's dtype; 0-D for
@@ -156,7 +157,7 @@ class NllLoss(Function):
     _backward_name = "NllLossBackward0"
 
     @staticmethod
-    def forward(ctx, input, target, weight=None, ignore_index=-100, reduction="mean"):
+    def forward(ctx, input, target, weight=None, reduction="mean", ignore_index=-100):
         _check_reduction(reduction)
         if not isinstance(input, Tensor) or not isinstance(target, Tensor):
             raise TypeError("nll_loss(): input and target must be Tensors")
@@ -200,8 +201,10 @@ class NllLoss(Function):
     _bw_op = "nll_loss_backward"
 
 
+@register_op("nll_loss2d_forward")
 class NllLoss2d(NllLoss):
-    """``nll_loss2d``: ``nll_loss`` of an (N, C, H, W) input (``NllLoss2DBackward0``)."""
+    """``nll_loss2d_forward``: ``nll_loss_forward`` of an (N, C, H, W) input
+    (``NllLoss2DBackward0``)."""
 
     _backward_name = "NllLoss2DBackward0"
     _bw_op = "nll_loss2d_backward"
@@ -229,16 +232,16 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         raise TypeError("nll_loss(): argument 'input' and 'target' must be Tensors")
     nd = input.ndim
     if nd <= 2:
-        return NllLoss.apply(input, target, weight, ignore_index, reduction)
+        return dispatch("nll_loss_forward", input, target, weight, reduction, ignore_index)
     if nd == 4:
-        return NllLoss2d.apply(input, target, weight, ignore_index, reduction)
+        return dispatch("nll_loss2d_forward", input, target, weight, reduction, ignore_index)
     _nll_shapes(input, target)
     n, c = input.shape[0], input.shape[1]
     x = dispatch("view", input, (n, c, 1, -1)) if input.numel() else \
         dispatch("reshape", input, (n, c, 1, 0))
     t = dispatch("view", target, (n, 1, -1)) if target.numel() else \
         dispatch("reshape", target, (n, 1, 0))
-    out = NllLoss2d.apply(x, t, weight, ignore_index, reduction)
+    out = dispatch("nll_loss2d_forward", x, t, weight, reduction, ignore_index)
     return dispatch("view", out, target.shape) if reduction == "none" else out
 
 
@@ -315,7 +318,7 @@ class MseLoss(Function):
             broadcast_shapes(input.shape, target.shape)
         rt = _dt.promote_types(input.dtype, target.dtype)
         if not rt.is_floating_point:
-            raise NotImplementedError(f'"mse_cpu" not implemented for \'{_SCALAR[rt.name]}\'')
+            raise NotImplementedError(f'"mse_cpu" not implemented for \'{rt.scalar_name}\'')
         cd = _dt.opmath_dtype(rt).np
         rnd = _rounder(rt)
         d = rnd(input._data.astype(cd) - target._data.astype(cd))

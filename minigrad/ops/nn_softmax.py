@@ -26,9 +26,6 @@ from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import LOW, wrap, wrap_dim
 
-_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool"}
 
 
 def _prep(input, dim, dtype, kernel):
@@ -43,7 +40,7 @@ def _prep(input, dim, dtype, kernel):
     if not input.dtype.is_floating_point and input.numel():
         last = input.ndim == 0 or d == input.ndim - 1
         name = f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl"
-        raise NotImplementedError(f'"{name}" not implemented for \'{_SCALAR[input.dtype.name]}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.scalar_name}\'')
     return input, d
 
 
@@ -106,13 +103,20 @@ def _log_softmax_kernel(x, d, dt):
 
 @register_op("_softmax")
 class Softmax(Function):
-    """``_softmax(input, dim)``: softmax of a floating tensor in its own dtype
-    (``SoftmaxBackward0``)."""
+    """``_softmax(input, dim, half_to_float)``: softmax of a floating tensor in its own dtype
+    (``SoftmaxBackward0``), PyTorch's kernel under ``softmax`` (what a dispatch mode sees).
+
+    Raises:
+        RuntimeError: ``half_to_float`` True (as PyTorch's CPU kernel: "softmax with half to
+            float conversion is not supported on CPU").
+    """
 
     _backward_name = "SoftmaxBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim):
+    def forward(ctx, input, dim, half_to_float=False):
+        if half_to_float:
+            raise RuntimeError("softmax with half to float conversion is not supported on CPU")
         dt = input.dtype
         out = wrap(_softmax_kernel(input, dim, dt), dt)
         ctx.dim, ctx.dtype = dim, dt
@@ -122,17 +126,24 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        return dispatch("_softmax_backward_data", grad, out, ctx.dim, ctx.dtype), None
+        return dispatch("_softmax_backward_data", grad, out, ctx.dim, ctx.dtype), None, None
 
 
 @register_op("_log_softmax")
 class LogSoftmax(Function):
-    """``_log_softmax(input, dim)``: log-softmax in the input's dtype (``LogSoftmaxBackward0``)."""
+    """``_log_softmax(input, dim, half_to_float)``: log-softmax in the input's dtype
+    (``LogSoftmaxBackward0``), PyTorch's kernel under ``log_softmax``.
+
+    Raises:
+        RuntimeError: ``half_to_float`` True (not supported on CPU, as PyTorch).
+    """
 
     _backward_name = "LogSoftmaxBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim):
+    def forward(ctx, input, dim, half_to_float=False):
+        if half_to_float:
+            raise RuntimeError("softmax with half to float conversion is not supported on CPU")
         dt = input.dtype
         out = wrap(_log_softmax_kernel(input, dim, dt), dt)
         ctx.dim, ctx.dtype = dim, dt
@@ -142,7 +153,7 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        return dispatch("_log_softmax_backward_data", grad, out, ctx.dim, ctx.dtype), None
+        return dispatch("_log_softmax_backward_data", grad, out, ctx.dim, ctx.dtype), None, None
 
 
 @register_op("softmax")
@@ -162,7 +173,7 @@ def softmax(input, dim, dtype=None):
             ('"softmax_lastdim_kernel_impl" not implemented for 'Long'').
     """
     x, d = _prep(input, dim, dtype, "softmax")
-    return Softmax.apply(x, d)
+    return dispatch("_softmax", x, d, False)
 
 
 @register_op("log_softmax")
@@ -170,7 +181,7 @@ def log_softmax(input, dim, dtype=None):
     """``log_softmax(input, dim, dtype=None)`` = (x - max) - log(sum(exp(x - max)))
     (``torch.log_softmax``); arguments, shapes and errors as ``softmax``."""
     x, d = _prep(input, dim, dtype, "log_softmax")
-    return LogSoftmax.apply(x, d)
+    return dispatch("_log_softmax", x, d, False)
 
 
 def _lastdim_vec(output, dim, cd):

@@ -70,8 +70,7 @@ class VectorNorm(Function):
                                       "(dim=None) only")
         dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
         if not input.dtype.is_floating_point or not dt.is_floating_point:
-            name = {"int64": "Long", "int32": "Int", "bool": "Bool", "int16": "Short",
-                    "int8": "Char", "uint8": "Byte"}.get(input.dtype.name, input.dtype.name)
+            name = input.dtype.scalar_name
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex "
                                f"tensor as input. Got {name}")
         p = float(ord)

@@ -118,9 +118,6 @@ class SumToSize(Function):
 
 
 # ---------------------------------------------------------------------------------- mean
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-                "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _check_input(input, op):
@@ -149,7 +146,7 @@ class Mean(Function):
         _check_input(input, "mean")
         rt = input.dtype if dtype is None else _dt.as_dtype(dtype)
         if not rt.is_floating_point:
-            got = _TORCH_NAMES[rt.name]
+            got = rt.scalar_name
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                                f"a floating point or complex dtype. Got: {got}")
         dims = wrap_dims(dim, input.ndim)

@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import numerics as _nx
 from ..autograd.function import Function
-from ..dispatch import dispatch, register_op
+from ..dispatch import dispatch, register_op, register_packet
 from ..tensor import Tensor
 from ._binary import _r16, arr, check_binary, scalar_in, tail_mask
 from ._util import check_scalar, scalar_add, wrap
@@ -266,7 +266,7 @@ def _pow_tensor_kernel(a, b, rt):
         return np.power(a, b)
 
 
-@register_op("pow")
+@register_op("pow.Tensor_Scalar")
 class Pow(Function):
     """``pow(input, exponent)`` with a Python-number exponent (``torch.pow``, node
     ``PowBackward0``); a Tensor exponent goes to ``PowBackward1``.
@@ -300,6 +300,7 @@ class Pow(Function):
         return dispatch("mul", grad, dispatch("mul", dispatch("pow", input, e - 1), e))
 
 
+@register_op("pow.Tensor_Tensor")
 class PowTensor(Function):
     """``pow(input, exponent)`` with a Tensor exponent (node ``PowBackward1``)."""
 
@@ -331,26 +332,37 @@ class PowTensor(Function):
         return ga, gb
 
 
-_pow_scalar_apply = Pow.apply
+@register_packet("pow")
+def _pow(args, kwargs):
+    """``pow(input, exponent)`` -> ``pow.Tensor_Tensor``, ``pow.Tensor_Scalar``, or
+    ``pow.Scalar`` for a Python-number ``input`` (``torch.pow(2, t)``)."""
+    if args and not isinstance(args[0], Tensor):
+        return "pow.Scalar", args, kwargs
+    tensor_exp = len(args) > 1 and isinstance(args[1], Tensor)
+    return ("pow.Tensor_Tensor" if tensor_exp else "pow.Tensor_Scalar"), args, kwargs
 
 
-def _pow(input, exponent):
-    if isinstance(exponent, Tensor):
-        return PowTensor.apply(input, exponent)
-    return _pow_scalar_apply(input, exponent)
+@register_packet("rpow")
+def _rpow(args, kwargs):
+    """``rpow(input, other)`` = ``pow(other, input)`` (``Tensor.__rpow__``)."""
+    if len(args) == 2:
+        args = (args[1], args[0])
+    return _pow(args, kwargs)
 
 
-register_op("pow", _pow)
-
-
+@register_op("pow.Scalar")
 class RPow(Function):
-    """``other ** input`` for a Python-number base ``other`` (``torch.pow(Scalar, Tensor)``,
-    node ``PowBackward2``); the base is rounded to the result dtype."""
+    """``pow(self, exponent)`` for a Python-number base ``self`` and a Tensor ``exponent``
+    (``torch.pow(Scalar, Tensor)``, node ``PowBackward2``); the base is rounded to the result
+    dtype."""
 
     _backward_name = "PowBackward2"
 
     @staticmethod
-    def forward(ctx, input, other):
+    def forward(ctx, other, input):
+        if not isinstance(input, Tensor):
+            raise TypeError("pow() received an invalid combination of arguments - got "
+                            f"({type(other).__name__}, {type(input).__name__})")
         check_binary(input, other, "pow")
         rt = _dt.result_type(other, input)
         base = scalar_in(other, rt)
@@ -367,16 +379,4 @@ class RPow(Function):
         d = dispatch("mul", out, lb)
         if ctx.base == 0:
             d = dispatch("where", dispatch("ge", input, 0.0), 0.0, d)
-        return dispatch("mul", grad, d)
-
-
-_rpow_apply = RPow.apply
-
-
-@register_op("rpow")
-def rpow(input, other):
-    """``other ** input`` (``Tensor.__rpow__``): ``PowBackward2`` for a number base, the
-    tensor-tensor ``pow`` (``PowBackward1``) for a Tensor base."""
-    if isinstance(other, Tensor):
-        return dispatch("pow", other, input)
-    return _rpow_apply(input, other)
+        return None, dispatch("mul", grad, d)

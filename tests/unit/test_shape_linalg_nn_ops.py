@@ -424,7 +424,7 @@ def _loss_case(kind, shape, target, dt, **kw):
     if kw.pop("weight", False):
         w = (rng.random(c) + 0.5).astype(np.float32)
         wm, wt = mg.tensor(w, dtype=getattr(mg, dt)), torch.tensor(w).to(TD[dt])
-    fm = {"ce": lambda x: dispatch("cross_entropy", x, tm, weight=wm, **kw),
+    fm = {"ce": lambda x: dispatch("cross_entropy_loss", x, tm, weight=wm, **kw),
           "nll": lambda x: dispatch("nll_loss", x, tm, weight=wm, **kw)}[kind]
     ft = {"ce": lambda x: F.cross_entropy(x, tt, weight=wt, **kw),
           "nll": lambda x: F.nll_loss(x, tt, weight=wt, **kw)}[kind]
@@ -499,17 +499,17 @@ def test_loss_errors():
     _raises(RuntimeError, "expected target dtype to be Long or Byte, but got Float",
             lambda: dispatch("nll_loss", x, t.float()))
     _raises(RuntimeError, "expected target dtype to be Long or Byte, but got Float",
-            lambda: dispatch("cross_entropy", x, t.float()))
+            lambda: dispatch("cross_entropy_loss", x, t.float()))
     _raises(IndexError, "Target 5 is out of bounds.",
-            lambda: dispatch("cross_entropy", x, mg.tensor([0, 5, 1, 1])))
+            lambda: dispatch("cross_entropy_loss", x, mg.tensor([0, 5, 1, 1])))
     _raises(IndexError, "Target -1 is out of bounds.",
             lambda: dispatch("nll_loss", x, mg.tensor([0, -1, 1, 1])))
     _raises(ValueError, "Expected input batch_size (4) to match target batch_size (3).",
-            lambda: dispatch("cross_entropy", x, mg.tensor([0, 1, 1])))
+            lambda: dispatch("cross_entropy_loss", x, mg.tensor([0, 1, 1])))
     _raises(RuntimeError, "0D or 1D target tensor expected, multi-target not supported",
-            lambda: dispatch("cross_entropy", x, mg.rand(4, 4)))
+            lambda: dispatch("cross_entropy_loss", x, mg.rand(4, 4)))
     _raises(ValueError, "foo is not a valid value for reduction",
-            lambda: dispatch("cross_entropy", x, t, reduction="foo"))
+            lambda: dispatch("cross_entropy_loss", x, t, reduction="foo"))
     _raises(RuntimeError, "weight tensor should be defined either for all 3 classes or no "
             "classes but got weight tensor of shape: [4]",
             lambda: dispatch("nll_loss", x, t, weight=mg.ones(4)))
@@ -518,14 +518,14 @@ def test_loss_errors():
     _raises(RuntimeError, "Expected target size [2, 4], got [2, 3]",
             lambda: dispatch("nll_loss", mg.randn(2, 3, 4), mg.zeros(2, 3, dtype=mg.int64)))
     _raises(RuntimeError, "label_smoothing must be between 0.0 and 1.0. Got: 1.5",
-            lambda: dispatch("cross_entropy", x, t, label_smoothing=1.5))
+            lambda: dispatch("cross_entropy_loss", x, t, label_smoothing=1.5))
     _raises(RuntimeError, "ignore_index is not supported for floating point target",
-            lambda: dispatch("cross_entropy", x, mg.rand(4, 3), ignore_index=1))
+            lambda: dispatch("cross_entropy_loss", x, mg.rand(4, 3), ignore_index=1))
 
 
 def test_all_ignored_mean_is_nan_like_torch():
     x = mg.randn(4, 3, requires_grad=True)
-    out = dispatch("cross_entropy", x, mg.full((4,), -100, dtype=mg.int64))
+    out = dispatch("cross_entropy_loss", x, mg.full((4,), -100, dtype=mg.int64))
     ref = F.cross_entropy(torch.randn(4, 3), torch.full((4,), -100))
     assert np.isnan(out.item()) and torch.isnan(ref)
     with warnings.catch_warnings():
@@ -537,7 +537,7 @@ def test_all_ignored_mean_is_nan_like_torch():
 def test_loss_double_backward_fp64():
     a = _r(6, 4).astype(np.float64)
     tgt = np.array([0, 3, 1, 1, 2, 0])
-    for fm, ft in ((lambda x: dispatch("cross_entropy", x, mg.tensor(tgt), label_smoothing=0.1),
+    for fm, ft in ((lambda x: dispatch("cross_entropy_loss", x, mg.tensor(tgt), label_smoothing=0.1),
                     lambda x: F.cross_entropy(x, torch.tensor(tgt), label_smoothing=0.1)),
                    (lambda x: dispatch("mse_loss", x, mg.tensor(a.T.copy()[:4].T * 0 + 0.5)),
                     lambda x: F.mse_loss(x, torch.full((6, 4), 0.5, dtype=torch.float64)))):

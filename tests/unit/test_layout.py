@@ -154,10 +154,14 @@ print(json.dumps(failures))
 
 def test_each_module_imports_in_isolation():
     names = [n for n in _modules() if n != "minigrad"]
-    res = subprocess.run([sys.executable, "-c", _ISOLATED, str(ROOT), json.dumps(names)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert res.returncode == 0, res.stderr
-    failures = json.loads(res.stdout.strip().splitlines()[-1])
+    procs = [subprocess.Popen([sys.executable, "-c", _ISOLATED, str(ROOT),
+                               json.dumps(names[k::2])], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT) for k in range(2)]
+    failures = {}
+    for proc in procs:         # two interpreters at once: each module still imports alone
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        failures.update(json.loads(out.strip().splitlines()[-1]))
     assert not failures, "\n\n".join(f"{k}:\n{v}" for k, v in failures.items())
 
 
@@ -183,3 +187,51 @@ def test_no_module_split_by_size():
     by_size = [str(p.relative_to(ROOT)) for p in PKG.rglob("*.py")
                if p.stem.endswith(("_extra", "_more"))]
     assert not by_size
+
+
+def _is_str(node):
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _dtype_name_tables(path):
+    """Dict literals in ``path`` mapping three or more dtype names to strings (or tuples of
+    strings)."""
+    names = set(minigrad.dtypes.NAMES)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            strs = [v for v in node.values if _is_str(v)
+                    or isinstance(v, ast.Tuple) and all(_is_str(e) for e in v.elts)]
+            if len(names.intersection(keys)) >= 3 and len(strs) == len(node.values):
+                found.append(node.lineno)
+    return found
+
+
+def test_one_table_of_dtype_names():
+    assert _dtype_name_tables(PKG / "dtypes.py")          # the check sees the table itself
+    others = {}
+    for top in ("minigrad", "optim", "amp_emu"):
+        for p in sorted((ROOT / top).rglob("*.py")):
+            if p != PKG / "dtypes.py" and _dtype_name_tables(p):
+                others[str(p.relative_to(ROOT))] = _dtype_name_tables(p)
+    assert not others, f"dtype name tables outside minigrad/dtypes.py (use DType.scalar_name...): " \
+                       f"{others}"
+
+
+def test_dtype_names_match_torch_messages():
+    import torch
+    from minigrad.testing import to_torch
+    for d in minigrad.dtypes.all_dtypes:
+        td = getattr(torch, d.name)
+        assert d.legacy_name == torch.tensor([], dtype=td).type().split(".")[-1]
+    for lo in (minigrad.float16, minigrad.bfloat16, minigrad.float64):
+        a, b = minigrad.zeros((1, 1)), minigrad.zeros((1, 1), dtype=lo)
+        msgs = []
+        for f, x, y in ((minigrad.mm, a, b), (torch.mm, to_torch(a), to_torch(b)),
+                        (minigrad.mv, b, a[0]), (torch.mv, to_torch(b), to_torch(a)[0])):
+            try:
+                f(x, y)
+            except RuntimeError as exc:
+                msgs.append(str(exc))
+        assert msgs[0] == msgs[1] and msgs[2] == msgs[3], msgs
