@@ -234,6 +234,9 @@ class CopySlices(Function):
         from ..dispatch import dispatch
         from .engine import _call_node, _validate
         fn = ctx.fn
+        if fn is None:       # released by an earlier backward, as PyTorch's CopySlices
+            from .function import FREED_MSG
+            raise RuntimeError(FREED_MSG)
         a, b = ctx.geoms
         if grad is None:
             return (None,) * len(ctx.next_functions)
@@ -254,6 +257,7 @@ def _release_copy_slices(self):
     fn = getattr(self, "fn", None)
     if fn is not None:
         fn._release()
+        self.fn = None
 
 
 CopySlices._node_cls._release = _release_copy_slices
