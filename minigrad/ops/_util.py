@@ -61,9 +61,6 @@ def scalar_add(s, dtype):
     return cd.type(s)
 
 
-_C_FLOAT = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float"}
-
-
 def check_scalar(value, dtype):
     """PyTorch's ``checked_convert`` of a Python-number argument (a fill value, a scalar bound,
     ``alpha``, a pow exponent) into a floating ``dtype``.
@@ -72,8 +69,9 @@ def check_scalar(value, dtype):
         RuntimeError: a finite value outside the dtype's range ("value cannot be converted to
             type c10::Half without overflow"; 65519 raises though it would round to 65504).
     """
-    name = _C_FLOAT.get(dtype.name)
-    if name is None or isinstance(value, (bool, np.bool_)) or \
+    name = dtype.c10_name
+    if dtype not in (_dt.float16, _dt.bfloat16, _dt.float32) or \
+            isinstance(value, (bool, np.bool_)) or \
             not isinstance(value, (int, float, np.integer, np.floating)):
         return
     v = float(value)
