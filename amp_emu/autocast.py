@@ -36,7 +36,7 @@ import numpy as np
 
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import _grad_state
-from minigrad.devices import CPU, emulation_enabled
+from minigrad.devices import CPU, device as _device, emulation_enabled
 from minigrad.dispatch import dispatch, pop_mode, push_mode
 from minigrad.tensor import Tensor
 
@@ -273,6 +273,8 @@ class autocast:
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None, policy=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        if ":" in device_type:     # "cuda:0" names the device type "cuda", as PyTorch accepts
+            device_type = _device(device_type).type
         _check_device(device_type)
         self.device = device_type
         if dtype is not None:

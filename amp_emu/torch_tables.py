@@ -136,6 +136,7 @@ UNTOUCHED_OPS = frozenset("""
     true_divide _unsafe_view _index_backward _reshape_alias as_strided view_as squeeze_
     unsqueeze_ transpose_ t_ index_add index_fill masked_select nonzero sort topk cummax
     _squeeze_result nll_loss2d_backward nll_loss2d_forward mm_backward _unsafe_index
+    as_strided split_with_sizes relu_ sigmoid_ tanh_ _strided_gather _strided_scatter_add _strided_put
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
 """.split())

@@ -34,8 +34,8 @@ from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, fl
                      get_default_dtype, set_default_dtype, short, uint8, DType as dtype)
 from .devices import device
 from .tensor import Tensor, Size
-from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
-                                 set_grad_enabled)
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from . import ops as _ops  # registers every op
@@ -50,6 +50,7 @@ from . import linalg  # noqa: E402
 from . import nn
 from . import serialization
 from .serialization import save, load
+from . import testing  # noqa: E402  (torch is imported lazily, only by its bridges)
 from . import accelerator, backends, cuda  # noqa: E402
 from . import _aliases  # noqa: E402
 
@@ -75,12 +76,12 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
            "half", "long", "int", "short", "promote_types", "result_type", "get_default_dtype",
            "set_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "inference_mode", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "inference_mode", "is_inference_mode_enabled", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
            "autograd", "nn", "serialization", "save", "load", "device", "cuda", "accelerator",
-           "backends", "optim", "amp", "autocast"] + list(_fn_all)
+           "backends", "optim", "amp", "autocast", "testing"] + list(_fn_all)
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)

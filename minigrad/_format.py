@@ -58,7 +58,7 @@ def format_tensor(t) -> str:
     if t.dtype is not _dt.get_default_dtype() and t.dtype not in _DEFAULT_SHOWN:
         extras.append(f"dtype={t.dtype!r}")
     if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name()}>")
+        extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t._requires_grad:
         extras.append("requires_grad=True")
     return "tensor(" + body + "".join(", " + e for e in extras) + ")"

@@ -118,7 +118,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Raises:
         pickle.UnpicklingError: ``weights_only=True`` and the file references another global.
-        RuntimeError: ``weights_only=True`` together with a ``pickle_module``; ``mmap=True``.
+        RuntimeError: ``weights_only=True`` together with a ``pickle_module``; ``mmap=True``; a
+            ``torch.save`` file (a zip archive): the message gives the conversion recipe
+            (``torch.load``, then ``load_state_dict`` or ``minigrad.testing.from_torch``).
         FileNotFoundError: no such path.
     """
     if mmap:
@@ -135,7 +137,25 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         return _load(f, weights_only, pickle_module, pickle_load_args)
 
 
+_ZIP_MAGIC = b"PK\x03\x04"
+_TORCH_FILE_MSG = (
+    "this file was written by torch.save (a zip archive), which minigrad.load cannot read: "
+    "minigrad.save writes a plain pickle. Convert it with PyTorch installed: "
+    "sd = torch.load(path, map_location='cpu'); model.load_state_dict(sd) accepts torch "
+    "tensors directly, or convert each one with minigrad.testing.from_torch(t) "
+    "(e.g. {k: from_torch(v) for k, v in sd.items()}) and minigrad.save the result.")
+
+
 def _load(fh, weights_only, pickle_module, kw):
+    if hasattr(fh, "peek"):
+        head = fh.peek(4)[:4]
+    else:
+        pos = fh.tell() if hasattr(fh, "tell") and hasattr(fh, "seek") else None
+        head = fh.read(4) if pos is not None else b""
+        if pos is not None:
+            fh.seek(pos)
+    if head == _ZIP_MAGIC:
+        raise RuntimeError(_TORCH_FILE_MSG)
     if weights_only:
         return _WeightsOnlyUnpickler(fh, **kw).load()
     return (pickle_module or pickle).Unpickler(fh, **kw).load()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
+from ._autograd_state import _INFERENCE_ACTIVE, _grad_state
 from .devices import CPU, as_device, parse_to, restore_device
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
@@ -48,10 +49,12 @@ class Tensor(TensorOpsMixin):
     Build tensors with ``minigrad.tensor(...)`` and the factories, not with this class.
     """
 
-    __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_base",
+    __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base",
                  "_vc", "_grad_accumulator", "_hooks", "_post_acc_hooks", "_retains_grad",
-                 "__weakref__", "__dict__")
+                 "_view", "__weakref__", "__dict__")
     __array_priority__ = 1000
+    __array_ufunc__ = None       # NumPy operators defer to ours: ``ndarray * t`` is a Tensor
+    _inference = False           # set per tensor (in __dict__) for inference tensors
     _device = CPU       # a cuda tensor sets its own (an instance attribute): see minigrad.devices
 
     def __init__(self, *args, **kwargs):
@@ -73,14 +76,17 @@ class Tensor(TensorOpsMixin):
         t.dtype = _dt.from_numpy(arr.dtype) if dtype is None else dtype
         t._requires_grad = requires_grad
         t._grad = None
-        t.grad_fn = None
+        t._grad_fn = None
         t._output_nr = 0
         t._base = None
+        t._view = None
         t._vc = [0]
         t._grad_accumulator = None
         t._hooks = None
         t._post_acc_hooks = None
         t._retains_grad = None
+        if _INFERENCE_ACTIVE[0] and _grad_state.inference:
+            t._inference = True
         return t
 
     def _alias(self):
@@ -93,8 +99,8 @@ class Tensor(TensorOpsMixin):
         return t
 
     def _detached_copy(self):
-        """Mirrors ``torch.Tensor._detached_copy``."""
-        t = Tensor._make(self._data.copy(), self.dtype)
+        """Mirrors ``torch.Tensor._detached_copy`` (always an ndarray, even for 0-dim data)."""
+        t = Tensor._make(np.array(self._data, copy=True), self.dtype)
         if self._device is not CPU:
             t._device = self._device
         return t
@@ -170,8 +176,20 @@ class Tensor(TensorOpsMixin):
 
     @property
     def _version(self) -> int:
-        """Mirrors ``torch.Tensor._version``."""
+        """Mirrors ``torch.Tensor._version``.
+
+        Raises:
+            RuntimeError: on an inference tensor ("Inference tensors do not track version
+                counter.").
+        """
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
+
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor, made under ``inference_mode``
+        (``torch.Tensor.is_inference``)."""
+        return self._inference
 
     def _bump(self):
         """Mirrors ``torch.Tensor._bump``."""
@@ -226,14 +244,35 @@ class Tensor(TensorOpsMixin):
         self._grad = None
 
     @property
+    def grad_fn(self):
+        """The node that made this tensor (None for leaves), as ``torch.Tensor.grad_fn``.
+
+        For a differentiable view it is computed as PyTorch's: when the version counter it
+        shares with its base moved since the view's node was made (an in-place op on the base
+        or on another view), the node is regenerated as ``AsStridedBackward0`` of the base.
+        """
+        if self._view is None:
+            return self._grad_fn
+        from .autograd.views import view_grad_fn
+        return view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    @property
     def is_leaf(self) -> bool:
         """Mirrors ``torch.Tensor.is_leaf``."""
         return self.grad_fn is None
 
     @property
     def requires_grad(self) -> bool:
-        """Mirrors ``torch.Tensor.requires_grad``."""
-        return self._requires_grad
+        """Mirrors ``torch.Tensor.requires_grad`` (a view also requires grad when its base
+        does, even if the view was made before or under ``no_grad``)."""
+        if self._requires_grad:
+            return True
+        v = self._view
+        return v is not None and v.base._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -254,6 +293,9 @@ class Tensor(TensorOpsMixin):
                                "require differentiation use var_no_grad = var.detach().")
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -277,7 +319,11 @@ class Tensor(TensorOpsMixin):
 
     @property
     def is_view(self):
-        """Mirrors ``torch.Tensor.is_view``."""
+        """Whether this tensor is a view of another (its ``_base``)."""
+        return self._base is not None
+
+    def _is_view(self) -> bool:
+        """Mirrors ``torch.Tensor._is_view``."""
         return self._base is not None
 
     # ------------------------------------------------------------------ conversion
@@ -412,17 +458,31 @@ class Tensor(TensorOpsMixin):
         backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self):
-        """A new leaf sharing storage (and version counter), without grad (``Tensor.detach``)."""
+        """A new leaf sharing storage (and version counter), without grad (``Tensor.detach``).
+
+        As in PyTorch it is not a view (``_base`` is None), so in-place ops on it are free to
+        record a new history.
+        """
         t = Tensor._make(self._data, self.dtype)
         t._vc = self._vc
-        t._base = self._base
         if self._device is not CPU:
             t._device = self._device
         return t
 
     def detach_(self):
-        """Make this tensor a leaf that does not require grad, in place."""
-        self.grad_fn = None
+        """Make this tensor a leaf that does not require grad, in place (``Tensor.detach_``).
+
+        Raises:
+            RuntimeError: on a view ("Can't detach views in-place. Use detach() instead...").
+        """
+        if self._view is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -434,7 +494,7 @@ class Tensor(TensorOpsMixin):
             RuntimeError: on a tensor that does not require grad.
         """
         from .autograd.function import _RemovableHandle
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
             if self._hooks is None:
@@ -449,8 +509,14 @@ class Tensor(TensorOpsMixin):
         return _RemovableHandle(node._pre_hooks, entry)
 
     def register_post_accumulate_grad_hook(self, hook):
-        """Call ``hook(tensor)`` after a leaf's ``.grad`` was accumulated."""
+        """Call ``hook(tensor)`` after a leaf's ``.grad`` was accumulated.
+
+        Raises:
+            RuntimeError: on a tensor that does not require grad, or on a non-leaf.
+        """
         from .autograd.function import _RemovableHandle
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
@@ -465,7 +531,7 @@ class Tensor(TensorOpsMixin):
         Raises:
             RuntimeError: on a tensor that does not require grad.
         """
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad is not None:
             return

@@ -10,8 +10,9 @@ differs from the for-loop in 16-bit: ``_foreach_mul_`` rounds ``beta2`` and Adam
 ``1 - lr*wd`` to fp16/bf16 first); ``fused=True`` the
 ``_fused_adam_`` / ``_fused_adamw_`` kernels of ``minigrad/ops/fused_optim.py`` (one rounding per
 result, so about an ulp from the for-loop, as in PyTorch; bit-exact with PyTorch's fused
-kernels in fp32, fp64, fp16 and bf16, their sqrt being correctly rounded). Numerics of the for-loop / foreach
-paths versus PyTorch 2.13 CPU (each op rounds as ``minigrad/ops/foreach_kernels.py`` states):
+kernels in fp32, fp64, fp16 and bf16, their sqrt being correctly rounded). Numerics of the
+for-loop / foreach paths versus PyTorch 2.13 CPU (each op rounds as
+``minigrad/ops/foreach_kernels.py`` states):
 
 - fp16/bf16 parameters: bit-exact.
 - fp32/fp64 parameters: bit-exact except for ``sqrt``. PyTorch's fp32/fp64 ``sqrt`` goes through
@@ -194,7 +195,8 @@ def _foreach_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, 
                   beta2, weight_decay, eps, amsgrad, maximize, decoupled, for_loop):
     """One Adam/AdamW update of same-dtype ``params`` by dispatched ops, in the op order of
     ``torch.optim.adam._multi_tensor_adam`` (``for_loop=False``) or ``_single_tensor_adam``
-    (one tensor: ``mul_``'s unrounded scalar, see ``sgd._mul_``). The bias corrections are Python floats from each ``step.item()``."""
+    (one tensor: ``mul_``'s unrounded scalar, see ``sgd._mul_``). The bias corrections are
+    Python floats from each ``step.item()``."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)

@@ -335,18 +335,19 @@ class Optimizer:
         if key == "step":
             if group is not None and (group.get("capturable", False) or
                                       group.get("fused", False)):
-                return value.to(_dt.float32)
+                return value.to(device=param.device, dtype=_dt.float32)
             return value
-        if param.dtype.is_floating_point and value.dtype.is_floating_point:
-            return value.to(param.dtype)
-        return value
+        if param.dtype.is_floating_point:
+            return value.to(device=param.device, dtype=param.dtype)
+        return value.to(device=param.device)
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Load a state produced by ``state_dict`` (``Optimizer.load_state_dict``).
 
-        Floating state tensors are cast to their parameter's dtype, except ``"step"`` (kept
-        as is unless the group is capturable/fused); a tensor already of that dtype is used as
-        is (not copied), as in PyTorch.
+        State tensors move to their parameter's device and, for a floating parameter, to its
+        dtype, except ``"step"`` (kept as is unless the group is capturable/fused, then fp32 on
+        the parameter's device); a tensor already right is used as is (not copied), as in
+        PyTorch (``_process_value_according_to_param_policy``).
 
         Raises:
             ValueError: "loaded state dict has a different number of parameter groups", or

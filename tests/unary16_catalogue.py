@@ -13,6 +13,10 @@ import ml_dtypes
 import numpy as np
 
 UNARY = {
+    # in-place forms: the same kernels written into the input (a clone, so inputs stay intact)
+    "relu_": ("relu_", lambda L, a: a.clone().relu_()),
+    "sigmoid_": ("sigmoid_", lambda L, a: a.clone().sigmoid_()),
+    "tanh_": ("tanh_", lambda L, a: a.clone().tanh_()),
     "abs": ("abs", lambda L, a: a.abs()),
     "neg": ("neg", lambda L, a: -a),
     "exp": ("exp", lambda L, a: a.exp()),

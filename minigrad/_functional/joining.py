@@ -43,21 +43,15 @@ def _check_split_input(name, input, dim):
     return wrap_dim(dim, input.ndim)
 
 
-def _pieces(input, dim, sizes):
-    lead = (slice(None),) * dim
-    out, start = [], 0
-    for s in sizes:
-        out.append(dispatch("index", input, lead + (slice(start, start + s),)))
-        start += s
-    return tuple(out)
+def _pieces(input, dim, sizes, op="split"):
+    return dispatch(op, input, tuple(sizes), dim)
 
 
 def split(tensor, split_size_or_sections, dim=0):
     """Split ``tensor`` along ``dim`` into views (``torch.split``): pieces of
     ``split_size_or_sections`` elements (the last may be smaller), or of the listed sizes,
-    which must sum to the dimension's size. Returns a tuple; gradients flow through each piece
-    (composed of ``index`` slices: nodes are ``SliceBackward0``, not PyTorch's single
-    ``SplitBackward0``).
+    which must sum to the dimension's size. Returns a tuple of views with one ``SplitBackward0``
+    (``SplitWithSizesBackward0`` for a list) node, as PyTorch.
 
     Raises:
         RuntimeError: a 0-dim tensor; a negative size; ``split_size`` 0 on a non-empty
@@ -75,7 +69,7 @@ def split(tensor, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {dim}), but got "
                                f"split_sizes={sizes}")
-        return _pieces(tensor, dim, sizes)
+        return _pieces(tensor, dim, sizes, "split_with_sizes")
     s = int(split_size_or_sections)
     if s < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
@@ -106,7 +100,7 @@ def chunk(input, chunks, dim=0):
 
 def unbind(input, dim=0):
     """The slices of ``input`` along ``dim``, with that dimension removed (``torch.unbind``):
-    a tuple of views; gradients flow (nodes ``SelectBackward0``, not ``UnbindBackward0``).
+    a tuple of views with one ``UnbindBackward0`` node, as PyTorch.
 
     Raises:
         IndexError: a 0-dim tensor ("Dimension specified as 0 but tensor has no dimensions"),
@@ -115,9 +109,4 @@ def unbind(input, dim=0):
     if not isinstance(input, Tensor):
         raise TypeError(f"unbind(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    if input.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    from ..ops._util import wrap_dim
-    dim = wrap_dim(dim, input.ndim)
-    lead = (slice(None),) * dim
-    return tuple(dispatch("index", input, lead + (k,)) for k in range(input.shape[dim]))
+    return dispatch("unbind", input, dim)

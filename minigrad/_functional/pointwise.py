@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
-__all__ = ["add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "sign", "pow", "exp", "log",
+__all__ = ["remainder", "fmod", "floor_divide", "add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "sign", "pow", "exp", "log",
            "sqrt", "square", "abs", "maximum", "minimum", "clamp", "tanh", "sigmoid", "relu",
            "clip"]
 
@@ -124,6 +124,21 @@ def square(input):
     """``input ** 2`` (``torch.square``, i.e. ``pow(input, 2)``); same dtype (bool -> int64
     as PyTorch)."""
     return dispatch("pow", input, 2)
+
+
+def remainder(input, other):
+    """Python's ``%`` elementwise (``torch.remainder``): the ``remainder`` op."""
+    return dispatch("remainder", input, other)
+
+
+def fmod(input, other):
+    """C's ``fmod`` elementwise (``torch.fmod``): the ``fmod`` op."""
+    return dispatch("fmod", input, other)
+
+
+def floor_divide(input, other):
+    """Python's ``//`` elementwise (``torch.floor_divide``): the ``floor_divide`` op."""
+    return dispatch("floor_divide", input, other)
 
 
 def abs(input):

@@ -1,10 +1,26 @@
-"""Pointwise arithmetic and math methods of ``Tensor``: the Python operators ``+ - * / ** //``,
+"""Pointwise arithmetic and math methods of ``Tensor``: the Python operators ``+ - * / ** // %``,
 unary ``- + abs()``, their in-place forms (``+=``...), and ``add``, ``exp``, ``clamp``, ``relu``...
 with their in-place variants. Each is one ``dispatch`` call.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..dispatch import dispatch
+
+
+_ND = np.ndarray
+
+
+def _nd(other):
+    """An ``ndarray`` operand of a Python operator as a Tensor of its own dtype (as PyTorch's
+    ``t * ndarray``); NumPy defers to us (``Tensor.__array_ufunc__ = None``), so ``ndarray * t``
+    is a Tensor too (PyTorch 2.13 raises TypeError for ``ndarray`` +, -, * ``Tensor`` but
+    returns a Tensor for ``/``: a deliberate difference, all four return a Tensor here)."""
+    if isinstance(other, np.ndarray):
+        from ..ops.factory import as_tensor
+        return as_tensor(other)
+    return other
 
 
 class PointwiseMixin:
@@ -14,51 +30,71 @@ class PointwiseMixin:
 
     def __add__(self, other):
         """``torch.Tensor.__add__``: the ``add`` op."""
-        return dispatch("add", self, other)
+        return dispatch("add", self, other if type(other) is not _ND else _nd(other))
 
     def __radd__(self, other):
         """``torch.Tensor.__radd__``: the ``add`` op."""
-        return dispatch("add", self, other)
+        return dispatch("add", self, other if type(other) is not _ND else _nd(other))
 
     def __sub__(self, other):
         """``torch.Tensor.__sub__``: the ``sub`` op."""
-        return dispatch("sub", self, other)
+        return dispatch("sub", self, other if type(other) is not _ND else _nd(other))
 
     def __rsub__(self, other):
         """``torch.Tensor.__rsub__``: the ``rsub`` op."""
-        return dispatch("rsub", self, other)
+        return dispatch("rsub", self, other if type(other) is not _ND else _nd(other))
 
     def __mul__(self, other):
         """``torch.Tensor.__mul__``: the ``mul`` op."""
-        return dispatch("mul", self, other)
+        return dispatch("mul", self, other if type(other) is not _ND else _nd(other))
 
     def __rmul__(self, other):
         """``torch.Tensor.__rmul__``: the ``mul`` op."""
-        return dispatch("mul", self, other)
+        return dispatch("mul", self, other if type(other) is not _ND else _nd(other))
 
     def __truediv__(self, other):
         """``torch.Tensor.__truediv__``: the ``div`` op."""
-        return dispatch("div", self, other)
+        return dispatch("div", self, other if type(other) is not _ND else _nd(other))
 
     def __rtruediv__(self, other):
         """``torch.Tensor.__rtruediv__``: the ``rdiv`` op."""
-        return dispatch("rdiv", self, other)
+        return dispatch("rdiv", self, other if type(other) is not _ND else _nd(other))
 
     def __pow__(self, other):
         """``torch.Tensor.__pow__``: the ``pow`` op."""
-        return dispatch("pow", self, other)
+        return dispatch("pow", self, other if type(other) is not _ND else _nd(other))
 
     def __rpow__(self, other):
         """``torch.Tensor.__rpow__``: the ``rpow`` op."""
-        return dispatch("rpow", self, other)
+        return dispatch("rpow", self, other if type(other) is not _ND else _nd(other))
 
     def __floordiv__(self, other):
-        """``torch.Tensor.__floordiv__``: the ``div`` op."""
-        return dispatch("div", self, other, rounding_mode="floor")
+        """``torch.Tensor.__floordiv__``: the ``floor_divide`` op (no derivative, as PyTorch)."""
+        return dispatch("floor_divide", self, other if type(other) is not _ND else _nd(other))
 
     def __rfloordiv__(self, other):
-        """``torch.Tensor.__rfloordiv__``: the ``div`` op."""
-        return dispatch("div", dispatch("full_like", self, other), self, rounding_mode="floor")
+        """``torch.Tensor.__rfloordiv__``: the ``floor_divide`` op."""
+        return dispatch("floor_divide", _nd(other), self)
+
+    def __mod__(self, other):
+        """``torch.Tensor.__mod__``: the ``remainder`` op (Python's sign convention)."""
+        return dispatch("remainder", self, other if type(other) is not _ND else _nd(other))
+
+    def __rmod__(self, other):
+        """``torch.Tensor.__rmod__``: the ``remainder`` op with a number ``other``."""
+        return dispatch("remainder", _nd(other), self)
+
+    def remainder(self, other):
+        """Mirrors ``torch.Tensor.remainder``: the ``remainder`` op (its errors apply)."""
+        return dispatch("remainder", self, other)
+
+    def fmod(self, other):
+        """Mirrors ``torch.Tensor.fmod``: the ``fmod`` op (its errors apply)."""
+        return dispatch("fmod", self, other)
+
+    def floor_divide(self, other):
+        """Mirrors ``torch.Tensor.floor_divide``: the ``floor_divide`` op."""
+        return dispatch("floor_divide", self, other)
 
     def __neg__(self):
         """``torch.Tensor.__neg__``: the ``neg`` op."""
@@ -123,6 +159,18 @@ class PointwiseMixin:
     def clamp_(self, min=None, max=None):
         """Mirrors ``torch.Tensor.clamp_``: the ``clamp_`` op (its errors apply)."""
         return dispatch("clamp_", self, min, max)
+
+    def relu_(self):
+        """Mirrors ``torch.Tensor.relu_``: the ``relu_`` op (its errors apply)."""
+        return dispatch("relu_", self)
+
+    def sigmoid_(self):
+        """Mirrors ``torch.Tensor.sigmoid_``: the ``sigmoid_`` op (its errors apply)."""
+        return dispatch("sigmoid_", self)
+
+    def tanh_(self):
+        """Mirrors ``torch.Tensor.tanh_``: the ``tanh_`` op (its errors apply)."""
+        return dispatch("tanh_", self)
 
     def reciprocal(self):
         """Mirrors ``torch.Tensor.reciprocal``: the ``reciprocal`` op (its errors apply)."""

@@ -145,7 +145,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     seen = set()
     stack = []
     for n, _ in roots:
-        if n not in seen:
+        if n is not None and n not in seen:
             seen.add(n)
             stack.append(n)
     while stack:
@@ -159,9 +159,11 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                 stack.append(nx)
     # capture targets: (node, output_nr) -> input index
     targets = {}
+    needed = None
     if inputs:
         for i, t in enumerate(inputs):
             targets[_key_of(t)] = i
+        needed = _needed_nodes(seen, {n for n, _ in targets})
     captured = [None] * len(inputs)
     buffers = {}
     gs = _grad_state
@@ -170,27 +172,44 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     _device_depth.n += 1        # backward formulas follow their inputs' device, unchecked
     try:
         for (n, nr), g in zip(roots, grads):
-            _accumulate(buffers, n, nr, g)
+            if n is not None:
+                _accumulate(buffers, n, nr, g)
         heap = []
         for n, _ in roots:
-            if deps.get(n, 0) == 0 and n in buffers and not any(n is h[2] for h in heap):
+            if n is not None and deps.get(n, 0) == 0 and n in buffers and \
+                    not any(n is h[2] for h in heap):
                 heapq.heappush(heap, (-n._seq, id(n), n))
         while heap:
             _, _, node = heapq.heappop(heap)
             buf = buffers.pop(node)
+            if needed is not None and node not in needed:
+                # PyTorch's exec_info: a node that leads to none of the inputs does not run
+                _skip(node, deps, buffers, heap)
+                continue
+            is_acc = type(node) is AccumulateGrad
             if targets:
+                # tensor hooks run before a gradient is captured (as PyTorch's engine does)
+                if is_acc:
+                    v = node.variable
+                    if capture and v._hooks and buf[0] is not None:
+                        buf[0] = _run_tensor_hooks(v._hooks, buf[0])
+                elif node._pre_hooks or node._retain_grad_hooks:
+                    buf = _tensor_pre_hooks(node, buf)
                 for nr, g in enumerate(buf):
                     k = (node, nr)
                     if k in targets and g is not None:
                         idx = targets[k]
                         captured[idx] = g if captured[idx] is None else dispatch("add", captured[idx], g)
-            if type(node) is AccumulateGrad:
+            if is_acc:
                 g = buf[0]
                 buf = None
-                if g is not None and not capture and (not inputs or (node, 0) in targets):
+                if g is not None and not capture and (not inputs or (node, 0) in targets) \
+                        and node.variable._requires_grad:   # PyTorch skips a leaf turned off
                     _accumulate_leaf(node.variable, g, create_graph)
                 g = None
                 continue
+            if not targets and (node._pre_hooks or node._retain_grad_hooks):
+                buf = _tensor_pre_hooks(node, buf)
             in_grads = _call_node(node, buf, retain_graph)
             metas = node._input_meta
             i = -1
@@ -223,6 +242,41 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     return captured
 
 
+def _needed_nodes(seen, target_nodes):
+    """The nodes from which some target node can be reached (PyTorch's ``exec_info``)."""
+    parents = {}
+    for n in seen:
+        for nx, _ in n.next_functions:
+            if nx is not None:
+                parents.setdefault(nx, []).append(n)
+    needed = set()
+    stack = [n for n in target_nodes if n in seen]
+    while stack:
+        n = stack.pop()
+        if n in needed:
+            continue
+        needed.add(n)
+        stack.extend(parents.get(n, ()))
+    return needed
+
+
+def _skip(node, deps, buffers, heap):
+    """Count ``node`` as done without running (or freeing) it: its inputs may still be ready
+    through other consumers."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for nx, _ in n.next_functions:
+            if nx is None:
+                continue
+            deps[nx] -= 1
+            if deps[nx] == 0:
+                if nx in buffers:
+                    heapq.heappush(heap, (-nx._seq, id(nx), nx))
+                else:
+                    stack.append(nx)
+
+
 def _drop_unreached(node, deps, buffers, heap, retain_graph):
     """A node whose every consumer sent no gradient: propagate 'nothing' to its inputs."""
     stack = [node]
@@ -250,8 +304,17 @@ def _accumulate(buffers, node, nr, g):
     buf[nr] = g if old is None else dispatch("add", old, g)
 
 
-def _call_node(node, buf, retain_graph):
-    # tensor hooks and node pre-hooks
+def _run_tensor_hooks(hooks, g):
+    for fn in list(hooks):
+        r = fn(g)
+        if r is not None:
+            g = _check_hook_result(fn, g, r)
+    return g
+
+
+def _tensor_pre_hooks(node, buf):
+    """Tensor hooks (``register_hook`` on a non-leaf, stored as ``(output_nr, fn)``) and node
+    pre-hooks, then ``retain_grad``'s, in PyTorch's order; returns the (new) buffer."""
     if node._pre_hooks:
         for h in list(node._pre_hooks):
             if isinstance(h, tuple):
@@ -268,6 +331,12 @@ def _call_node(node, buf, retain_graph):
         for nr, h in node._retain_grad_hooks.items():
             if buf[nr] is not None:
                 h(buf[nr])
+    return buf
+
+
+def _call_node(node, buf, retain_graph):
+    """Run ``node``'s backward on the gradients ``buf`` (pre-hooks already applied); returns
+    one gradient per ``next_functions`` entry, after the node's post-hooks."""
     fn = node._function
     if (buf[0] is None if len(buf) == 1 else any([g is None for g in buf])):
         if node.materialize_grads:
@@ -389,10 +458,7 @@ def _accumulate_leaf(v, g, create_graph):
     if g._device is not v._device:      # PyTorch's validate_outputs moves it to the leaf's device
         g = dispatch("_to_copy", g, device=v._device)
     if v._hooks:
-        for fn in list(v._hooks):
-            r = fn(g)
-            if r is not None:
-                g = _check_hook_result(fn, g, r)
+        g = _run_tensor_hooks(v._hooks, g)
     if v._grad is None:
         if create_graph:
             v.grad = g

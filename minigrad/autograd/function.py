@@ -15,9 +15,9 @@ import weakref
 
 from ..devices import CPU
 from ..tensor import Tensor
-from .grad_mode import _grad_state
+from .grad_mode import _INFERENCE_SEEN, _grad_state
 
-__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor"]
+__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor", "once_differentiable"]
 
 _seq = itertools.count()
 
@@ -49,9 +49,12 @@ class Node:
     def __init__(self):
         self._seq = next(_seq)
 
+    _cpp_namespace = ""       # "torch::autograd::" for nodes PyTorch writes by hand (CopySlices)
+
     def name(self) -> str:
-        """The node's class name, e.g. ``"MulBackward0"``."""
-        return type(self).__name__
+        """The node's name as PyTorch's ``Node.name()``: its class name, e.g.
+        ``"MulBackward0"``, or ``"torch::autograd::CopySlices"`` for hand-written nodes."""
+        return self._cpp_namespace + type(self).__name__
 
     def register_hook(self, fn):
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; see PyTorch."""
@@ -71,7 +74,7 @@ class Node:
         pass
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class _RemovableHandle:
@@ -162,6 +165,7 @@ class FunctionCtx(Node):
     _freed = False
     needs_input_grad = ()
     _non_diff = None
+    _dirty = None
     materialize_grads = True
     _out_meta = ()
     _edge_args = None         # positional indices with an edge, when not all have one
@@ -197,7 +201,13 @@ class FunctionCtx(Node):
         self._non_diff = set(id(t) for t in tensors)
 
     def mark_dirty(self, *tensors):
-        """Accepted for compatibility; in-place ops bump versions themselves."""
+        """Declare inputs that ``forward`` modified in place and returns: as in PyTorch, such an
+        output is the input tensor itself, now with this node as its ``grad_fn`` (and its
+        version bumped), instead of a fresh alias.
+
+        The in-place checks apply when the node is recorded (a leaf that requires grad raises
+        "a leaf Variable that requires grad has been used in an in-place operation.")."""
+        self._dirty = set(id(t) for t in tensors)
 
     def set_materialize_grads(self, value: bool):
         """When False, undefined output grads reach ``backward`` as None instead of zeros."""
@@ -212,8 +222,15 @@ class FunctionCtx(Node):
 class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)
+        base_setup = globals().get("Function")
+        cls._new_style = base_setup is not None and \
+            getattr(cls, "setup_context", None) is not getattr(base_setup, "setup_context", None)
         bname = ns.get("_backward_name") or (name + "Backward")
-        cls._node_cls = type(bname, (FunctionCtx,), {"_function": cls})
+        extra = {"_function": cls}
+        if bname.startswith("torch::autograd::"):
+            bname = bname[len("torch::autograd::"):]
+            extra["_cpp_namespace"] = "torch::autograd::"
+        cls._node_cls = type(bname, (FunctionCtx,), extra)
 
 
 class Function(metaclass=_FunctionMeta):
@@ -224,7 +241,11 @@ class Function(metaclass=_FunctionMeta):
     input of ``forward``. Call it with ``MyFn.apply(*args)``. ``forward`` runs with grad mode off;
     ``backward`` runs with grad mode on only under ``create_graph=True``.
 
-    Deliberate difference: ``vmap``/``setup_context`` styles are not supported.
+    PyTorch 2 style is supported too: a ``forward(*args)`` without ``ctx`` plus a static
+    ``setup_context(ctx, inputs, output)`` that saves what ``backward`` needs (it runs right after
+    ``forward``, also with grad mode off).
+
+    Deliberate difference: ``vmap``/``jvp`` are not supported.
     """
 
     _backward_name = None
@@ -241,32 +262,61 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """PyTorch 2 style: override (as a staticmethod) to use a ``forward`` without ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._node_cls()
         gs = _grad_state
-        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        needs = tuple([isinstance(a, Tensor) and (a._requires_grad or (
+            a._view is not None and a._view.base._requires_grad)) for a in args])
         record = gs.enabled and True in needs
         ctx.needs_input_grad = needs
         prev = gs.enabled
         gs.enabled = False
         try:
-            out = cls.forward(ctx, *args, **kwargs)
+            if cls._new_style:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
         finally:
             gs.enabled = prev
         if type(out) is not Tensor and not isinstance(out, (Tensor, tuple)):
             raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors, "
                             f"got {type(out).__name__}")
         if record:
+            if _INFERENCE_SEEN[0] and ctx._saved:
+                _check_no_inference(ctx._saved)
             out = _connect(ctx, args, needs, out)
         elif ctx._saved is not None:
             ctx._saved = None
         return out
 
 
+def _check_no_inference(saved):
+    """Raises PyTorch's RuntimeError when a recorded op saved an inference tensor."""
+    for s in saved:
+        if s is not None and s.tensor is not None and s.tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
 def _edge(t):
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
+    """The gradient edge of ``t``: ``(grad_fn, output_nr)``, or its leaf's ``AccumulateGrad``
+    (made on first use), or ``(None, 0)`` for a leaf that does not itself require grad (a view
+    that requires grad only through its base, as in PyTorch: that gradient is dropped)."""
+    fn = t._grad_fn if t._view is None else t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if not t._requires_grad:
+        return (None, 0)
     ref = t._grad_accumulator      # a weakref, as in PyTorch: the graph owns the node
     acc = ref() if ref is not None else None
     if acc is None:
@@ -301,7 +351,7 @@ def _connect(ctx, args, needs, out):
     for a in args:
         i += 1
         if needs[i]:
-            fn = a.grad_fn
+            fn = a._grad_fn if a._view is None else a.grad_fn
             edges.append((fn, a._output_nr) if fn is not None else _edge(a))
             metas.append((a._data.shape, a.dtype))
         elif _has_edge(ctx._function, i, a):
@@ -319,9 +369,9 @@ def _connect(ctx, args, needs, out):
         ctx._edge_args = idx       # which of backward's per-argument results feed the edges
         ctx._n_args = len(args)
     if type(out) is Tensor and not out._requires_grad and out.dtype.is_floating_point \
-            and ctx._non_diff is None:      # the common single-output case
+            and ctx._non_diff is None and ctx._dirty is None:   # the common single-output case
         out._requires_grad = True
-        out.grad_fn = ctx
+        out._grad_fn = ctx
         ctx._out_meta = ((out._data.shape, out.dtype),)
         if ctx._saved is not None:
             _saved_outputs(ctx, (out,))
@@ -332,12 +382,18 @@ def _connect(ctx, args, needs, out):
     for i, o in enumerate(outs):
         if o is None or not o.dtype.is_floating_point or (nd and id(o) in nd):
             continue
-        if o.grad_fn is not None or o._requires_grad:
+        if ctx._dirty and id(o) in ctx._dirty:
+            # modified in place and declared with mark_dirty: the input itself gets the history
+            if o._requires_grad and o._grad_fn is None and o._view is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
+            o._vc[0] += 1
+        elif o._grad_fn is not None or o._requires_grad:
             # forward returned an input (or a tensor already in a graph) as-is: PyTorch returns
             # a view of it; we return a new Tensor sharing its storage and version counter.
             o = outs[i] = o._alias()
         o._requires_grad = True
-        o.grad_fn = ctx
+        o._grad_fn = ctx
         o._output_nr = i
     if is_tuple:
         ctx._num_outputs = len(outs)
@@ -345,3 +401,46 @@ def _connect(ctx, args, needs, out):
     if ctx._saved is not None:
         _saved_outputs(ctx, outs)
     return tuple(outs) if is_tuple else outs[0]
+
+
+class _DelayedError(Function):
+    """Identity whose backward raises: marks gradients computed by a ``once_differentiable``
+    backward under ``create_graph`` (PyTorch's ``DelayedError`` node)."""
+
+    _backward_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx, x):
+        return Tensor._make(x._data, x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+
+def once_differentiable(fn):
+    """Decorator for ``Function.backward`` (``torch.autograd.function.once_differentiable``):
+    the backward runs with grad mode off, so it need not be differentiable. Under
+    ``create_graph=True``, the gradients it returns get a node that raises RuntimeError
+    ("trying to differentiate twice a function that was marked with @once_differentiable") if a
+    higher-order backward reaches it."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        gs = _grad_state
+        prev = gs.enabled
+        gs.enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            gs.enabled = prev
+        if not prev or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        outs = tuple(_DelayedError.apply(o) if isinstance(o, Tensor) and
+                     o.dtype.is_floating_point else o for o in outs)
+        return outs[0] if single else outs
+    return wrapper

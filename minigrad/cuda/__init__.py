@@ -165,7 +165,16 @@ max_memory_allocated = _memory_not_yet("max_memory_allocated")
 memory_reserved = _memory_not_yet("memory_reserved")
 max_memory_reserved = _memory_not_yet("max_memory_reserved")
 reset_peak_memory_stats = _memory_not_yet("reset_peak_memory_stats")
-empty_cache = _memory_not_yet("empty_cache")
+
+
+def empty_cache() -> None:
+    """Mirrors ``torch.cuda.empty_cache``: release cached, unused blocks to the device.
+
+    The emulated device has no caching allocator yet (it comes with issue 8, memory accounting),
+    so there is nothing to release and this returns at once, as PyTorch's call does when its
+    cache is empty.
+    """
+
 memory_summary = _memory_not_yet("memory_summary")
 memory_stats = _memory_not_yet("memory_stats")
 

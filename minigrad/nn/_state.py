@@ -25,6 +25,12 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 
+def _is_torch_tensor(x) -> bool:
+    """True for a ``torch.Tensor`` (checked by class name: minigrad never imports torch)."""
+    return any(c.__module__.startswith("torch") and c.__name__ == "Tensor"
+               for c in type(x).__mro__)
+
+
 def load_local(module, state_dict, prefix, strict, missing, unexpected, errors):
     """Load ``module``'s own parameters and persistent buffers from ``state_dict`` (keys with
     ``prefix``), recording missing/unexpected keys and error messages (PyTorch's
@@ -40,6 +46,9 @@ def load_local(module, state_dict, prefix, strict, missing, unexpected, errors):
                 missing.append(key)
             continue
         value = state_dict[key]
+        if not isinstance(value, Tensor) and _is_torch_tensor(value):
+            from ..testing import from_torch     # a real torch.Tensor: same bits, same dtype
+            value = from_torch(value, requires_grad=False)
         if not isinstance(value, Tensor):
             errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                           f"Tensor-like object from checkpoint but received {type(value)}")
@@ -130,7 +139,9 @@ class _StateDictMixin:
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy parameters and buffers from ``state_dict`` into this module (``copy_`` under
-        ``no_grad``, casting to each parameter's dtype).
+        ``no_grad``, casting to each parameter's dtype). Values may be minigrad Tensors or real
+        ``torch.Tensor``s (converted bit for bit with ``minigrad.testing.from_torch``), so
+        weights move straight from a PyTorch model: ``m.load_state_dict(torch_model.state_dict())``.
 
         Returns:
             a NamedTuple ``(missing_keys, unexpected_keys)``.

@@ -346,7 +346,8 @@ class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
-        if not (d.get("_forward_pre_hooks") or d.get("_forward_hooks")):
+        if not (d.get("_forward_pre_hooks") or d.get("_forward_hooks") or
+                d.get("_backward_hooks") or d.get("_backward_pre_hooks")):
             return self.forward(*args, **kwargs)
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._forward_pre_hooks_with_kwargs:
@@ -360,6 +361,11 @@ class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+        bw = None
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            from .hooks import BackwardHook
+            bw = BackwardHook(self, d.get("_backward_hooks", {}), d.get("_backward_pre_hooks", {}))
+            args = bw.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
         for hid, hook in list(self._forward_hooks.items()):
             if hid in self._forward_hooks_with_kwargs:
@@ -368,6 +374,8 @@ class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
                 res = hook(self, args, result)
             if res is not None:
                 result = res
+        if bw is not None:
+            result = bw.setup_output_hook(result)
         return result
 
     # ------------------------------------------------------------------ repr

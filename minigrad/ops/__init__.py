@@ -3,3 +3,4 @@ from . import factory, cast, elementwise, unary, compare, inplace, activation, r
     shape, concat, index, linalg, matmul, nn_softmax, loss, cross_entropy, bitwise  # noqa: F401
 from . import norm  # noqa: E402,F401
 from . import foreach, fused_optim, amp_kernels, scalar_read  # noqa: E402,F401
+from . import modulo, strided  # noqa: E402,F401

@@ -65,7 +65,8 @@ def _check_alpha(alpha, rt):
             like c10's ``checked_convert``, unsigned types accept negatives down to -max).
     """
     if rt.is_floating_point:
-        check_scalar(alpha, rt)
+        if alpha != 1:
+            check_scalar(alpha, rt)
         return
     if isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "

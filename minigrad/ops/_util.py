@@ -61,6 +61,10 @@ def scalar_add(s, dtype):
     return cd.type(s)
 
 
+_MAX = {"float16": 65504.0, "bfloat16": float(_dt.finfo(_dt.bfloat16).max),
+        "float32": float(_dt.finfo(_dt.float32).max)}
+
+
 def check_scalar(value, dtype):
     """PyTorch's ``checked_convert`` of a Python-number argument (a fill value, a scalar bound,
     ``alpha``, a pow exponent) into a floating ``dtype``.
@@ -69,14 +73,14 @@ def check_scalar(value, dtype):
         RuntimeError: a finite value outside the dtype's range ("value cannot be converted to
             type c10::Half without overflow"; 65519 raises though it would round to 65504).
     """
-    name = dtype.c10_name
-    if dtype not in (_dt.float16, _dt.bfloat16, _dt.float32) or \
-            isinstance(value, (bool, np.bool_)) or \
+    top = _MAX.get(dtype.name)
+    if top is None or value.__class__ is bool or \
             not isinstance(value, (int, float, np.integer, np.floating)):
         return
-    v = float(value)
-    if v == v and abs(v) != float("inf") and abs(v) > _dt.finfo(dtype).max:
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    v = abs(float(value))
+    if top < v < float("inf"):                       # (NaN and inf convert)
+        raise RuntimeError(f"value cannot be converted to type {dtype.c10_name} without "
+                           "overflow")
 
 
 def scalar_mul(s, dtype):

@@ -163,7 +163,7 @@ def _max_min(f, a, b, rt, tail=None):
     second operand in the vectorised body, the first in the scalar tail (``tail=True``: all
     elements take the first, as clamp with number bounds)."""
     out = f(a, b)
-    if not rt.is_floating_point:
+    if not rt.is_floating_point or not (out == 0).any():     # a tie of zeros gives a zero
         return out
     z = (a == 0) & (b == 0)
     if not z.any():

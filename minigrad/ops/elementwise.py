@@ -188,6 +188,7 @@ class Mul(Function):
             ctx.scalar = None
         else:
             ctx.scalar = other
+            ctx.save_for_backward()   # PyTorch saves the wrapped scalar: freed after backward
         if rt is _dt.bool_:
             return wrap(np.logical_and(a, b), rt)
         return wrap(a * b, rt)
@@ -195,6 +196,7 @@ class Mul(Function):
     @staticmethod
     def backward(ctx, grad):
         if ctx.scalar is not None:
+            ctx.saved_tensors        # raises once the graph was freed, as PyTorch
             return dispatch("mul", grad, ctx.scalar), None
         input, other = ctx.saved_tensors
         nig = ctx.needs_input_grad
@@ -285,12 +287,14 @@ class Div(Function):
             ctx.save_for_backward(input if len(nig) > 1 and nig[1] else None, other)
         else:
             ctx.other = other
+            ctx.save_for_backward()   # PyTorch saves the wrapped scalar: freed after backward
         return wrap(div_kernel(input, other, rt, rounding_mode), rt)
 
     @staticmethod
     def backward(ctx, grad):
         nig = ctx.needs_input_grad
         if ctx.other is not None:
+            ctx.saved_tensors        # raises once the graph was freed, as PyTorch
             return dispatch("div", grad, ctx.other), None
         input, other = ctx.saved_tensors
         ga = dispatch("div", grad, other) if nig[0] else None
@@ -308,6 +312,7 @@ class _DivMode(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors            # PyTorch saves ``other`` here too: raises once freed
         nig = ctx.needs_input_grad
         z = dispatch("zeros_like", grad)
         return (z if nig[0] else None), (z if len(nig) > 1 and nig[1] else None)

@@ -301,7 +301,8 @@ def _foreach_lerp_(self, tensors1, weight):
     kind = _kind(op, weight)
     if kind == "List":
         selfs = _prepare(op, self, True, tensors1, weight)
-        return _apply(op, selfs, True, K.lerp_tensors, [_arr(t, s) for t, s in zip(tensors1, selfs)],
+        return _apply(op, selfs, True, K.lerp_tensors,
+                      [_arr(t, s) for t, s in zip(tensors1, selfs)],
                       [_arr(w, s) for w, s in zip(weight, selfs)])
     if kind == "Tensor":
         raise TypeError(f"{op}(): 'weight' must be a number, a list of numbers or a list of "

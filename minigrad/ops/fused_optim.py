@@ -15,7 +15,8 @@ contraction, so even the plain ``x * y + z`` lines are fused). Per element:
   maximize; ``g = fma(p, c(wd), g)`` (Adam) or ``p *= c(1 - lr*wd)`` (AdamW);
   ``m = fma(w, g - m, m)`` if ``w = c(1 - beta1)`` is below 0.5, else ``fma(w - 1, g - m, g)``;
   ``v = fma(c(1-beta2)*g, g, v*c(beta2))`` (in the scalar tail of the last ``n % lanes``
-  elements: ``fma(v, c(beta2), c(1-beta2)*g*g)``); with amsgrad ``vmax = max(vmax, v)`` is used below;
+  elements: ``fma(v, c(beta2), c(1-beta2)*g*g)``); with amsgrad ``vmax = max(vmax, v)`` is
+  used below;
   ``denom = sqrt(v) / c(sqrt(bc2)) + c(eps)``; ``p = p + c(-lr/bc1) * m / denom``. m, v, vmax
   and p are stored; the unrounded m and v feed the rest of the element's update.
 - SGD: ``g`` as above, ``g = fma(p, wd, g)``; with momentum ``buf = g`` on the first step,

@@ -18,10 +18,12 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import _grad_state
+from ..autograd.views import ViewFunction
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import check_scalar
 from .factory import _convert
+from .shape import _view_of
 
 _BAD_IDX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
             "valid indices (got {})")
@@ -148,20 +150,20 @@ def _normalize(index, shape):
     return tuple(comps), advanced, name
 
 
-class _IndexBase(Function):
+class _IndexBase(ViewFunction):
     @staticmethod
     def forward(ctx, input, index, advanced):
         ctx.in_shape, ctx.index, ctx.advanced = input.shape, index, advanced
         arr = input._data[index]
         if advanced:
+            ctx.save_for_backward()   # PyTorch saves the index tensors: freed after backward
             return Tensor._make(arr, input.dtype)
-        t = Tensor._make(arr, input.dtype)
-        t._vc = input._vc
-        t._base = input if input._base is None else input._base
-        return t
+        return _view_of(input, arr)
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.advanced:
+            ctx.saved_tensors         # raises once the graph was freed, as PyTorch
         return dispatch("_index_backward", grad, ctx.in_shape, ctx.index, ctx.advanced)
 
 
@@ -262,40 +264,71 @@ class IndexPut(Function):
         return gi, None, gv, None
 
 
+def _is_whole(idx) -> bool:
+    """An index that selects the whole tensor (``...`` and full slices): PyTorch's setitem
+    writes into the tensor itself, not into a view of it."""
+    return all(c is Ellipsis or (isinstance(c, slice) and c == slice(None)) for c in idx)
+
+
+def _strip_leading_ones(value):
+    """PyTorch's ``slicePrefix1sSize``: a value of shape [1, 1, 3, 4] is assigned as [3, 4]."""
+    shape = value.shape
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return dispatch("view", value, tuple(shape[k:]))
+
+
 @register_op("index_put_")
 def index_put_(input, index, values):
-    """``input[index] = values`` in place (``Tensor.__setitem__``); returns ``input``.
+    """``input[index] = values`` in place (``Tensor.__setitem__``, PyTorch's ``set_item``);
+    returns ``input``.
 
-    ``values`` (Tensor or Python scalar) is cast to ``input``'s dtype and broadcast to the
-    indexed shape. With grad mode on and ``input`` or ``values`` requiring grad, ``input`` gets
-    an ``IndexPutBackward0`` node (PyTorch names the basic-index case ``CopySlices``).
+    As in PyTorch: a basic index (ints, slices, None, ``...``) takes the view ``input[index]``
+    (or ``input`` itself for ``...`` and full slices) and writes into it with ``fill_`` (a number
+    or 0-dim tensor: ``FillBackward3``) or ``copy_`` (``CopyBackwards``; a value with leading
+    size-1 dims is viewed without them, then expanded); on a view that makes the base's
+    ``grad_fn`` ``CopySlices``. An advanced index runs ``index_put`` in place
+    (``IndexPutBackward0``). All of ``run_inplace``'s autograd checks apply.
 
     Raises:
-        RuntimeError: on a leaf (or a view of a leaf) that requires grad ("a leaf Variable that
-            requires grad is being used in an in-place operation."), shape mismatches.
-        NotImplementedError: recording an assignment into a view that takes part in autograd
-            (a deliberate difference: PyTorch rebases the view's base history).
+        RuntimeError: autograd's in-place errors ("a leaf Variable that requires grad is being
+            used in an in-place operation.", "a view of a leaf Variable..."); a value tensor of
+            another dtype with an advanced index ("Index put requires the source and destination
+            dtypes match, got Long for the destination and Float for the source."); shape
+            mismatches.
+        IndexError: as ``index``.
     """
-    track = _grad_state.enabled and (input._requires_grad or (
-        isinstance(values, Tensor) and values._requires_grad))
-    if track:
-        base = input._base
-        if input._requires_grad and input.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
-        if base is not None:
-            if base._requires_grad and base.grad_fn is None:
-                raise RuntimeError("a view of a leaf Variable that requires grad is being used "
-                                   "in an in-place operation.")
-            raise NotImplementedError("minigrad: assigning into a view that takes part in "
-                                      "autograd is not supported; assign into the base tensor")
-    out = IndexPut.apply(input, index, values, True)
-    input._bump()
-    if track:
-        input.grad_fn = out.grad_fn
-        input._requires_grad = True
-        input._output_nr = 0
-    return input
+    from .inplace import run_inplace
+    idx, advanced, _ = _normalize(index, input._data.shape)
+    is_tensor = isinstance(values, Tensor)
+    if not is_tensor and not isinstance(values, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"can't assign a {type(values).__name__} to a "
+                        f"{input.dtype.scalar_name} tensor")
+    if not advanced:
+        dst = input if _is_whole(idx) else dispatch("index", input, index)
+        if not is_tensor:
+            from ..ops.factory import tensor as _tensor
+            values = _tensor(values, dtype=input.dtype)
+        if values.ndim == 0:
+            dispatch("fill_", dst, values)
+        elif values.shape == dst.shape:
+            dispatch("copy_", dst, values)
+        else:
+            v = _strip_leading_ones(values)
+            if v.shape != dst.shape:
+                v = dispatch("expand", v, tuple(dst.shape))
+            dispatch("copy_", dst, v)
+        return input
+    if is_tensor and values.dtype is not input.dtype:
+        single_mask = len(idx) == 1 and isinstance(idx[0], np.ndarray) and idx[0].dtype == bool
+        if not (single_mask and values.ndim == 0):
+            raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                               f"{input.dtype.scalar_name} for the destination and "
+                               f"{values.dtype.scalar_name} for the source.")
+    if is_tensor and values.ndim and values.shape[0] == 1:
+        values = _strip_leading_ones(values)
+    return run_inplace(input, IndexPut.apply, index, values)
 
 
 @register_op("masked_fill")
@@ -322,6 +355,7 @@ class MaskedFill(Function):
             raise RuntimeError(f"The size of tensor a ({list(input.shape)}) must match the size "
                                f"of tensor b ({list(mask.shape)})") from None
         ctx.mask = mask
+        ctx.save_for_backward()       # PyTorch saves the mask: freed after backward
         if not isinstance(value, Tensor):
             check_scalar(value, input.dtype)
         fill = np.asarray(_convert(np.asarray(value), input.dtype))
@@ -332,4 +366,5 @@ class MaskedFill(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors             # raises once the graph was freed, as PyTorch
         return dispatch("masked_fill", grad, ctx.mask, 0.0), None, None

@@ -1,18 +1,22 @@
-"""In-place ops: add_, sub_, mul_, div_, clamp_, zero_, fill_, copy_.
+"""In-place ops: add_, sub_, mul_, div_, clamp_, relu_, sigmoid_, tanh_, zero_, fill_, copy_.
 
 Semantics as PyTorch's:
 - Under ``no_grad`` (or when nothing involved requires grad) the result is computed in opmath,
   rounded once into ``self``'s dtype, written into ``self``'s storage (views see it) and the
   version counter is bumped: what optimizers rely on.
-- In grad mode, on a leaf that requires grad: RuntimeError "a leaf Variable that requires grad
-  is being used in an in-place operation.".
-- In grad mode on a non-leaf (or when ``other`` requires grad): the op is recorded and ``self``'s
-  history is rebased onto the new node (``self.grad_fn`` becomes e.g. ``MulBackward0``), as
-  PyTorch does. The node sees a copy of ``self``'s old value, so formulas that need it work.
-
-Deliberate differences: in-place ops on a *view* of a tensor that requires grad raise (PyTorch
-records ``CopySlices``); a result saved by the rebased node is a private copy, so modifying
-``self`` in place again is not detected by the saved-tensor version check.
+- In grad mode, when ``self`` or an operand requires grad, autograd's checks run first
+  (``minigrad.autograd.views.check_inplace``: a leaf that requires grad, a view of one, a view
+  made under ``no_grad``/``inference_mode``, an output of ``unbind``/``split``) and the op is
+  recorded: the out-of-place op runs on a copy of ``self``'s old value, the result is written
+  into ``self``, and ``self``'s history is rebased onto the op's node (``self.grad_fn`` becomes
+  e.g. ``MulBackward0``). On a view, the base gets a ``CopySlices`` node and the view's
+  ``grad_fn`` becomes ``AsStridedBackward0``, as in PyTorch.
+- A result the node saved (``relu_``, ``sigmoid_``, ``tanh_`` save their output) is re-pointed at
+  ``self``'s storage and version, so a later in-place change of ``self`` is caught at backward.
+- Memory overlap errors as PyTorch's: writing a tensor whose elements alias each other (an
+  expanded view; ``fill_``/``zero_`` are allowed), or reading an operand that partly overlaps the
+  written tensor (``b.add_(b[0])``, ``b.copy_(b.t())``).
+- An inference tensor cannot be updated in place outside ``inference_mode``.
 """
 from __future__ import annotations
 
@@ -21,13 +25,21 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..autograd.grad_mode import _grad_state
+from ..autograd.views import check_inplace, rebase_history
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import broadcast_shapes, check_scalar
-from .cast import ToCopy
+from .activation import Relu, Sigmoid, Tanh
 from .compare import clamp as _clamp
 from .elementwise import Add, Mul, Sub, _div
 from .factory import _convert
+
+_INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "
+                     "refers to a single memory location. Please clone() the tensor before "
+                     "performing the operation.")
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to "
+                    "tensor refer to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
 
 
 def _can_cast(src, dst) -> bool:
@@ -48,69 +60,112 @@ def _check_out(self, res):
                            f"desired output type {self.dtype.scalar_name}")
 
 
+def has_internal_overlap(arr) -> bool:
+    """True when two elements of ``arr`` share memory (a stride-0 dim of size > 1)."""
+    return any(s == 0 and n > 1 for n, s in zip(arr.shape, arr.strides))
+
+
+def check_overlap(self, args, internal=True):
+    """PyTorch's memory-overlap checks for an in-place op writing ``self`` and reading ``args``.
+
+    Raises:
+        RuntimeError: ``self`` has internally overlapping elements ("unsupported operation: more
+            than one element of the written-to tensor refers to a single memory location...")
+            when ``internal``; an operand partly overlaps ``self`` ("unsupported operation: some
+            elements of the input tensor and the written-to tensor refer to a single memory
+            location...").
+    """
+    out = self._data
+    if internal and has_internal_overlap(out):
+        raise RuntimeError(_INTERNAL_OVERLAP)
+    for a in args:
+        if isinstance(a, Tensor) and a is not self:
+            x = a._data
+            if x is out or not np.may_share_memory(x, out):
+                continue
+            same = (x.__array_interface__["data"][0] == out.__array_interface__["data"][0]
+                    and x.strides == out.strides and x.shape == out.shape)
+            if not same and np.shares_memory(x, out):
+                raise RuntimeError(_PARTIAL_OVERLAP)
+
+
+def check_inference(self):
+    """Raises RuntimeError for an in-place update of an inference tensor outside inference
+    mode (PyTorch's message)."""
+    if self._inference and not _grad_state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+
+
 def _write(self, data):
     if data.dtype != self._data.dtype:
         data = _convert(data, self.dtype)
-    try:
-        self._data[...] = data
-    except ValueError:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.") from None
+    self._data[...] = data
     self._vc[0] += 1
 
 
-def run_inplace(self, fn, *args, **kwargs):
+def _repoint_saved(node, self):
+    """Saved outputs of the rebased node now live in ``self`` (storage and version)."""
+    saved = getattr(node, "_saved", None)
+    if saved:
+        for s in saved:
+            if s is not None and s.is_output:
+                s.data, s.vc, s.version = self._data, self._vc, self._vc[0]
+
+
+def _needs_record(self, args):
+    if not _grad_state.enabled:
+        return False
+    if self.requires_grad:
+        return True
+    for a in args:
+        if isinstance(a, Tensor) and (a._requires_grad or (
+                a._view is not None and a._view.base._requires_grad)):
+            return True
+    return False
+
+
+def run_inplace(self, fn, *args, internal_overlap=True, **kwargs):
     """Run the out-of-place ``fn(self, *args, **kwargs)`` and store its result into ``self``.
 
-    Returns ``self``. See the module docstring for autograd semantics.
+    Returns ``self``. See the module docstring for autograd semantics. ``internal_overlap=False``
+    skips the check that ``self``'s elements do not alias each other (``fill_``, ``zero_``).
 
     Raises:
-        RuntimeError: leaf requiring grad in grad mode; a result of another shape ("output
-            with shape [3] doesn't match the broadcast shape [2, 3]") or of a dtype that cannot
-            be cast to self's ("result type Float can't be cast to the desired output type
-            Long"); a view of a tensor requiring grad in grad mode.
+        RuntimeError: autograd's in-place errors (``check_inplace``); memory overlap; an
+            inference tensor outside inference mode; a result of another shape ("output with
+            shape [3] doesn't match the broadcast shape [2, 3]") or of a dtype that cannot be
+            cast to self's ("result type Float can't be cast to the desired output type Long").
         TypeError: ``self`` not a Tensor.
     """
     if not isinstance(self, Tensor):
         raise TypeError(f"in-place op: expected a Tensor, got {type(self).__name__}")
-    record = False
-    if _grad_state.enabled:
-        record = self._requires_grad
-        if not record:
-            for a in args:
-                if isinstance(a, Tensor) and a._requires_grad:
-                    record = True
+    check_inference(self)
+    record = _needs_record(self, args)
+    if record:
+        check_inplace(self)
+    check_overlap(self, args, internal_overlap)
     if not record:
         res = fn(self, *args, **kwargs)
         _check_out(self, res)
         _write(self, res._data)
         return self
-    if self._requires_grad and self.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    base = self._base
-    if base is not None:
-        if base._requires_grad and base.grad_fn is None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
-        raise RuntimeError("minigrad does not support in-place operations on a view when "
-                           "autograd must record them (PyTorch would use CopySlices); use an "
-                           "out-of-place op instead")
     old = Tensor._make(self._data.copy(), self.dtype)
-    if self._requires_grad:
-        old._requires_grad = True
-        old.grad_fn = self.grad_fn
-        old._output_nr = self._output_nr
+    if self.requires_grad:
+        fn0 = self.grad_fn
+        if fn0 is not None:
+            old._requires_grad = True
+            old._grad_fn = fn0
+            old._output_nr = self._output_nr
     res = fn(old, *args, **kwargs)
     _check_out(self, res)
-    if res.dtype is not self.dtype:
-        res = ToCopy.apply(res, dtype=self.dtype)
     _write(self, res._data)
-    if res.grad_fn is not None:
-        self.grad_fn = res.grad_fn
-        self._output_nr = res._output_nr
-        self._requires_grad = True
+    node = res._grad_fn
+    if node is not None:
+        rebase_history(self, res)
+        _repoint_saved(node, self)
     return self
 
 
@@ -148,6 +203,32 @@ def clamp_(self, min=None, max=None):
     return run_inplace(self, _clamp, min, max)
 
 
+@register_op("relu_")
+def relu_(self):
+    """In-place ``relu`` (``Tensor.relu_``, ``F.relu(x, inplace=True)``; ``ReluBackward0``)."""
+    return run_inplace(self, Relu.apply)
+
+
+@register_op("sigmoid_")
+def sigmoid_(self):
+    """In-place ``sigmoid`` (``Tensor.sigmoid_``; ``SigmoidBackward0``).
+
+    Raises:
+        RuntimeError: on an integer tensor (the float result cannot be cast back).
+    """
+    return run_inplace(self, Sigmoid.apply)
+
+
+@register_op("tanh_")
+def tanh_(self):
+    """In-place ``tanh`` (``Tensor.tanh_``; ``TanhBackward0``).
+
+    Raises:
+        RuntimeError: on an integer tensor (the float result cannot be cast back).
+    """
+    return run_inplace(self, Tanh.apply)
+
+
 class Zero(Function):
     """Zeros of the input's shape and dtype; node ``ZeroBackward0`` (zero gradient)."""
 
@@ -164,8 +245,8 @@ class Zero(Function):
 
 @register_op("zero_")
 def zero_(self):
-    """In-place fill with zeros (``Tensor.zero_``)."""
-    return run_inplace(self, Zero.apply)
+    """In-place fill with zeros (``Tensor.zero_``); allowed on expanded views, as PyTorch."""
+    return run_inplace(self, Zero.apply, internal_overlap=False)
 
 
 class Fill(Function):
@@ -206,10 +287,10 @@ def fill_(self, value):
         if value.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
-        return run_inplace(self, FillTensor.apply, value)
+        return run_inplace(self, FillTensor.apply, value, internal_overlap=False)
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):
         raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
-    return run_inplace(self, Fill.apply, value)
+    return run_inplace(self, Fill.apply, value, internal_overlap=False)
 
 
 class Copy(Function):
@@ -243,4 +324,6 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
+    if src is self or (src._data is self._data):
+        return self                      # PyTorch: copying a tensor onto itself is a no-op
     return run_inplace(self, Copy.apply, src)

@@ -1,7 +1,9 @@
 """Shape ops and views: expand, reshape, view, _unsafe_view, transpose, permute, t, (un)squeeze,
 flatten. Indexing lives in ``index.py``, cat/stack in ``concat.py``.
 
-Views share storage with their base (NumPy views) and record ``_base``, as PyTorch views do.
+Views share storage with their base (NumPy views) and record ``_base``, as PyTorch views do;
+view ops derive from ``ViewFunction`` so their outputs carry autograd's view metadata
+(``minigrad.autograd.views``: in-place ops on them record ``CopySlices``).
 Every view's backward is itself a dispatched view/shape op, so double backward works.
 """
 from __future__ import annotations
@@ -9,20 +11,26 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.views import ViewFunction
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import wrap_dim, wrap_dims
 
 
 def _view_of(base, arr):
+    """A Tensor over ``arr`` (a NumPy view of ``base._data``) sharing ``base``'s version counter;
+    ``_base`` is the root of the view family. ``ViewFunction.apply`` adds the autograd view
+    metadata. A view is an inference tensor exactly when its base is."""
     t = Tensor._make(arr, base.dtype)
     t._vc = base._vc
     t._base = base if base._base is None else base._base
+    if t._inference is not base._inference:
+        t._inference = base._inference
     return t
 
 
 @register_op("expand")
-class Expand(Function):
+class Expand(ViewFunction):
     """``expand(input, size)``: a broadcast view; -1 keeps a dim (``Tensor.expand``).
 
     Raises:
@@ -38,7 +46,8 @@ class Expand(Function):
         shape = input.shape
         lead = len(size) - len(shape)
         if lead < 0:
-            raise RuntimeError(f"expand(minigrad.{input.dtype.name}{{{list(shape)}}}, "
+            from ..dtypes import legacy_type_name
+            raise RuntimeError(f"expand({legacy_type_name(input.dtype)}{{{list(shape)}}}, "
                                f"size={list(size)}): the number of sizes provided "
                                f"({len(size)}) must be greater or equal to the number of "
                                f"dimensions in the tensor ({len(shape)})")
@@ -59,7 +68,12 @@ class Expand(Function):
                                    f"Target sizes: {list(size)}.  Tensor sizes: {list(shape)}")
             target.append(s)
         ctx.in_shape = shape
-        return _view_of(input, np.broadcast_to(input._data, tuple(target)))
+        # a writable broadcast view (as PyTorch's expand: writes through it reach the base)
+        data = input._data
+        lead_shape = (0,) * lead
+        strides = lead_shape + tuple(0 if s != n else st for s, n, st in
+                                     zip(target[lead:], shape, data.strides))
+        return _view_of(input, np.lib.stride_tricks.as_strided(data, tuple(target), strides))
 
     @staticmethod
     def backward(ctx, grad):
@@ -113,7 +127,7 @@ _VIEW_ERR = ("view size is not compatible with input tensor's size and stride (a
 
 
 @register_op("view")
-class View(Function):
+class View(ViewFunction):
     """``view(input, shape)``: the same storage seen with another shape (``Tensor.view``).
 
     Raises:
@@ -167,7 +181,7 @@ class UnsafeView(Function):
 
 
 @register_op("transpose")
-class Transpose(Function):
+class Transpose(ViewFunction):
     """``transpose(input, dim0, dim1)``: a view with two dims swapped (``torch.transpose``).
 
     Raises:
@@ -191,7 +205,7 @@ class Transpose(Function):
 
 
 @register_op("t")
-class T(Function):
+class T(ViewFunction):
     """``t(input)``: transpose of a <=2-D tensor (``torch.t``); 0-D and 1-D come back as views.
 
     Raises:
@@ -213,7 +227,7 @@ class T(Function):
 
 
 @register_op("permute")
-class Permute(Function):
+class Permute(ViewFunction):
     """``permute(input, dims)``: a view with dims reordered (``torch.permute``).
 
     Raises:
@@ -245,7 +259,7 @@ class Permute(Function):
 
 
 @register_op("unsqueeze")
-class Unsqueeze(Function):
+class Unsqueeze(ViewFunction):
     """``unsqueeze(input, dim)``: a view with a size-1 dim inserted at ``dim`` (range ndim+1).
 
     Raises:
@@ -265,7 +279,7 @@ class Unsqueeze(Function):
         return dispatch("squeeze", grad, ctx.dim)
 
 
-class _SqueezeBase(Function):
+class _SqueezeBase(ViewFunction):
     @staticmethod
     def forward(ctx, input, dims):
         shape = input.shape
@@ -342,3 +356,66 @@ def flatten(input, start_dim=0, end_dim=-1):
     for x in shape[s:e + 1]:
         m *= x
     return dispatch("reshape", input, tuple(shape[:s]) + (m,) + tuple(shape[e + 1:]))
+
+
+# ------------------------------------------------------------------ multi-output views
+@register_op("unbind")
+class Unbind(ViewFunction):
+    """``unbind(input, dim=0)``: the slices along ``dim`` as a tuple of views (``torch.unbind``;
+    one ``UnbindBackward0`` node for all of them, whose backward stacks the gradients). As in
+    PyTorch, its outputs may not be modified in place while autograd records.
+
+    Raises:
+        IndexError: a 0-dim input ("Dimension specified as 0 but tensor has no dimensions"),
+            ``dim`` out of range.
+    """
+
+    _backward_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim=0):
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        d = wrap_dim(dim, input.ndim)
+        ctx.dim = d
+        data = input._data
+        lead = (slice(None),) * d
+        return tuple(_view_of(input, data[lead + (k,)]) for k in range(data.shape[d]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return dispatch("stack", list(grads), ctx.dim), None
+
+
+class _SplitBase(ViewFunction):
+    @staticmethod
+    def forward(ctx, input, sizes, dim):
+        ctx.dim = dim
+        data = input._data
+        lead = (slice(None),) * dim
+        out, start = [], 0
+        for n in sizes:
+            out.append(_view_of(input, data[lead + (slice(start, start + n),)]))
+            start += n
+        return tuple(out)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return dispatch("cat", list(grads), ctx.dim), None, None
+
+
+@register_op("split")
+class Split(_SplitBase):
+    """``split(input, sizes, dim)`` with equal-size pieces (the last may be smaller): views with
+    one ``SplitBackward0`` node (``torch.split(t, int)``, ``torch.chunk``); the piece sizes are
+    computed (and checked) by ``minigrad.split``."""
+
+    _backward_name = "SplitBackward0"
+
+
+@register_op("split_with_sizes")
+class SplitWithSizes(_SplitBase):
+    """``split_with_sizes(input, sizes, dim)``: views of the listed sizes (``torch.split(t,
+    list)``; node ``SplitWithSizesBackward0``)."""
+
+    _backward_name = "SplitWithSizesBackward0"

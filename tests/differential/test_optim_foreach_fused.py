@@ -121,7 +121,8 @@ def test_foreach_inplace_bumps_versions_and_keeps_storage():
 
 
 ERRORS = [
-    (lambda L: L._foreach_add_([], 1.0), RuntimeError, "Tensor list must have at least one tensor."),
+    (lambda L: L._foreach_add_([], 1.0), RuntimeError,
+     "Tensor list must have at least one tensor."),
     (lambda L: L._foreach_add_([L.ones(2), L.ones(3)], [L.ones(2)]), RuntimeError,
      "Tensor lists must have the same number of tensors, got 2 and 1"),
     (lambda L: L._foreach_div_([L.ones(2), L.ones(3)], [1.0]), RuntimeError,

@@ -317,10 +317,32 @@ def test_cuda_module_with_the_emulation_on():
 
 
 @pytest.mark.parametrize("name", ["memory_allocated", "max_memory_allocated", "memory_reserved",
-                                  "reset_peak_memory_stats", "empty_cache", "memory_summary"])
+                                  "reset_peak_memory_stats", "memory_summary"])
 def test_cuda_memory_functions_name_the_memory_issue(name):
     with pytest.raises(NotImplementedError, match="issue 8"):
         getattr(mg.cuda, name)()
+
+
+def test_cuda_empty_cache_returns_as_torch_does_with_nothing_cached():
+    # scripts call it between phases; PyTorch's returns None (also on a CPU-only build)
+    assert mg.cuda.empty_cache() is None and torch.cuda.empty_cache() is None
+
+
+@pytest.mark.parametrize("dev,dt", [("cpu:0", "bfloat16"), ("cuda:0", "float16")])
+def test_autocast_accepts_a_device_string_with_an_index(dev, dt):
+    # torch.autocast("cpu:0", ...) is accepted and takes effect as "cpu"
+    kind = dev.split(":")[0]
+    outs = []
+    for lib in (mg, torch):
+        if kind == "cuda" and lib is torch:
+            continue
+        a = lib.ones(2, 2, device=kind)
+        with lib.autocast(dev, dtype=getattr(lib, dt)):
+            outs.append(str((a @ a).dtype).split(".")[-1])
+    assert set(outs) == {dt}
+    for lib in (mg, torch):
+        with pytest.raises(RuntimeError, match="Invalid device string"):
+            lib.autocast("cpu:x")
 
 
 def test_emulation_off_behaves_like_cpu_only_torch(monkeypatch):
@@ -348,3 +370,26 @@ def test_save_load_keeps_devices_and_honours_map_location(tmp_path, monkeypatch)
     with pytest.raises(AssertionError, match="not compiled with CUDA"):
         mg.load(path)
     assert mg.load(path, map_location="cpu")["p"].device == mg.device("cpu")
+
+
+@pytest.mark.parametrize("make,fused", [(lambda p, f: mg.optim.Adam(p, fused=f), False),
+                                        (lambda p, f: mg.optim.AdamW(p, fused=f), True),
+                                        (lambda p, f: mg.optim.SGD(p, lr=0.1, momentum=0.9),
+                                         False)])
+def test_optimizer_load_state_dict_moves_state_to_the_parameters_device(make, fused):
+    # the resume pattern: a cpu checkpoint, the model moved to cuda, the state loaded after.
+    # PyTorch moves every state tensor to its parameter's device; "step" stays where it was
+    # unless the optimizer is fused/capturable (_process_value_according_to_param_policy).
+    m = mg.nn.Linear(2, 2)
+    opt = make(m.parameters(), fused)
+    m(mg.ones(1, 2)).sum().backward()
+    opt.step()
+    sd = opt.state_dict()
+    m.cuda()
+    opt2 = make(m.parameters(), fused)
+    opt2.load_state_dict(sd)
+    m(mg.ones(1, 2, device="cuda")).sum().backward()
+    opt2.step()
+    for k, v in opt2.state[m.weight].items():
+        want = "cpu" if (k == "step" and not fused) else "cuda"
+        assert v.device.type == want, (k, v.device)
