@@ -61,7 +61,6 @@ def scalar_add(s, dtype):
     return cd.type(s)
 
 
-_C_FLOAT = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float"}
 _MAX = {"float16": 65504.0, "bfloat16": float(_dt.finfo(_dt.bfloat16).max),
         "float32": float(_dt.finfo(_dt.float32).max)}
 
@@ -80,7 +79,7 @@ def check_scalar(value, dtype):
         return
     v = abs(float(value))
     if top < v < float("inf"):                       # (NaN and inf convert)
-        raise RuntimeError(f"value cannot be converted to type {_C_FLOAT[dtype.name]} without "
+        raise RuntimeError(f"value cannot be converted to type {dtype.c10_name} without "
                            "overflow")
 
 

@@ -76,7 +76,7 @@ def check_overlap(self, args, internal=True):
             location...").
     """
     out = self._data
-    if internal and has_internal_overlap(out):
+    if internal and out.size and has_internal_overlap(out):    # empty: nothing overlaps
         raise RuntimeError(_INTERNAL_OVERLAP)
     for a in args:
         if isinstance(a, Tensor) and a is not self:
