@@ -307,3 +307,21 @@ def test_pow_bool_exponent_grad(e):
                                      ("float16", -0.01025390625, "sigmoid")])
 def test_16bit_transcendental_rounds_once(dt, v, fn):
     check(lambda L: getattr(L.tensor([v], dtype=getattr(L, dt)), fn)())
+
+
+@pytest.mark.parametrize("num", [2.5, 3, -7, 0.1])
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16", "int64", "int32"])
+@pytest.mark.parametrize("rm", [None, "floor", "trunc"])
+def test_div_of_a_python_number_by_a_tensor(num, dt, rm):
+    # found by the random graph test: torch.div(2.5, t, rounding_mode=...) works in PyTorch
+    got = []
+    for lib in (mg, torch):
+        t = lib.tensor([2, -3, 5], dtype=getattr(lib, dt))
+        r = lib.div(num, t, rounding_mode=rm)
+        got.append((str(r.dtype).split(".")[-1], r.double().tolist()))
+    assert got[0] == got[1]
+    x = mg.tensor([2.0, 4.0], requires_grad=True)
+    xt = torch.tensor([2.0, 4.0], requires_grad=True)
+    mg.div(num, x).sum().backward()
+    torch.div(num, xt).sum().backward()
+    assert x.grad.tolist() == xt.grad.tolist()
