@@ -263,18 +263,7 @@ def _needed_nodes(seen, target_nodes):
 def _skip(node, deps, buffers, heap):
     """Count ``node`` as done without running (or freeing) it: its inputs may still be ready
     through other consumers."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        for nx, _ in n.next_functions:
-            if nx is None:
-                continue
-            deps[nx] -= 1
-            if deps[nx] == 0:
-                if nx in buffers:
-                    heapq.heappush(heap, (-nx._seq, id(nx), nx))
-                else:
-                    stack.append(nx)
+    _drop_unreached(node, deps, buffers, heap, retain_graph=True)
 
 
 def _drop_unreached(node, deps, buffers, heap, retain_graph):
