@@ -65,26 +65,14 @@ def div(input, other, *, rounding_mode=None):
         RuntimeError: integer ``"trunc"``/``"floor"`` division by zero ("ZeroDivisionError"),
             or an unknown ``rounding_mode``.
 
-    A Python number as ``input`` is accepted, as PyTorch does: it becomes a 0-dim tensor that,
-    like PyTorch's wrapped number, does not decide the result dtype beside a tensor ``other``.
+    A Python number as ``input`` is accepted, as PyTorch does: it becomes a tensor of the
+    result dtype, as in ``floor_divide``.
     """
     if isinstance(input, (int, float)) and not isinstance(input, bool) \
             and isinstance(other, Tensor):
-        input = _wrapped_number(input, other)
+        from .. import dtypes as _dt
+        input = dispatch("full_like", other, input, dtype=_dt.result_type(input, other))
     return dispatch("div", input, other, rounding_mode=rounding_mode)
-
-
-def _wrapped_number(x, like):
-    """A 0-dim tensor standing for the Python number ``x`` next to tensor ``like``: float64 /
-    int64 where ``like``'s category already decides the result dtype (a 0-dim tensor never
-    outranks a dimensioned one of its category), else the default float dtype."""
-    from .. import dtypes as _dt
-    from ..ops.factory import tensor
-    if isinstance(x, float):
-        dt = _dt.float64 if like.dtype.is_floating_point else _dt.get_default_dtype()
-    else:
-        dt = _dt.int64
-    return tensor(x, dtype=dt, device=like.device)
 
 
 def neg(input):
