@@ -180,3 +180,6 @@ bitwise_right_shift_ = _make_inplace("bitwise_right_shift_", bitwise_right_shift
 def bitwise_not_(self):
     """In-place ``bitwise_not`` (``Tensor.bitwise_not_``); errors of ``bitwise_not``."""
     return run_inplace(self, bitwise_not)
+
+
+bitwise_left_shift.rule = bitwise_right_shift.rule = EXACT
