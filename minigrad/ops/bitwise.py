@@ -121,6 +121,9 @@ def bitwise_right_shift(input, other):
     return _run("bitwise_right_shift", _rshift, input, other)
 
 
+bitwise_left_shift.rule = bitwise_right_shift.rule = EXACT
+
+
 @register_op("bitwise_not")
 def bitwise_not(input):
     """``bitwise_not(input)`` (``torch.bitwise_not``, ``~``): logical NOT for bool, two's
@@ -181,5 +184,3 @@ def bitwise_not_(self):
     """In-place ``bitwise_not`` (``Tensor.bitwise_not_``); errors of ``bitwise_not``."""
     return run_inplace(self, bitwise_not)
 
-
-bitwise_left_shift.rule = bitwise_right_shift.rule = EXACT
