@@ -235,28 +235,32 @@ class Minimum(_MaxMin):
 
 
 # ---------------------------------------------------------------------------------- clamp
+def _clamp_kernel(rt, a, *bounds, lo, hi):
+    """``min(max(a, lo), hi)`` on opmath arrays; ``bounds``: the bounds given (not None), as
+    loaded; ``lo``/``hi``: the bounds as given (numbers are checked against ``rt``)."""
+    for x in (lo, hi):
+        if x is not None and not isinstance(x, Tensor):
+            check_scalar(x, rt)
+    if rt is _dt.bool_ and lo is not None and hi is not None:   # clamp_min/max do have bool
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
+    tail = None if isinstance(lo, Tensor) or isinstance(hi, Tensor) else True
+    bounds = iter(bounds)
+    if lo is not None:
+        a = _max_min(np.maximum, a, next(bounds), rt, tail)
+    if hi is not None:
+        a = _max_min(np.minimum, a, next(bounds), rt, tail)
+    return a
+
+
 def _clamp_forward(input, lo, hi):
+    """clamp through the kernel base (rule ``PROMOTE_OPMATH``; None bounds left out)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"clamp(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    shapes = [input.shape] + [b.shape for b in (lo, hi) if isinstance(b, Tensor)]
-    if len(shapes) > 1:
-        broadcast_shapes(*shapes)
-    rt = _dt.result_type(input, lo, hi)
-    for b in (lo, hi):
-        if b is not None and not isinstance(b, Tensor):
-            check_scalar(b, rt)
-    if rt is _dt.bool_ and lo is not None and hi is not None:   # clamp_min/max do have bool
-        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
-    a = arr(input, rt)
-    tail = None if isinstance(lo, Tensor) or isinstance(hi, Tensor) else True
-    if lo is not None:
-        a = _max_min(np.maximum, a, _operand(lo, rt), rt, tail)
-    if hi is not None:
-        a = _max_min(np.minimum, a, _operand(hi, rt), rt, tail)
-    return wrap(a, rt)
+    operands = (input,) + tuple(b for b in (lo, hi) if b is not None)
+    return PROMOTE_OPMATH.run(_clamp_kernel, operands, kwargs={"lo": lo, "hi": hi}, op="clamp")
 
 
 class ClampScalar(Function):
@@ -341,6 +345,9 @@ def clamp(input, min=None, max=None):
             raise TypeError("clamp(): min and max must both be Tensors or both be numbers")
         return _clamp_tensor_apply(input, min, max)
     return _clamp_scalar_apply(input, min, max)
+
+
+clamp.rule = PROMOTE_OPMATH
 
 
 # ---------------------------------------------------------------------------------- where

@@ -30,7 +30,12 @@ around its one line of maths, and so does every elementwise op here:
             (out,) = ctx.saved_tensors
             return dispatch("div", grad, dispatch("mul", out, 2))
 
-Ops that are not differentiable (comparisons) use the same steps through ``Rule.run``. The rules
+Ops that are not differentiable (comparisons, bit operations) and ops with optional operands
+(``clamp``) use the same steps through ``Rule.run``. Elementwise ops that stay outside the base,
+with the reason: ``where`` (its condition takes no part in promotion, and both values may be
+numbers), the dtype casts (``_to_copy``: the conversion *is* the op, ``ops.cast``), and the
+``_foreach_*`` list ops (PyTorch's optimizer kernels round per step, recipes in
+``ops.foreach_kernels``). The rules
 are data (``Rule`` values below); the 16-bit recipes a kernel may need (PyTorch's scalar rules,
 scalar-tail rounding, fma, per-thread partial sums) are in ``minigrad.numerics``. A kernel rounds
 an intermediate only where PyTorch's kernel does, and its docstring says so.

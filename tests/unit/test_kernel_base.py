@@ -28,7 +28,7 @@ DECLARED = {
     "pow.Scalar": K.PROMOTE_OPMATH, "remainder": K.ROUNDED_SCALAR, "fmod": K.ROUNDED_SCALAR,
     "bitwise_and": K.EXACT, "bitwise_or": K.EXACT, "bitwise_xor": K.EXACT,
     "bitwise_left_shift": K.EXACT, "bitwise_right_shift": K.EXACT,
-    "bitwise_not": K.KEEP_DTYPE,
+    "bitwise_not": K.KEEP_DTYPE, "clamp": K.PROMOTE_OPMATH,
 }
 
 
