@@ -88,10 +88,13 @@ def unflatten(input, dim, sizes):
             than one -1, or sizes whose product is not the size of ``dim`` (PyTorch's
             messages).
     """
-    if not isinstance(sizes, (tuple, list)) or \
-            not all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+    if not isinstance(sizes, (tuple, list)):
         raise TypeError("unflatten(): argument 'sizes' (position 2) must be tuple of ints, not "
                         + type(sizes).__name__)
+    for i, s in enumerate(sizes):
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError("unflatten(): argument 'sizes' (position 2) must be tuple of ints, "
+                            f"but found element of type {type(s).__name__} at pos {i}")
     shape = tuple(input.shape)
     if not shape:
         raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} "

@@ -85,8 +85,8 @@ def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
     _check(tensor, "uniform_")
     _check_floating(tensor, "check_uniform_bounds")
     if a > b:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > "
-                           f"to={b}")
+        raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
+                           f"from={a:g} > to={b:g}")
     arr = _gen(generator).uniform(float(a), float(b), tuple(tensor.shape))
     return _write(tensor, np.asarray(arr, dtype=np.float64))
 
@@ -101,7 +101,7 @@ def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
     _check(tensor, "normal_")
     _check_floating(tensor, "normal_kernel_cpu")
     if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     arr = _gen(generator).normal(float(mean), float(std), tuple(tensor.shape))
     return _write(tensor, np.asarray(arr, dtype=np.float64))
 
@@ -135,8 +135,8 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     p = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
     _check_floating(tensor, "check_uniform_bounds" if p <= 0.3 else "normal_kernel_cpu")
     if a > b:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > "
-                           f"to={b}")
+        raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
+                           f"from={a:g} > to={b:g}")
     rng, shape = _gen(generator), tuple(tensor.shape)
     if p > 0.3:
         out = rng.normal(mean, std, shape)
@@ -240,7 +240,7 @@ def _calculate_correct_fan(tensor, mode):
 
 def _zero_element(tensor):
     if 0 in tuple(tensor.shape):
-        warnings.warn("Initializing zero-element tensors is a no-op")
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return True
     return False
 
