@@ -67,8 +67,9 @@ def test_vector_to_parameters_round_trip_and_aliasing_as_torch():
 def test_vector_helpers_errors_match_torch():
     m, t = _models()
     for bad in (3, [1.0, 2.0]):
-        assert _err(lambda: nn.utils.vector_to_parameters(bad, m.parameters())) == \
-            _err(lambda: torch.nn.utils.vector_to_parameters(bad, t.parameters())) != None  # noqa: E711
+        mine = _err(lambda: nn.utils.vector_to_parameters(bad, m.parameters()))
+        assert mine == _err(lambda: torch.nn.utils.vector_to_parameters(bad, t.parameters()))
+        assert mine is not None
     mixed = [minigrad.ones(2), minigrad.ones(2, device="cuda")]
     assert _err(lambda: nn.utils.parameters_to_vector(mixed)) == \
         ("TypeError", "Found two parameters on different devices, this is currently not "
