@@ -22,7 +22,12 @@ import math
 import types
 from functools import partial
 
-from .lr_scheduler_base import LRScheduler, _check_optimizer, _format_param, _group_values
+from .lr_scheduler_base import (
+    LRScheduler,
+    _check_optimizer,
+    _format_param,
+    _group_values,
+)
 
 __all__ = ["CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts"]
 

@@ -25,8 +25,12 @@ from bisect import bisect_right
 from collections import Counter
 
 from .cyclic_lr import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
-from .lr_scheduler_base import (EPOCH_DEPRECATION_WARNING, LRScheduler,  # noqa: F401
-                                _LRScheduler, _group_values)
+from .lr_scheduler_base import (  # noqa: F401
+    EPOCH_DEPRECATION_WARNING,
+    LRScheduler,
+    _group_values,
+    _LRScheduler,
+)
 from .plateau import ReduceLROnPlateau
 from .scheduler_composition import ChainedScheduler, SequentialLR
 

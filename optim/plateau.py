@@ -16,8 +16,12 @@ from __future__ import annotations
 import math
 import warnings
 
-from .lr_scheduler_base import (EPOCH_DEPRECATION_WARNING, LRScheduler, _check_optimizer,
-                                _group_values)
+from .lr_scheduler_base import (
+    EPOCH_DEPRECATION_WARNING,
+    LRScheduler,
+    _check_optimizer,
+    _group_values,
+)
 
 __all__ = ["ReduceLROnPlateau"]
 

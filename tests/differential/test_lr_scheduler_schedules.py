@@ -61,6 +61,7 @@ SCHEDULES = [
     ("multistep", lambda L, o: L.MultiStepLR(o, [30, 80, 80, 200], gamma=0.3)),
     ("constant", lambda L, o: L.ConstantLR(o)),
     ("constant-40", lambda L, o: L.ConstantLR(o, factor=0.5, total_iters=40)),
+    ("constant-0.45", lambda L, o: L.ConstantLR(o, factor=0.45, total_iters=10)),
     ("constant-0", lambda L, o: L.ConstantLR(o, factor=0.25, total_iters=0)),
     ("linear", lambda L, o: L.LinearLR(o)),
     ("linear-up", lambda L, o: L.LinearLR(o, start_factor=0.05, total_iters=40)),
