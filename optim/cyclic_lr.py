@@ -286,6 +286,12 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self):
+        """The learning rates at step ``last_epoch`` (annealed within the current phase);
+        sets the momenta as a side effect when ``cycle_momentum``.
+
+        Raises:
+            ValueError: stepped past ``total_steps`` (PyTorch's message).
+        """
         self._warn_outside_step()
         lrs = []
         step_num = self.last_epoch
