@@ -147,16 +147,51 @@ class Rule:
                 Tensor nor a number.
             RuntimeError: shapes that do not broadcast (PyTorch's message).
         """
-        check_operands(operands, op)
-        rt, out_dt = self.result_dtype(operands)
-        # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand enters as a
-        # number where the rule says so (mul, div, remainder, fmod)
-        cpu = self.cpu_scalar and operands[0].ndim > 0
-        arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and x.ndim == 0)
-                  for i, x in enumerate(operands)]
-        with np.errstate(all="ignore"):
-            out = kernel(rt, *arrays, *extra, **(kwargs or {}))
-        return self.store(out, rt, out_dt)
+        # no NumPy warnings for inf/nan results or numbers out of range, as PyTorch
+        token = _nx.quiet()
+        try:
+            arrays = self._fast_load(operands)
+            if arrays is not None:
+                rt = operands[0].dtype
+                out_dt = _dt.bool_ if self.result == "bool" else rt
+            else:
+                check_operands(operands, op)
+                rt, out_dt = self.result_dtype(operands)
+                # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand
+                # enters as a number where the rule says so (mul, div, remainder, fmod)
+                cpu = self.cpu_scalar and operands[0].ndim > 0
+                arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and
+                                    x.ndim == 0) for i, x in enumerate(operands)]
+            out = kernel(rt, *arrays, *extra, **kwargs) if kwargs else kernel(rt, *arrays, *extra)
+            return self.store(out, rt, out_dt)
+        finally:
+            _nx.unquiet(token)
+
+    def _fast_load(self, operands):
+        """The fast path beside steps 1-3: when every operand is a Tensor of one dtype that is
+        its own opmath (fp32, fp64, integers, bool) and of one shape, or a floating tensor and a
+        Python number, there is nothing to check, promote or convert: the stored arrays (and the
+        number in the tensor's dtype) are the kernel's inputs (None otherwise).
+        ``tests/unit/test_kernel_base.py`` checks it against the general path."""
+        first = operands[0]
+        if not isinstance(first, Tensor):
+            return None
+        dt = first.dtype
+        if dt.opmath is not dt or (self.result == "float" and not dt.is_floating_point) or \
+                (self.compute == "float64" and dt is not _dt.float64):
+            return None
+        a = first._data
+        if len(operands) == 1:
+            return [a]
+        if len(operands) != 2:
+            return None
+        b = operands[1]
+        if isinstance(b, Tensor):
+            if b.dtype is dt and b._data.shape == a.shape:
+                return [a, b._data]
+        elif b.__class__ in (float, int) and dt.is_floating_point:
+            return [a, dt.np.type(b)]      # a Python number: weak, in the tensor's own dtype
+        return None
 
 
 def check_operands(operands, op):
