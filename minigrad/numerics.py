@@ -30,6 +30,7 @@ computes, where a few kernels round differently), ``reduce_all`` (the summation 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 
 import numpy as np
@@ -328,15 +329,10 @@ def scalar_in(s, dtype):
 # ``np.errstate``).
 try:
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
-    _QUIET = _make_extobj(all="ignore")
-
-    def quiet():
-        """Silence NumPy's floating-point warnings in this context; returns a token."""
-        return _extobj_contextvar.set(_QUIET)
-
-    def unquiet(token):
-        """Restore the error state ``quiet`` replaced."""
-        _extobj_contextvar.reset(token)
+    # ``quiet()`` sets the prebuilt state and returns the context variable's token;
+    # ``unquiet(token)`` resets it. Both are C calls (a kernel runs them once each).
+    quiet = functools.partial(_extobj_contextvar.set, _make_extobj(all="ignore"))
+    unquiet = _extobj_contextvar.reset
 except (ImportError, AttributeError, TypeError):        # pragma: no cover - NumPy 1.x
     def quiet():
         """Silence NumPy's floating-point warnings in this context; returns a token."""
