@@ -257,7 +257,8 @@ def _lengths_from_fractions(n: int, fractions) -> list:
 
 
 def random_split(dataset, lengths: Sequence, generator=default_generator) -> list:
-    """Split ``dataset`` into non-overlapping random ``Subset`` s (``torch.utils.data.random_split``).
+    """Split ``dataset`` into non-overlapping random ``Subset`` s
+    (``torch.utils.data.random_split``).
 
     Args:
         dataset: a map-style dataset (anything with ``len``).
