@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..dispatch import register_op
 from ..tensor import Tensor
-from ._binary import scalar_in
+from ..numerics import scalar_in
 from ._util import broadcast_shapes
 from .compare import logical_operands
 from .inplace import run_inplace

@@ -19,8 +19,10 @@ from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._binary import arr, check_binary, scalar_in
+from ..numerics import scalar_in
+from ._binary import arr
 from ._util import broadcast_shapes, check_scalar, wrap, wrap_dims
+from .kernel import BOOL_RESULT, PROMOTE_OPMATH, Kernel
 
 _NUM = (bool, int, float, np.number, np.bool_)
 
@@ -44,9 +46,11 @@ def _make_compare(name, ufunc):
         if isinstance(input, Tensor) and not isinstance(other, (Tensor,) + _NUM) \
                 and name in ("eq", "ne"):
             return name == "ne"      # tensor == None / object, as PyTorch's __eq__
-        check_binary(input, other, name)
-        rt = _dt.result_type(input, other)
-        return _bool(ufunc(_operand(input, rt), _operand(other, rt)))
+        return BOOL_RESULT.run(kernel, (input, other), op=name)
+
+    def kernel(dtype, a, b):
+        return ufunc(a, b)
+    op.rule = BOOL_RESULT
     op.__name__ = name
     op.__doc__ = (f"``{name}(input, other)``: elementwise comparison in the promoted dtype, a "
                   f"bool tensor (``torch.{name}``).\n\n    Raises:\n        RuntimeError: "
@@ -180,18 +184,22 @@ def _check_tensor_other(other, op):
                         f"{type(other).__name__}")
 
 
-class _MaxMin(Function):
+class _MaxMin(Kernel):
+    rule = PROMOTE_OPMATH
+    operands = 2
+    saves = ("input", "other")
     _ufunc = None
     _lose = None     # comparison where input gets no gradient ("lt" for maximum)
     _win = None
 
     @classmethod
-    def forward(cls, ctx, input, other):
-        check_binary(input, other, cls._name)
-        _check_tensor_other(other, cls._name)
-        rt = _dt.result_type(input, other)
-        ctx.save_for_backward(input, other)
-        return wrap(_max_min(cls._ufunc, arr(input, rt), arr(other, rt), rt), rt)
+    def check(cls, input, other):
+        if isinstance(input, Tensor):
+            _check_tensor_other(other, cls._name)
+
+    @classmethod
+    def kernel(cls, dtype, a, b):
+        return _max_min(cls._ufunc, a, b, dtype)
 
     @classmethod
     def backward(cls, ctx, grad):

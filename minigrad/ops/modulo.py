@@ -21,7 +21,8 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._binary import arr, check_binary, is_scalar_other, scalar_in, scalar_value
+from ..numerics import scalar_in
+from ._binary import arr, check_binary, is_scalar_other, scalar_value
 from ._util import wrap
 
 

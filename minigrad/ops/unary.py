@@ -17,8 +17,10 @@ from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op, register_packet
 from ..tensor import Tensor
-from ._binary import _r16, arr, check_binary, scalar_in, tail_mask
-from ._util import check_scalar, scalar_add, wrap
+from ..numerics import scalar_add, scalar_in
+from ._binary import _r16, arr, check_binary, tail_mask
+from ._util import check_scalar, wrap
+from .kernel import FLOAT_FP64, FLOAT_OPMATH, KEEP_DTYPE, PROMOTE_OPMATH, Kernel
 
 
 def _check_tensor(x, op):
@@ -27,46 +29,27 @@ def _check_tensor(x, op):
                         f"{type(x).__name__}")
 
 
-def _float_rt(x):
-    return x.dtype if x.dtype.is_floating_point else _dt.get_default_dtype()
-
-
-def _transcendental(x, f, op):
-    """f(x) with PyTorch's dtype rule and our precision recipe (see module docstring)."""
-    _check_tensor(x, op)
-    rt = _float_rt(x)
-    if rt is _dt.float64:
-        a = arr(x, rt)
-        with np.errstate(all="ignore"):
-            return wrap(f(a), rt)
-    # fp32 and 16-bit: float64 math rounded to fp32 (PyTorch's vectorised fp32 result, which is
-    # correctly rounded far more often than NumPy's fp32 loops), then, for 16-bit, the one
-    # rounding into storage: NumPy's fp32 exp/log land on the wrong side of a 16-bit midpoint
-    # for a few inputs (bf16 exp(6.84375), fp16 log(0.0025425)), which would round twice
-    a = x._data.astype(np.float64) if x.dtype.is_floating_point and x.dtype is rt else \
-        arr(x, rt).astype(np.float64)
-    with np.errstate(all="ignore"):
-        return wrap(f(a).astype(np.float32), rt)
-
-
 @register_op("neg")
-class Neg(Function):
-    """``neg(input)`` = -input (``torch.neg``); dtype kept.
+class Neg(Kernel):
+    """``neg(input)`` = -input (``torch.neg``); dtype kept, exact.
 
     Raises:
         RuntimeError: for bool tensors (PyTorch's message).
     """
 
+    rule = KEEP_DTYPE
     _backward_name = "NegBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "neg")
-        if input.dtype is _dt.bool_:
+    def check(input):
+        if isinstance(input, Tensor) and input.dtype is _dt.bool_:
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
-        return Tensor._make(np.negative(input._data), input.dtype)
+
+    @staticmethod
+    def kernel(dtype, a):
+        return np.negative(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -74,19 +57,16 @@ class Neg(Function):
 
 
 @register_op("reciprocal")
-class Reciprocal(Function):
+class Reciprocal(Kernel):
     """``reciprocal(input)`` = 1 / input (``torch.reciprocal``); integers give float32."""
 
+    rule = FLOAT_OPMATH
+    saves = ("result",)
     _backward_name = "ReciprocalBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "reciprocal")
-        rt = _float_rt(input)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = wrap(1 / arr(input, rt), rt)
-        ctx.save_for_backward(out)
-        return out
+    def kernel(dtype, a):
+        return 1 / a
 
     @staticmethod
     def backward(ctx, grad):
@@ -95,16 +75,16 @@ class Reciprocal(Function):
 
 
 @register_op("exp")
-class Exp(Function):
+class Exp(Kernel):
     """``exp(input)`` (``torch.exp``); backward ``grad * result``."""
 
+    rule = FLOAT_FP64
+    saves = ("result",)
     _backward_name = "ExpBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        out = _transcendental(input, np.exp, "exp")
-        ctx.save_for_backward(out)
-        return out
+    def kernel(dtype, a):
+        return np.exp(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -113,15 +93,16 @@ class Exp(Function):
 
 
 @register_op("log")
-class Log(Function):
+class Log(Kernel):
     """``log(input)`` (natural log, ``torch.log``); backward ``grad / input``."""
 
+    rule = FLOAT_FP64
+    saves = ("input",)
     _backward_name = "LogBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return _transcendental(input, np.log, "log")
+    def kernel(dtype, a):
+        return np.log(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -130,23 +111,20 @@ class Log(Function):
 
 
 @register_op("sqrt")
-class Sqrt(Function):
+class Sqrt(Kernel):
     """``sqrt(input)`` (``torch.sqrt``); backward ``grad / (2 * result)``.
 
     fp32/fp64 here are correctly rounded; PyTorch's vectorised fp32 and fp64 sqrt are not
     (about 1% of values differ by 1 ulp on AVX512): a stated exception.
     """
 
+    rule = FLOAT_OPMATH
+    saves = ("result",)
     _backward_name = "SqrtBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "sqrt")
-        rt = _float_rt(input)
-        with np.errstate(invalid="ignore"):
-            out = wrap(np.sqrt(arr(input, rt)), rt)
-        ctx.save_for_backward(out)
-        return out
+    def kernel(dtype, a):
+        return np.sqrt(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -155,7 +133,7 @@ class Sqrt(Function):
 
 
 @register_op("abs")
-class Abs(Function):
+class Abs(Kernel):
     """``abs(input)`` (``torch.abs``); dtype kept; backward ``grad * sign(input)``.
 
     Raises:
@@ -163,15 +141,18 @@ class Abs(Function):
             'Bool'').
     """
 
+    rule = KEEP_DTYPE
+    saves = ("input",)
     _backward_name = "AbsBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "abs")
-        if input.dtype is _dt.bool_:
+    def check(input):
+        if isinstance(input, Tensor) and input.dtype is _dt.bool_:
             raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-        ctx.save_for_backward(input)
-        return Tensor._make(np.abs(input._data), input.dtype)
+
+    @staticmethod
+    def kernel(dtype, a):
+        return np.abs(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -180,21 +161,19 @@ class Abs(Function):
 
 
 @register_op("sign")
-class Sign(Function):
+class Sign(Kernel):
     """``sign(input)``: -1, 0 or 1 (0 for NaN, as PyTorch), dtype kept (``torch.sign``); zero
     gradient."""
 
+    rule = PROMOTE_OPMATH
     _backward_name = "SignBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "sign")
-        if input.dtype is _dt.bool_:
-            return Tensor._make(input._data.copy(), input.dtype)
-        rt = input.dtype
-        a = arr(input, rt)
-        with np.errstate(invalid="ignore"):      # PyTorch: sign(nan) = 0, sign(-0.0) = 0
-            return wrap((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype), rt)
+    def kernel(dtype, a):
+        if dtype is _dt.bool_:
+            return a.copy()
+        # PyTorch: sign(nan) = 0, sign(-0.0) = 0
+        return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
