@@ -218,14 +218,14 @@ def test_len_of_everything_like_torch():
     lambda T, D: iter(D.DataLoader(range(5), timeout=1)),
 ], ids=lambda f: "")
 def test_dataloader_argument_errors_like_torch(fn, monkeypatch):
-    monkeypatch.setattr(mud_dataloader, "_IN_PROCESS_WARNED", [True])
+    monkeypatch.setattr(mud_dataloader, "_in_process_warned", True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_error(fn)
 
 
 def test_num_workers_runs_in_process_with_one_warning(monkeypatch):
-    monkeypatch.setattr(mud_dataloader, "_IN_PROCESS_WARNED", [False])
+    monkeypatch.setattr(mud_dataloader, "_in_process_warned", False)
     called = []
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")

@@ -27,16 +27,13 @@ import multiprocessing
 import warnings
 
 from ...accelerator import is_available as _accelerator_available
-from ...dtypes import int64
-from ...ops.factory import randint
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _draw_seed
 
 __all__ = ["DataLoader", "get_worker_info"]
 
-_SEED_HIGH = 2 ** 63 - 1
-_IN_PROCESS_WARNED = [False]      # the one-time num_workers warning (tests reset it)
+_in_process_warned = False      # the one-time num_workers warning has been shown (tests reset it)
 
 
 def get_worker_info():
@@ -46,8 +43,9 @@ def get_worker_info():
 
 
 def _warn_in_process(num_workers: int) -> None:
-    if not _IN_PROCESS_WARNED[0]:
-        _IN_PROCESS_WARNED[0] = True
+    global _in_process_warned
+    if not _in_process_warned:
+        _in_process_warned = True
         warnings.warn(f"DataLoader: num_workers={num_workers} is accepted, but minigrad loads "
                       f"batches in the main process (no worker processes): batches and their "
                       f"order are those of num_workers=0. This warning is shown once.",
@@ -116,8 +114,7 @@ class _DataLoaderIter:
         self._sampler_iter = iter(self._index_sampler)
         # PyTorch draws the workers' base seed here, from the loader's generator: drawn too,
         # so that a shared generator advances as in PyTorch
-        self._base_seed = int(randint(0, _SEED_HIGH, (), dtype=int64,
-                                      generator=loader.generator).item())
+        self._base_seed = _draw_seed(loader.generator)
         fetcher = _IterableFetcher if self._iterable else _MapFetcher
         self._fetcher = fetcher(loader.dataset, loader._auto_collation, loader.collate_fn,
                                 loader.drop_last)

@@ -29,6 +29,12 @@ T_co = TypeVar("T_co", covariant=True)
 _SEED_HIGH = 2 ** 63 - 1    # int64 ``random_()`` draws a seed in [0, 2**63 - 1)
 
 
+def _draw_seed(generator=None) -> int:
+    """One 63-bit seed drawn from ``generator`` (the global generator when None), as PyTorch's
+    ``torch.empty((), dtype=torch.int64).random_(generator=...)``."""
+    return int(randint(0, _SEED_HIGH, (), dtype=int64, generator=generator).item())
+
+
 class Sampler(Generic[T_co]):
     """Base class of samplers (``torch.utils.data.Sampler``): subclasses define ``__iter__``
     yielding indices (or lists of indices, for a batch sampler) and usually ``__len__``.
@@ -69,8 +75,7 @@ def _epoch_generator(generator):
     one draw of the global generator, so each epoch is a new permutation."""
     if generator is not None:
         return generator
-    seed = int(randint(0, _SEED_HIGH, ()).item())
-    return Generator().manual_seed(seed)
+    return Generator().manual_seed(_draw_seed())
 
 
 class RandomSampler(Sampler[int]):
