@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..ops.factory import empty
+from .._functional.factories import empty
 from . import functional as F
 from . import init
 from .module import Module

@@ -22,6 +22,13 @@ DECLARED = {
     "threshold_backward": K.EXACT,
     "eq": K.BOOL_RESULT, "ne": K.BOOL_RESULT, "lt": K.BOOL_RESULT, "le": K.BOOL_RESULT,
     "gt": K.BOOL_RESULT, "ge": K.BOOL_RESULT,
+    "isfinite": K.BOOL_RESULT, "isnan": K.BOOL_RESULT, "isinf": K.BOOL_RESULT,
+    "logical_not": K.BOOL_RESULT, "logical_and": K.BOOL_RESULT, "logical_or": K.BOOL_RESULT,
+    "pow.Tensor_Scalar": K.PROMOTE_OPMATH, "pow.Tensor_Tensor": K.PROMOTE_OPMATH,
+    "pow.Scalar": K.PROMOTE_OPMATH, "remainder": K.ROUNDED_SCALAR, "fmod": K.ROUNDED_SCALAR,
+    "bitwise_and": K.EXACT, "bitwise_or": K.EXACT, "bitwise_xor": K.EXACT,
+    "bitwise_left_shift": K.EXACT, "bitwise_right_shift": K.EXACT,
+    "bitwise_not": K.KEEP_DTYPE, "clamp": K.PROMOTE_OPMATH,
 }
 
 
