@@ -20,7 +20,7 @@ import numpy as np
 
 from ..._functional.joining import stack
 from ...dtypes import float64
-from ...ops.factory import as_tensor, tensor
+from ..._functional.factories import as_tensor, tensor
 from ...tensor import Tensor
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map",

@@ -17,7 +17,7 @@ import math
 import warnings
 from typing import Generic, Iterable, Sequence, TypeVar
 
-from ...ops.factory import randperm
+from ..._functional.factories import randperm
 from ...random import default_generator
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",

@@ -18,7 +18,7 @@ from typing import Generic, Iterable, Iterator, Sequence, Sized, TypeVar
 import numpy as np
 
 from ...dtypes import float64, int64
-from ...ops.factory import as_tensor, randint, randperm
+from ..._functional.factories import as_tensor, randint, randperm
 from ...random import Generator, _gen
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
