@@ -391,7 +391,19 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
 
 @register_op("randperm")
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """A random permutation of 0..n-1 (``torch.randperm``), int64 default."""
+    """A random permutation of 0..n-1 (``torch.randperm``), int64 default.
+
+    Raises:
+        TypeError: ``n`` not an int (a 0-dim integer tensor is read as one, as PyTorch).
+        RuntimeError: a negative ``n`` (PyTorch's "Trying to create tensor with negative
+            dimension" message).
+    """
+    if isinstance(n, Tensor) and n.ndim == 0 and not n.dtype.is_floating_point:
+        n = n.item()
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    n = _size((n,))[0]
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
     return _finish(Tensor._make(_gen(generator).permutation(n).astype(dt.np), dt), requires_grad,
                    device)

@@ -69,3 +69,12 @@ def test_empty_shape_and_dtype_match_torch(size):
     assert mg.empty(*size, dtype=mg.int32).dtype is mg.int32
     x = mg.ones(2, 3, dtype=mg.float16)
     assert mg.empty_like(x).dtype is mg.float16 and tuple(mg.empty_like(x).shape) == (2, 3)
+
+
+def test_randperm_argument_errors_match_torch():
+    for bad in (2.0, mg.tensor([1.0, 2.0])):
+        with pytest.raises(TypeError, match="argument 'n' .* must be int"):
+            mg.randperm(bad)
+    with pytest.raises(RuntimeError, match="negative dimension -1"):
+        mg.randperm(-1)
+    assert sorted(mg.randperm(mg.tensor(4)).tolist()) == [0, 1, 2, 3]
