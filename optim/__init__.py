@@ -12,6 +12,10 @@ autograd graph.
 from .optimizer import Optimizer, required
 from .sgd import SGD
 from .adam import Adam, AdamW
+from .rmsprop import RMSprop
+from .adagrad import Adagrad
+from .adamax import Adamax
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler", "required"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "lr_scheduler",
+           "required"]
