@@ -15,7 +15,10 @@ from .adam import Adam, AdamW
 from .rmsprop import RMSprop
 from .adagrad import Adagrad
 from .adamax import Adamax
+from .nadam import NAdam
+from .radam import RAdam
+from .adadelta import Adadelta
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "lr_scheduler",
-           "required"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
+           "Adadelta", "lr_scheduler", "required"]

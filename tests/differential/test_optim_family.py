@@ -110,7 +110,23 @@ CASES = [
     ("Adamax", dict(lr=1e-2, betas=(0.8, 0.99), weight_decay=1e-2, eps=1e-3)),
     ("Adamax", dict(maximize=True)),
     ("Adamax", dict(maximize=True, weight_decay=0.1)),
+    ("NAdam", dict()),
+    ("NAdam", dict(lr=1e-2, betas=(0.8, 0.99), weight_decay=1e-2, momentum_decay=1e-2)),
+    ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("NAdam", dict(lr=0.05, weight_decay=0.1, maximize=True, eps=1e-3)),
+    ("RAdam", dict()),
+    ("RAdam", dict(lr=1e-2, betas=(0.8, 0.9), weight_decay=1e-2)),
+    ("RAdam", dict(betas=(0.9, 0.6), weight_decay=0.1, decoupled_weight_decay=True,
+                   maximize=True)),
+    ("RAdam", dict(lr=0.05, betas=(0.5, 0.8), weight_decay=0.1, maximize=True, eps=1e-3)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.8, weight_decay=1e-2)),
+    ("Adadelta", dict(maximize=True, eps=1e-3)),
+    ("Adadelta", dict(rho=0.95, weight_decay=0.1, maximize=True)),
 ]
+
+
+KINDS = list(dict.fromkeys(k for k, _ in CASES))
 
 
 def _ids(case):
@@ -157,6 +173,13 @@ def test_state_dict_matches_torch_and_round_trips(case):
     ("Adagrad", dict(initial_accumulator_value=-1)), ("Adagrad", dict(eps=-1)),
     ("Adamax", dict(lr=-1)), ("Adamax", dict(eps=-1)), ("Adamax", dict(betas=(1.0, 0.9))),
     ("Adamax", dict(betas=(0.9, -0.1))), ("Adamax", dict(weight_decay=-1)),
+    ("NAdam", dict(lr=-1)), ("NAdam", dict(eps=-1)), ("NAdam", dict(betas=(1.0, 0.9))),
+    ("NAdam", dict(betas=(0.9, 1.0))), ("NAdam", dict(weight_decay=-1)),
+    ("NAdam", dict(momentum_decay=-1)),
+    ("RAdam", dict(lr=-1)), ("RAdam", dict(eps=-1)), ("RAdam", dict(betas=(-0.1, 0.9))),
+    ("RAdam", dict(betas=(0.9, 1.5))), ("RAdam", dict(weight_decay=-1)),
+    ("Adadelta", dict(lr=-1)), ("Adadelta", dict(rho=1.1)), ("Adadelta", dict(rho=-0.1)),
+    ("Adadelta", dict(eps=-1)), ("Adadelta", dict(weight_decay=-1)),
 ])
 def test_constructor_errors_as_torch(kind, kw):
     with pytest.raises(ValueError) as t_err:
@@ -166,7 +189,7 @@ def test_constructor_errors_as_torch(kind, kw):
     assert str(m_err.value) == str(t_err.value)
 
 
-@pytest.mark.parametrize("kind", ["RMSprop", "Adagrad", "Adamax"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_defaults_as_torch(kind):
     t = getattr(torch.optim, kind)([torch.zeros(2, requires_grad=True)])
     m = getattr(optim, kind)([mg.zeros(2, requires_grad=True)])

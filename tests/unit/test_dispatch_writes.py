@@ -2,7 +2,8 @@
 
 A recording ``DispatchMode`` watches a whole AMP step (autocast forward, ``scale(loss)
 .backward()``, ``unscale_``, ``clip_grad_norm_``, ``step``, ``update``, ``zero_grad``) for SGD
-with momentum, Adam and AdamW in their for-loop, foreach and fused implementations. The tracked
+with momentum, Adam and AdamW in their for-loop, foreach and fused implementations, and for
+RMSprop, Adagrad, Adamax, NAdam, RAdam and Adadelta in their for-loop and foreach ones. The tracked
 tensors are the parameters, their gradients, every optimizer-state tensor, the scale, the growth
 tracker and the found-inf flags. Two independent checks:
 
@@ -190,6 +191,18 @@ OPTIMIZERS = [
     ("AdamW", dict(lr=1e-2)),
     ("AdamW", dict(lr=1e-2, foreach=True, maximize=True)),
     ("AdamW", dict(lr=1e-2, fused=True, amsgrad=True)),
+    ("RMSprop", dict(lr=1e-2, momentum=0.9, centered=True, weight_decay=1e-2)),
+    ("RMSprop", dict(lr=1e-2, foreach=True, centered=True, maximize=True)),
+    ("Adagrad", dict(lr=0.1, lr_decay=1e-3, weight_decay=1e-2)),
+    ("Adagrad", dict(lr=0.1, foreach=True)),
+    ("Adamax", dict(lr=1e-2, weight_decay=1e-2)),
+    ("Adamax", dict(lr=1e-2, foreach=True)),
+    ("NAdam", dict(lr=1e-2, weight_decay=1e-2, decoupled_weight_decay=True)),
+    ("NAdam", dict(lr=1e-2, foreach=True)),
+    ("RAdam", dict(lr=1e-2, weight_decay=1e-2)),
+    ("RAdam", dict(lr=1e-2, foreach=True, decoupled_weight_decay=True, weight_decay=1e-2)),
+    ("Adadelta", dict(weight_decay=1e-2)),
+    ("Adadelta", dict(foreach=True, maximize=True)),
 ]
 
 

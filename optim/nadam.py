@@ -1,0 +1,165 @@
+"""``NAdam`` (mirrors ``torch.optim.NAdam``): Adam with Nesterov momentum (Dozat, 2016), with
+the momentum schedule ``mu_t = beta1 * (1 - 0.5 * 0.96**(t * momentum_decay))``.
+
+Every write goes through a dispatched op. By default (``foreach=None``/``False``) the step is
+PyTorch's for-loop ``_single_tensor_nadam``, run as the ``_foreach_*`` ops on one-tensor lists
+(``mul_(number)`` as ``_foreach_mul_`` with a 0-dim tensor, see ``optim/sgd.py``), which
+divides ``exp_avg_sq`` by the bias correction before the sqrt; ``foreach=True`` is
+``_multi_tensor_nadam``, which takes the sqrt first and divides by the square root of the bias
+correction (different roundings, as in PyTorch), and whose in-place ``_foreach_mul_`` rounds
+``beta2`` (and NAdamW's ``1 - lr*wd``) to fp16/bf16 first.
+
+``mu_product`` (the running product of the ``mu_t``) is a 0-dim float32 state tensor (float64
+under a float64 default dtype), multiplied in place by each ``mu_t``; the step sizes are Python
+floats computed from its value, as in PyTorch.
+
+Numerics versus PyTorch 2.13 CPU: bit-exact in fp16/bf16; fp32/fp64 bit-exact except for
+``sqrt`` (MKL's in PyTorch, see ``optim/adam.py``; bit-exact with torch's sqrt plugged in).
+"""
+from __future__ import annotations
+
+from minigrad.dispatch import dispatch
+
+from .adam import _scalar_tensor
+from .adamax import _check_betas
+from .optimizer import Optimizer, _no_differentiable, _steps_as_tensors
+from .sgd import _mul_, _to_float
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam (``torch.optim.NAdam``), with L2 or decoupled (NAdamW) weight decay.
+
+    Per parameter with a grad (the for-loop's order)::
+
+        g = -grad if maximize else grad;  step += 1;  bc2 = 1 - beta2**step
+        if weight_decay != 0:
+            p.mul_(1 - lr*wd) if decoupled_weight_decay else g = g.add(p, alpha=wd)
+        mu = beta1*(1 - 0.5*0.96**(step*momentum_decay))
+        mu_next = beta1*(1 - 0.5*0.96**((step + 1)*momentum_decay))
+        mu_product *= mu
+        m.lerp_(g, 1 - beta1);  v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+        denom = v.div(bc2).sqrt().add_(eps)
+        p.addcdiv_(g, denom, value=-lr*(1 - mu)/(1 - mu_product))
+        p.addcdiv_(m, denom, value=-lr*mu_next/(1 - mu_product*mu_next))
+
+    Args:
+        params: iterable of Tensors or param-group dicts.
+        lr: learning rate (default 2e-3); a 1-element Tensor is read as its value.
+        betas: (beta1, beta2) (default (0.9, 0.999)).
+        eps: added to the denominator (default 1e-8).
+        weight_decay: default 0.
+        momentum_decay: default 4e-3.
+        decoupled_weight_decay: NAdamW-style decay (default False).
+        foreach: True runs the multi-tensor implementation (see the module docstring).
+        maximize: maximize the objective (default False).
+        capturable: accepted and stored (it only changes where ``step`` lives in PyTorch).
+        differentiable: only False is supported.
+
+    State per param: ``step`` and ``mu_product`` (0-dim scalar-dtype Tensors), ``exp_avg``,
+    ``exp_avg_sq`` (param's dtype).
+
+    Raises:
+        ValueError: "Tensor lr must be 1-element", "Invalid learning rate: {lr}",
+            "Invalid epsilon value: {eps}", "Invalid beta parameter at index 0: {b}",
+            "Invalid beta parameter at index 1: {b}", "Invalid weight_decay value: {wd}",
+            "Invalid momentum_decay value: {v}".
+        NotImplementedError: ``differentiable=True``.
+    """
+
+    _scalar_state = ("step", "mu_product")
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        _check_betas(lr, betas, eps, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        _no_differentiable(differentiable)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "momentum_decay": momentum_decay,
+                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for k, v in (("maximize", False), ("foreach", None), ("capturable", False),
+                         ("differentiable", False), ("decoupled_weight_decay", False)):
+                group.setdefault(k, v)
+        _steps_as_tensors(self, ("step", "mu_product"))
+
+    def step(self, closure=None):
+        """One NAdam step over every group (``NAdam.step``).
+
+        Args:
+            closure: optional callable re-evaluating the model; run with grad enabled and its
+                result returned.
+        """
+        return self._step_groups(closure)
+
+    def _update_group(self, group, params):
+        for p in params:
+            st = self.state[p]
+            if len(st) == 0:
+                st["step"] = _scalar_tensor(0.0)
+                st["mu_product"] = _scalar_tensor(1.0)
+                st["exp_avg"] = dispatch("zeros_like", p)
+                st["exp_avg_sq"] = dispatch("zeros_like", p)
+        state = [self.state[p] for p in params]
+        lists = ([p.grad for p in params], [s["exp_avg"] for s in state],
+                 [s["exp_avg_sq"] for s in state], [s["mu_product"] for s in state],
+                 [s["step"] for s in state])
+        beta1, beta2 = (float(b) for b in group["betas"])
+        self._run_chunks(self._implementation(group, params), params, lists, _nadam,
+                         lr=float(_to_float(group["lr"], "lr")), beta1=beta1, beta2=beta2,
+                         eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
+                         momentum_decay=float(group["momentum_decay"]),
+                         decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
+
+
+def _nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, *, lr, beta1, beta2, eps,
+           weight_decay, momentum_decay, decoupled, maximize, for_loop):
+    """One NAdam update of same-dtype ``params`` by dispatched ops, in the op order of
+    ``_single_tensor_nadam`` (``for_loop=True``) or ``_multi_tensor_nadam``.
+
+    ``mu_products`` are float32/float64 tensors, so ``_foreach_mul_`` by the list of ``mu``
+    (which rounds numbers only for 16-bit tensors) is ``mu_product *= mu`` in both paths."""
+    if maximize:
+        grads = dispatch("_foreach_neg", grads)
+    dispatch("_foreach_add_", steps, 1)
+    if weight_decay != 0:
+        if decoupled:
+            _mul_(params, 1 - lr * weight_decay, for_loop)
+        else:
+            grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
+    step = [s.item() for s in steps]
+    mus = [beta1 * (1.0 - 0.5 * (0.96 ** (s * momentum_decay))) for s in step]
+    mu_nexts = [beta1 * (1.0 - 0.5 * (0.96 ** ((s + 1) * momentum_decay))) for s in step]
+    if for_loop:
+        dispatch("_foreach_mul_", mu_products, mus)
+    dispatch("_foreach_lerp_", exp_avgs, grads, 1 - beta1)
+    _mul_(exp_avg_sqs, beta2, for_loop)
+    dispatch("_foreach_addcmul_", exp_avg_sqs, grads, grads, 1 - beta2)
+    if for_loop:
+        denom = dispatch("_foreach_div", exp_avg_sqs, [1 - beta2 ** s for s in step])
+        denom = dispatch("_foreach_sqrt", denom)
+    else:
+        denom = dispatch("_foreach_sqrt", exp_avg_sqs)
+        dispatch("_foreach_mul_", mu_products, mus)
+        dispatch("_foreach_div_", denom, [(1 - beta2 ** s) ** 0.5 for s in step])
+    dispatch("_foreach_add_", denom, eps)
+    mu_prods = [mp.item() for mp in mu_products]
+    if for_loop:
+        size_grads = [-lr * (1.0 - mu) / (1.0 - mp) for mu, mp in zip(mus, mu_prods)]
+        size_avgs = [(-lr * mu_next) / (1.0 - mp * mu_next)
+                     for mu_next, mp in zip(mu_nexts, mu_prods)]
+    else:
+        size_grads = [(lr * (1.0 - mu) / (1.0 - mp)) * -1 for mu, mp in zip(mus, mu_prods)]
+        size_avgs = [(lr * mu_next / (1.0 - mp * mu_next)) * -1
+                     for mu_next, mp in zip(mu_nexts, mu_prods)]
+    dispatch("_foreach_addcdiv_", params, grads, denom, size_grads)
+    dispatch("_foreach_addcdiv_", params, exp_avgs, denom, size_avgs)
