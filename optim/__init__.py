@@ -18,7 +18,9 @@ from .adamax import Adamax
 from .nadam import NAdam
 from .radam import RAdam
 from .adadelta import Adadelta
+from .asgd import ASGD
+from .rprop import Rprop
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "lr_scheduler", "required"]
+           "Adadelta", "ASGD", "Rprop", "lr_scheduler", "required"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from minigrad.dispatch import dispatch
 
 from .adam import _scalar_tensor
-from .optimizer import Optimizer, _check_lr, _no_differentiable, _steps_as_tensors
+from .optimizer import Optimizer, _check_lr, _lr_tensor, _no_differentiable, _steps_as_tensors
 from .sgd import _to_float
 
 __all__ = ["Adagrad"]
@@ -121,18 +121,24 @@ class Adagrad(Optimizer):
         self._run_chunks(self._implementation(group, params), params, lists, _adagrad,
                          lr=float(_to_float(group["lr"], "lr")),
                          lr_decay=float(group["lr_decay"]), eps=float(group["eps"]),
-                         weight_decay=float(group["weight_decay"]), maximize=group["maximize"])
+                         weight_decay=float(group["weight_decay"]), maximize=group["maximize"],
+                         lr_t=_lr_tensor(group))
 
 
-def _adagrad(params, grads, sums, steps, *, lr, lr_decay, eps, weight_decay, maximize, for_loop):
+def _adagrad(params, grads, sums, steps, *, lr, lr_decay, eps, weight_decay, maximize, for_loop,
+             lr_t=None):
     """One Adagrad update of same-dtype ``params`` by dispatched ops, in the op order of
-    ``_single_tensor_adagrad`` (``for_loop=True``) or ``_multi_tensor_adagrad``."""
+    ``_single_tensor_adagrad`` (``for_loop=True``) or ``_multi_tensor_adagrad``. ``lr_t``: a
+    Tensor lr, whose for-loop ``clr`` is a tensor division (see ``optimizer._lr_tensor``)."""
     dispatch("_foreach_add_", steps, 1)
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     if weight_decay != 0:
         grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
-    minus_clr = [-lr / (1 + (s.item() - 1) * lr_decay) for s in steps]
+    if for_loop and lr_t is not None:
+        minus_clr = [-(lr_t / (1 + (s.item() - 1) * lr_decay)).item() for s in steps]
+    else:
+        minus_clr = [-lr / (1 + (s.item() - 1) * lr_decay) for s in steps]
     dispatch("_foreach_addcmul_", sums, grads, grads, 1)
     std = dispatch("_foreach_sqrt", sums)
     dispatch("_foreach_add_", std, eps)

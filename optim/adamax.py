@@ -17,7 +17,7 @@ from __future__ import annotations
 from minigrad.dispatch import dispatch
 
 from .adam import _scalar_tensor
-from .optimizer import Optimizer, _check_lr, _no_differentiable, _steps_as_tensors
+from .optimizer import Optimizer, _check_lr, _lr_tensor, _no_differentiable, _steps_as_tensors
 from .sgd import _mul_, _to_float
 
 __all__ = ["Adamax"]
@@ -95,7 +95,7 @@ class Adamax(Optimizer):
         self._run_chunks(self._implementation(group, params), params, lists, _adamax,
                          lr=float(_to_float(group["lr"], "lr")), beta1=beta1, beta2=beta2,
                          eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
-                         maximize=group["maximize"])
+                         maximize=group["maximize"], lr_t=_lr_tensor(group))
 
 
 def _check_betas(lr, betas, eps, weight_decay):
@@ -116,9 +116,10 @@ def _check_betas(lr, betas, eps, weight_decay):
 
 
 def _adamax(params, grads, exp_avgs, exp_infs, steps, *, lr, beta1, beta2, eps, weight_decay,
-            maximize, for_loop):
+            maximize, for_loop, lr_t=None):
     """One Adamax update of same-dtype ``params`` by dispatched ops, in the op order of
-    ``_single_tensor_adamax`` (``for_loop=True``) or ``_multi_tensor_adamax``."""
+    ``_single_tensor_adamax`` (``for_loop=True``) or ``_multi_tensor_adamax``. ``lr_t``: a
+    Tensor lr, whose for-loop step size ``lr / bias_correction`` is a tensor division."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)
@@ -129,5 +130,8 @@ def _adamax(params, grads, exp_avgs, exp_infs, steps, *, lr, beta1, beta2, eps, 
     norms = [dispatch("abs", g) for g in grads]
     dispatch("_foreach_add_", norms, eps)
     dispatch("_foreach_maximum_", exp_infs, norms)
-    step_size = [(lr / (1 - beta1 ** s.item())) * -1 for s in steps]
+    if for_loop and lr_t is not None:
+        step_size = [-(lr_t / (1 - beta1 ** s.item())).item() for s in steps]
+    else:
+        step_size = [(lr / (1 - beta1 ** s.item())) * -1 for s in steps]
     dispatch("_foreach_addcdiv_", params, exp_avgs, exp_infs, step_size)

@@ -22,7 +22,7 @@ from minigrad.dispatch import dispatch
 
 from .adam import _scalar_tensor
 from .adamax import _check_betas
-from .optimizer import Optimizer, _no_differentiable, _steps_as_tensors
+from .optimizer import Optimizer, _lr_tensor, _no_differentiable, _steps_as_tensors
 from .sgd import _mul_, _to_float
 
 __all__ = ["NAdam"]
@@ -118,21 +118,26 @@ class NAdam(Optimizer):
                          lr=float(_to_float(group["lr"], "lr")), beta1=beta1, beta2=beta2,
                          eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
                          momentum_decay=float(group["momentum_decay"]),
-                         decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
+                         decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
+                         lr_t=_lr_tensor(group))
 
 
 def _nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, *, lr, beta1, beta2, eps,
-           weight_decay, momentum_decay, decoupled, maximize, for_loop):
+           weight_decay, momentum_decay, decoupled, maximize, for_loop, lr_t=None):
     """One NAdam update of same-dtype ``params`` by dispatched ops, in the op order of
     ``_single_tensor_nadam`` (``for_loop=True``) or ``_multi_tensor_nadam``.
 
     ``mu_products`` are float32/float64 tensors, so ``_foreach_mul_`` by the list of ``mu``
-    (which rounds numbers only for 16-bit tensors) is ``mu_product *= mu`` in both paths."""
+    (which rounds numbers only for 16-bit tensors) is ``mu_product *= mu`` in both paths.
+    ``lr_t``: a Tensor lr, whose arithmetic runs as 0-dim tensor ops as in PyTorch (see
+    ``optimizer._lr_tensor``)."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)
     if weight_decay != 0:
-        if decoupled:
+        if decoupled and lr_t is not None:   # mul_ by a 0-dim tensor: unrounded
+            _mul_(params, (1 - lr_t * weight_decay).item(), True)
+        elif decoupled:
             _mul_(params, 1 - lr * weight_decay, for_loop)
         else:
             grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
@@ -153,7 +158,11 @@ def _nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, *, lr, beta
         dispatch("_foreach_div_", denom, [(1 - beta2 ** s) ** 0.5 for s in step])
     dispatch("_foreach_add_", denom, eps)
     mu_prods = [mp.item() for mp in mu_products]
-    if for_loop:
+    if for_loop and lr_t is not None:
+        size_grads = [(-lr_t * (1.0 - mu) / (1.0 - mp)).item() for mu, mp in zip(mus, mu_prods)]
+        size_avgs = [((-lr_t * mu_next) / (1.0 - mp * mu_next)).item()
+                     for mu_next, mp in zip(mu_nexts, mu_prods)]
+    elif for_loop:
         size_grads = [-lr * (1.0 - mu) / (1.0 - mp) for mu, mp in zip(mus, mu_prods)]
         size_avgs = [(-lr * mu_next) / (1.0 - mp * mu_next)
                      for mu_next, mp in zip(mu_nexts, mu_prods)]

@@ -467,6 +467,17 @@ def _check_lr(lr) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _lr_tensor(group):
+    """The group's lr when it is a Tensor, else None.
+
+    PyTorch keeps a 0-dim Tensor lr a Tensor (``_to_scalar``), so the for-loops' scalar
+    arithmetic on it (``lr / bias_correction``, ``1 - lr * weight_decay``...) runs as 0-dim
+    tensor ops in the lr's dtype; the optimizers that do such arithmetic repeat it on this
+    Tensor (a float lr is used as a Python float, as in PyTorch)."""
+    lr = group["lr"]
+    return lr if isinstance(lr, Tensor) else None
+
+
 def _no_differentiable(differentiable) -> None:
     """minigrad's optimizers do not record their step in the autograd graph.
 

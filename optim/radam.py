@@ -26,7 +26,7 @@ from minigrad.dispatch import dispatch
 
 from .adam import _scalar_tensor
 from .adamax import _check_betas
-from .optimizer import Optimizer, _no_differentiable, _steps_as_tensors
+from .optimizer import Optimizer, _lr_tensor, _no_differentiable, _steps_as_tensors
 from .sgd import _mul_, _to_float
 
 __all__ = ["RAdam"]
@@ -108,7 +108,8 @@ class RAdam(Optimizer):
         self._run_chunks(self._implementation(group, params), params, lists, _radam,
                          lr=float(_to_float(group["lr"], "lr")), beta1=beta1, beta2=beta2,
                          eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
-                         decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
+                         decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
+                         lr_t=_lr_tensor(group))
 
 
 def _rho_t(rho_inf, beta2, step):
@@ -122,14 +123,17 @@ def _rect(rho_t, rho_inf):
 
 
 def _radam(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr, beta1, beta2, eps, weight_decay,
-           decoupled, maximize, for_loop):
+           decoupled, maximize, for_loop, lr_t=None):
     """One RAdam update of same-dtype ``params`` by dispatched ops, in the op order of
-    ``_single_tensor_radam`` (``for_loop=True``) or ``_multi_tensor_radam``."""
+    ``_single_tensor_radam`` (``for_loop=True``) or ``_multi_tensor_radam``. ``lr_t``: a
+    Tensor lr (``1 - lr * weight_decay`` is then a 0-dim tensor, see ``optimizer._lr_tensor``)."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)
     if weight_decay != 0:
-        if decoupled:
+        if decoupled and lr_t is not None:   # mul_ by a 0-dim tensor: unrounded
+            _mul_(params, (1 - lr_t * weight_decay).item(), True)
+        elif decoupled:
             _mul_(params, 1 - lr * weight_decay, for_loop)
         else:
             grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
