@@ -3,7 +3,7 @@
 A recording ``DispatchMode`` watches a whole AMP step (autocast forward, ``scale(loss)
 .backward()``, ``unscale_``, ``clip_grad_norm_``, ``step``, ``update``, ``zero_grad``) for SGD
 with momentum, Adam and AdamW in their for-loop, foreach and fused implementations, and for
-RMSprop, Adagrad, Adamax, NAdam, RAdam and Adadelta in their for-loop and foreach ones. The tracked
+RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD and Rprop in their for-loop and foreach ones. The tracked
 tensors are the parameters, their gradients, every optimizer-state tensor, the scale, the growth
 tracker and the found-inf flags. Two independent checks:
 
@@ -203,6 +203,10 @@ OPTIMIZERS = [
     ("RAdam", dict(lr=1e-2, foreach=True, decoupled_weight_decay=True, weight_decay=1e-2)),
     ("Adadelta", dict(weight_decay=1e-2)),
     ("Adadelta", dict(foreach=True, maximize=True)),
+    ("ASGD", dict(lr=0.05, t0=1, weight_decay=1e-2)),
+    ("ASGD", dict(lr=0.05, t0=1, foreach=True)),
+    ("Rprop", dict(lr=0.05, maximize=True)),
+    ("Rprop", dict(lr=0.05, foreach=True)),
 ]
 
 
