@@ -20,7 +20,8 @@ from .radam import RAdam
 from .adadelta import Adadelta
 from .asgd import ASGD
 from .rprop import Rprop
+from .lbfgs import LBFGS
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "ASGD", "Rprop", "lr_scheduler", "required"]
+           "Adadelta", "ASGD", "Rprop", "LBFGS", "lr_scheduler", "required"]
