@@ -20,7 +20,13 @@ from __future__ import annotations
 from minigrad.dispatch import dispatch
 
 from .adam import _scalar_tensor
-from .optimizer import Optimizer, _check_lr, _lr_tensor, _no_differentiable, _steps_as_tensors
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _lr_tensor,
+    _no_differentiable,
+    _steps_as_tensors,
+)
 from .sgd import _to_float
 
 __all__ = ["Adagrad"]

@@ -27,7 +27,13 @@ from minigrad import dtypes as _dt
 from minigrad.dispatch import dispatch
 
 from .adam import _scalar_tensor
-from .optimizer import Optimizer, _check_lr, _lr_tensor, _no_differentiable, _steps_as_tensors
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _lr_tensor,
+    _no_differentiable,
+    _steps_as_tensors,
+)
 from .sgd import _mul_, _to_float
 
 __all__ = ["ASGD"]

@@ -80,7 +80,7 @@ def test_lbfgs_errors_as_torch():
             mod.LBFGS([a], lr=-1)
         opt = mod.LBFGS([a], line_search_fn="wolfe")
 
-        def closure():
+        def closure(opt=opt, a=a):
             opt.zero_grad()
             loss = ((a - 1) ** 2).sum()
             loss.backward()

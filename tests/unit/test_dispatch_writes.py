@@ -3,8 +3,8 @@
 A recording ``DispatchMode`` watches a whole AMP step (autocast forward, ``scale(loss)
 .backward()``, ``unscale_``, ``clip_grad_norm_``, ``step``, ``update``, ``zero_grad``) for SGD
 with momentum, Adam and AdamW in their for-loop, foreach and fused implementations, and for
-RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD and Rprop in their for-loop and foreach ones,
-and an LBFGS step (closure evaluations, line search) on its own. The tracked
+RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD and Rprop in their for-loop and foreach
+ones; an LBFGS step (closure evaluations, line search) is audited on its own. The tracked
 tensors are the parameters, their gradients, every optimizer-state tensor, the scale, the growth
 tracker and the found-inf flags. Two independent checks:
 
