@@ -151,7 +151,10 @@ def _adagrad(params, grads, sums, steps, *, lr, lr_decay, eps, weight_decay, max
     if for_loop:
         dispatch("_foreach_addcdiv_", params, grads, std, minus_clr)
         return
-    if weight_decay != 0 or maximize:      # grads is already a copy: scaled in place
+    if lr_t is not None:    # torch: -lr / (...) are 0-dim tensors, multiplied in unrounded
+        minus_clr = [(-lr_t / (1 + (s.item() - 1) * lr_decay)).item() for s in steps]
+        numerator = dispatch("_foreach_mul", grads, minus_clr)
+    elif weight_decay != 0 or maximize:      # grads is already a copy: scaled in place
         dispatch("_foreach_mul_", grads, minus_clr)
         numerator = grads
     else:

@@ -150,14 +150,21 @@ def _radam(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr, beta1, beta2, eps
     rect = [_rect(r, rho_inf) if r > 5 else 0 for r in rho_t]
     unrectified = [0 if r > 0 else 1.0 for r in rect]
     bc1 = [1 - beta1 ** s for s in step]
-    unrect_step_size = [(lr * u / bc) * -1 for u, bc in zip(unrectified, bc1)]
-    bc2_scale = [((1 - beta2 ** s) ** 0.5) * (lr * r / bc) * -1
+    lr_ = lr if lr_t is None else lr_t      # a Tensor lr makes these 0-dim tensors, as torch
+    unrect_step_size = [(lr_ * u / bc) * -1 for u, bc in zip(unrectified, bc1)]
+    bc2_scale = [((1 - beta2 ** s) ** 0.5) * (lr_ * r / bc) * -1
                  for s, r, bc in zip(step, rect, bc1)]
     buffer = dispatch("_foreach_sqrt", exp_avg_sqs)
     dispatch("_foreach_add_", buffer, eps)
-    dispatch("_foreach_div_", buffer, bc2_scale)
+    if lr_t is None:
+        dispatch("_foreach_div_", buffer, bc2_scale)
+    else:       # dividing by a 0-dim tensor uses its value unrounded, as the number list does
+        dispatch("_foreach_div_", buffer, [x.item() for x in bc2_scale])
     buffer = [dispatch("reciprocal", b) for b in buffer]      # torch: _foreach_reciprocal_
-    dispatch("_foreach_add_", buffer, unrect_step_size)
+    if lr_t is None:
+        dispatch("_foreach_add_", buffer, unrect_step_size)
+    else:       # adding a 0-dim float32 tensor: its value unrounded (the add op's rule)
+        buffer = [dispatch("add", b, u) for b, u in zip(buffer, unrect_step_size)]
     dispatch("_foreach_addcmul_", params, exp_avgs, buffer)
 
 

@@ -222,12 +222,14 @@ def test_tensor_lr_and_unsupported_flags(kind):
         getattr(optim, kind)([p], differentiable=True)
 
 
+@pytest.mark.parametrize("foreach", [False, True], ids=["forloop", "foreach"])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("case", [c for i, c in enumerate(CASES) if i % 4 in (1, 2)], ids=_ids)
-def test_tensor_lr_for_loop_as_torch(case, dtype):
-    """A 0-dim Tensor lr: PyTorch's for-loop does its scalar arithmetic on it as tensor ops."""
+def test_tensor_lr_as_torch(case, dtype, foreach):
+    """A 0-dim Tensor lr: PyTorch does its scalar arithmetic on it as 0-dim tensor ops (and
+    uses such tensors unrounded in the foreach ops); minigrad repeats that."""
     kind, kw = case
-    kw = dict(kw, lr=kw.get("lr", 0.01))
+    kw = dict(kw, lr=kw.get("lr", 0.01), foreach=foreach)
     pair = Pair(dtype, 1)
     mo = getattr(optim, kind)(pair.m, **dict(kw, lr=mg.tensor(kw["lr"])))
     to = getattr(torch.optim, kind)(pair.t, **dict(kw, lr=torch.tensor(kw["lr"])))
