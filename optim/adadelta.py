@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from minigrad.dispatch import dispatch
 
-from .adam import _scalar_tensor
-from .optimizer import Optimizer, _check_lr, _no_differentiable, _steps_as_tensors
-from .sgd import _mul_, _to_float
+from .elementwise import ElementwiseOptimizer, check_lr, no_differentiable
+from .sgd import _mul_
 
 __all__ = ["Adadelta"]
 
 
-class Adadelta(Optimizer):
+class Adadelta(ElementwiseOptimizer):
     """Adadelta (``torch.optim.Adadelta``).
 
     Per parameter with a grad::
@@ -55,58 +54,36 @@ class Adadelta(Optimizer):
         NotImplementedError: ``differentiable=True``.
     """
 
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("capturable", False))
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _no_differentiable(differentiable)
+        no_differentiable(differentiable)
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "capturable": capturable, "foreach": foreach,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("capturable", False)):
-                group.setdefault(k, v)
-        _steps_as_tensors(self)
-
-    def step(self, closure=None):
-        """One Adadelta step over every group (``Adadelta.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-        """
-        return self._step_groups(closure)
-
     def _update_group(self, group, params):
-        for p in params:
-            st = self.state[p]
-            if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0)
-                st["square_avg"] = dispatch("zeros_like", p)
-                st["acc_delta"] = dispatch("zeros_like", p)
-        state = [self.state[p] for p in params]
-        lists = ([p.grad for p in params], [s["square_avg"] for s in state],
-                 [s["acc_delta"] for s in state], [s["step"] for s in state])
-        self._run_chunks(self._implementation(group, params), params, lists, _adadelta,
-                         lr=float(_to_float(group["lr"], "lr")), rho=float(group["rho"]),
-                         eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
-                         maximize=group["maximize"])
+        self._init_states(params, ("square_avg", "acc_delta"))
+        self._run(group, params, ("square_avg", "acc_delta", "step"), _adadelta,
+                  rho=float(group["rho"]), eps=float(group["eps"]),
+                  weight_decay=float(group["weight_decay"]), maximize=group["maximize"])
 
 
 def _adadelta(params, grads, square_avgs, acc_deltas, steps, *, lr, rho, eps, weight_decay,
-              maximize, for_loop):
+              maximize, for_loop, lr_t=None):
     """One Adadelta update of same-dtype ``params`` by dispatched ops, in the op order of
-    ``_single_tensor_adadelta`` (``for_loop=True``) or ``_multi_tensor_adadelta``."""
+    ``_single_tensor_adadelta`` (``for_loop=True``) or ``_multi_tensor_adadelta`` (a Tensor lr
+    ``lr_t`` enters only as ``alpha``, i.e. as its value)."""
     dispatch("_foreach_add_", steps, 1)
     if maximize:
         grads = dispatch("_foreach_neg", grads)

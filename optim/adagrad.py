@@ -20,19 +20,12 @@ from __future__ import annotations
 from minigrad.dispatch import dispatch
 
 from .adam import _scalar_tensor
-from .optimizer import (
-    Optimizer,
-    _check_lr,
-    _lr_tensor,
-    _no_differentiable,
-    _steps_as_tensors,
-)
-from .sgd import _to_float
+from .elementwise import ElementwiseOptimizer, check_lr, no_differentiable
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(ElementwiseOptimizer):
     """Adagrad (``torch.optim.Adagrad``).
 
     Per parameter with a grad::
@@ -67,9 +60,12 @@ class Adagrad(Optimizer):
         NotImplementedError: ``differentiable=True`` or ``fused=True``.
     """
 
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("fused", None))
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= weight_decay:
@@ -91,7 +87,7 @@ class Adagrad(Optimizer):
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
             raise NotImplementedError("minigrad.optim.Adagrad: fused=True needs the "
                                       "_fused_adagrad_ kernel, which minigrad does not have")
-        _no_differentiable(differentiable)
+        no_differentiable(differentiable)
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p)
@@ -101,41 +97,20 @@ class Adagrad(Optimizer):
         st["step"] = _scalar_tensor(0.0)
         st["sum"] = dispatch("full_like", p, self.defaults["initial_accumulator_value"])
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("fused", None)):
-                group.setdefault(k, v)
-        _steps_as_tensors(self)
-
-    def step(self, closure=None):
-        """One Adagrad step over every group (``Adagrad.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-        """
-        return self._step_groups(closure)
-
     def _update_group(self, group, params):
         for p in params:
             if len(self.state[p]) == 0:
                 self._init_state(p)
-        state = [self.state[p] for p in params]
-        lists = ([p.grad for p in params], [s["sum"] for s in state], [s["step"] for s in state])
-        self._run_chunks(self._implementation(group, params), params, lists, _adagrad,
-                         lr=float(_to_float(group["lr"], "lr")),
-                         lr_decay=float(group["lr_decay"]), eps=float(group["eps"]),
-                         weight_decay=float(group["weight_decay"]), maximize=group["maximize"],
-                         lr_t=_lr_tensor(group))
+        self._run(group, params, ("sum", "step"), _adagrad, lr_decay=float(group["lr_decay"]),
+                  eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
+                  maximize=group["maximize"])
 
 
 def _adagrad(params, grads, sums, steps, *, lr, lr_decay, eps, weight_decay, maximize, for_loop,
              lr_t=None):
     """One Adagrad update of same-dtype ``params`` by dispatched ops, in the op order of
     ``_single_tensor_adagrad`` (``for_loop=True``) or ``_multi_tensor_adagrad``. ``lr_t``: a
-    Tensor lr, whose for-loop ``clr`` is a tensor division (see ``optimizer._lr_tensor``)."""
+    Tensor lr, whose for-loop ``clr`` is a tensor division (see ``elementwise.lr_tensor``)."""
     dispatch("_foreach_add_", steps, 1)
     if maximize:
         grads = dispatch("_foreach_neg", grads)

@@ -16,20 +16,13 @@ from __future__ import annotations
 
 from minigrad.dispatch import dispatch
 
-from .adam import _scalar_tensor
-from .optimizer import (
-    Optimizer,
-    _check_lr,
-    _lr_tensor,
-    _no_differentiable,
-    _steps_as_tensors,
-)
-from .sgd import _mul_, _to_float
+from .elementwise import ElementwiseOptimizer, check_betas, no_differentiable
+from .sgd import _mul_
 
 __all__ = ["Adamax"]
 
 
-class Adamax(Optimizer):
+class Adamax(ElementwiseOptimizer):
     """Adamax (``torch.optim.Adamax``).
 
     Per parameter with a grad::
@@ -61,64 +54,24 @@ class Adamax(Optimizer):
         NotImplementedError: ``differentiable=True``.
     """
 
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("capturable", False))
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        _check_betas(lr, betas, eps, weight_decay)
-        _no_differentiable(differentiable)
+        check_betas(lr, betas, eps, weight_decay)
+        no_differentiable(differentiable)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("capturable", False)):
-                group.setdefault(k, v)
-        _steps_as_tensors(self)
-
-    def step(self, closure=None):
-        """One Adamax step over every group (``Adamax.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-        """
-        return self._step_groups(closure)
-
     def _update_group(self, group, params):
-        for p in params:
-            st = self.state[p]
-            if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0)
-                st["exp_avg"] = dispatch("zeros_like", p)
-                st["exp_inf"] = dispatch("zeros_like", p)
-        state = [self.state[p] for p in params]
-        lists = ([p.grad for p in params], [s["exp_avg"] for s in state],
-                 [s["exp_inf"] for s in state], [s["step"] for s in state])
+        self._init_states(params, ("exp_avg", "exp_inf"))
         beta1, beta2 = (float(b) for b in group["betas"])
-        self._run_chunks(self._implementation(group, params), params, lists, _adamax,
-                         lr=float(_to_float(group["lr"], "lr")), beta1=beta1, beta2=beta2,
-                         eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
-                         maximize=group["maximize"], lr_t=_lr_tensor(group))
-
-
-def _check_betas(lr, betas, eps, weight_decay):
-    """The constructor checks shared by Adam's relatives (Adamax, NAdam, RAdam).
-
-    Raises:
-        ValueError: PyTorch's texts for lr, eps, betas[0], betas[1] and weight_decay.
-    """
-    _check_lr(lr)
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        self._run(group, params, ("exp_avg", "exp_inf", "step"), _adamax, beta1=beta1,
+                  beta2=beta2, eps=float(group["eps"]),
+                  weight_decay=float(group["weight_decay"]), maximize=group["maximize"])
 
 
 def _adamax(params, grads, exp_avgs, exp_infs, steps, *, lr, beta1, beta2, eps, weight_decay,

@@ -25,21 +25,16 @@ from __future__ import annotations
 
 from minigrad import dtypes as _dt
 from minigrad.dispatch import dispatch
+from minigrad.tensor import Tensor
 
 from .adam import _scalar_tensor
-from .optimizer import (
-    Optimizer,
-    _check_lr,
-    _lr_tensor,
-    _no_differentiable,
-    _steps_as_tensors,
-)
-from .sgd import _mul_, _to_float
+from .elementwise import ElementwiseOptimizer, check_lr, no_differentiable
+from .sgd import _mul_
 
 __all__ = ["ASGD"]
 
 
-class ASGD(Optimizer):
+class ASGD(ElementwiseOptimizer):
     """Averaged SGD (``torch.optim.ASGD``).
 
     Args:
@@ -64,57 +59,37 @@ class ASGD(Optimizer):
     """
 
     _scalar_state = ("step", "eta", "mu")
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("capturable", False))
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _no_differentiable(differentiable)
+        no_differentiable(differentiable)
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("capturable", False)):
-                group.setdefault(k, v)
-        _steps_as_tensors(self, ("step", "eta", "mu"))
-
-    def step(self, closure=None):
-        """One ASGD step over every group (``ASGD.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-        """
-        return self._step_groups(closure)
-
     def _update_group(self, group, params):
-        lr = float(_to_float(group["lr"], "lr"))
-        for p in params:
-            st = self.state[p]
-            if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0)
-                st["eta"] = _scalar_tensor(lr)
-                st["mu"] = _scalar_tensor(1.0)
-                st["ax"] = dispatch("zeros_like", p)
-        state = [self.state[p] for p in params]
-        lists = ([p.grad for p in params], [s["ax"] for s in state], [s["mu"] for s in state],
-                 [s["eta"] for s in state], [s["step"] for s in state])
-        hp = dict(lr=lr, lambd=float(group["lambd"]), alpha=float(group["alpha"]),
+        lr = group["lr"].item() if isinstance(group["lr"], Tensor) else group["lr"]
+        self._init_states(params, ("ax",), scalars={"step": 0.0, "eta": lr, "mu": 1.0})
+        self._run(group, params, ("ax", "mu", "eta", "step"), _asgd,
+                  lambd=float(group["lambd"]), alpha=float(group["alpha"]),
                   t0=float(group["t0"]), weight_decay=float(group["weight_decay"]),
                   maximize=group["maximize"])
-        if self._implementation(group, params) == "foreach":
-            for idx in self._by_dtype(params):
-                _foreach_asgd([params[i] for i in idx],
-                              *[[lst[i] for i in idx] for lst in lists], **hp)
-        else:       # eta and mu are per parameter: one parameter at a time
-            for i, p in enumerate(params):
-                _single_asgd(p, *[lst[i] for lst in lists], lr_t=_lr_tensor(group), **hp)
+
+
+def _asgd(params, grads, axs, mus, etas, steps, *, for_loop, lr_t=None, **hp):
+    """One ASGD update of same-dtype ``params``: ``_single_tensor_asgd`` one parameter at a
+    time (each has its own eta and mu), or ``_multi_tensor_asgd`` over the list."""
+    if not for_loop:
+        _foreach_asgd(params, grads, axs, mus, etas, steps, **hp)
+        return
+    for i, p in enumerate(params):
+        _single_asgd(p, grads[i], axs[i], mus[i], etas[i], steps[i], lr_t=lr_t, **hp)
 
 
 def _single_asgd(param, grad, ax, mu, eta, step, *, lr, lambd, alpha, t0, weight_decay,

@@ -18,7 +18,8 @@ from minigrad.autograd.grad_mode import enable_grad
 from minigrad.dispatch import dispatch
 from minigrad.tensor import Tensor
 
-from .optimizer import Optimizer, _check_lr
+from .elementwise import check_lr
+from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
 
@@ -152,7 +153,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        _check_lr(lr)
+        check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = {"lr": lr, "max_iter": max_iter, "max_eval": max_eval,

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 from minigrad.dispatch import dispatch
 
-from .adam import _scalar_tensor
-from .adamax import _check_betas
-from .optimizer import Optimizer, _lr_tensor, _no_differentiable, _steps_as_tensors
-from .sgd import _mul_, _to_float
+from .elementwise import ElementwiseOptimizer, check_betas, no_differentiable
+from .sgd import _mul_
 
 __all__ = ["NAdam"]
 
 
-class NAdam(Optimizer):
+class NAdam(ElementwiseOptimizer):
     """NAdam (``torch.optim.NAdam``), with L2 or decoupled (NAdamW) weight decay.
 
     Per parameter with a grad (the for-loop's order)::
@@ -70,13 +68,16 @@ class NAdam(Optimizer):
 
     _scalar_state = ("step", "mu_product")
 
+    _group_defaults = (("maximize", False), ("foreach", None), ("capturable", False),
+                       ("differentiable", False), ("decoupled_weight_decay", False))
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        _check_betas(lr, betas, eps, weight_decay)
+        check_betas(lr, betas, eps, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        _no_differentiable(differentiable)
+        no_differentiable(differentiable)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
@@ -84,42 +85,15 @@ class NAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("maximize", False), ("foreach", None), ("capturable", False),
-                         ("differentiable", False), ("decoupled_weight_decay", False)):
-                group.setdefault(k, v)
-        _steps_as_tensors(self, ("step", "mu_product"))
-
-    def step(self, closure=None):
-        """One NAdam step over every group (``NAdam.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-        """
-        return self._step_groups(closure)
-
     def _update_group(self, group, params):
-        for p in params:
-            st = self.state[p]
-            if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0)
-                st["mu_product"] = _scalar_tensor(1.0)
-                st["exp_avg"] = dispatch("zeros_like", p)
-                st["exp_avg_sq"] = dispatch("zeros_like", p)
-        state = [self.state[p] for p in params]
-        lists = ([p.grad for p in params], [s["exp_avg"] for s in state],
-                 [s["exp_avg_sq"] for s in state], [s["mu_product"] for s in state],
-                 [s["step"] for s in state])
+        self._init_states(params, ("exp_avg", "exp_avg_sq"),
+                          scalars={"step": 0.0, "mu_product": 1.0})
         beta1, beta2 = (float(b) for b in group["betas"])
-        self._run_chunks(self._implementation(group, params), params, lists, _nadam,
-                         lr=float(_to_float(group["lr"], "lr")), beta1=beta1, beta2=beta2,
-                         eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
-                         momentum_decay=float(group["momentum_decay"]),
-                         decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
-                         lr_t=_lr_tensor(group))
+        self._run(group, params, ("exp_avg", "exp_avg_sq", "mu_product", "step"), _nadam,
+                  beta1=beta1, beta2=beta2, eps=float(group["eps"]),
+                  weight_decay=float(group["weight_decay"]),
+                  momentum_decay=float(group["momentum_decay"]),
+                  decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
 
 
 def _nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, *, lr, beta1, beta2, eps,
@@ -130,7 +104,7 @@ def _nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, *, lr, beta
     ``mu_products`` are float32/float64 tensors, so ``_foreach_mul_`` by the list of ``mu``
     (which rounds numbers only for 16-bit tensors) is ``mu_product *= mu`` in both paths.
     ``lr_t``: a Tensor lr, whose arithmetic runs as 0-dim tensor ops as in PyTorch (see
-    ``optimizer._lr_tensor``)."""
+    ``elementwise.lr_tensor``)."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)

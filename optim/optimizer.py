@@ -22,7 +22,6 @@ import numpy as np
 
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import enable_grad, no_grad
-from minigrad.dispatch import dispatch
 from minigrad.nn.module import zero_grads_
 from minigrad.tensor import Tensor
 
@@ -440,62 +439,5 @@ class Optimizer:
             groups.setdefault((p.dtype, p.device) if wide else i, []).append(i)
         return list(groups.values())
 
-    def _run_chunks(self, how, params, lists, fn, **hp):
-        """Run ``fn(params, *lists, for_loop=..., **hp)`` once per chunk of ``params``: the
-        for-loop chunks (``_for_loop_chunks``) when ``how`` is "for_loop", else one chunk per
-        dtype (``_by_dtype``, PyTorch's multi-tensor grouping). ``lists`` are per-parameter
-        lists (state tensors, grads) sliced alongside ``params``; None entries pass as None."""
-        for_loop = how == "for_loop"
-        chunks = self._for_loop_chunks(params) if for_loop else self._by_dtype(params)
-        for idx in chunks:
-            fn([params[i] for i in idx],
-               *[None if lst is None else [lst[i] for i in idx] for lst in lists],
-               for_loop=for_loop, **hp)
-
     _no_grad = no_grad
 
-
-def _check_lr(lr) -> None:
-    """PyTorch's first two constructor checks of every optimizer.
-
-    Raises:
-        ValueError: "Tensor lr must be 1-element", "Invalid learning rate: {lr}".
-    """
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-
-
-def _lr_tensor(group):
-    """The group's lr when it is a Tensor, else None.
-
-    PyTorch keeps a 0-dim Tensor lr a Tensor (``_to_scalar``), so the for-loops' scalar
-    arithmetic on it (``lr / bias_correction``, ``1 - lr * weight_decay``...) runs as 0-dim
-    tensor ops in the lr's dtype; the optimizers that do such arithmetic repeat it on this
-    Tensor (a float lr is used as a Python float, as in PyTorch)."""
-    lr = group["lr"]
-    return lr if isinstance(lr, Tensor) else None
-
-
-def _no_differentiable(differentiable) -> None:
-    """minigrad's optimizers do not record their step in the autograd graph.
-
-    Raises:
-        NotImplementedError: ``differentiable=True`` (PyTorch supports it; minigrad does not).
-    """
-    if differentiable:
-        raise NotImplementedError("minigrad.optim does not support differentiable=True "
-                                  "(the step is not recorded in the autograd graph)")
-
-
-def _steps_as_tensors(optimizer, keys=("step",)) -> None:
-    """``__setstate__`` helper: state entries ``keys`` saved as Python numbers (old
-    checkpoints) become 0-dim tensors of the scalar dtype, as PyTorch's ``__setstate__``."""
-    d = _dt.float64 if _dt.get_default_dtype() is _dt.float64 else _dt.float32
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            st = optimizer.state.get(p, {})
-            for k in keys:
-                if k in st and not isinstance(st[k], Tensor):
-                    st[k] = dispatch("full", (), float(st[k]), dtype=d)

@@ -24,15 +24,13 @@ from __future__ import annotations
 
 from minigrad.dispatch import dispatch
 
-from .adam import _scalar_tensor
-from .adamax import _check_betas
-from .optimizer import Optimizer, _lr_tensor, _no_differentiable, _steps_as_tensors
-from .sgd import _mul_, _to_float
+from .elementwise import ElementwiseOptimizer, check_betas, no_differentiable
+from .sgd import _mul_
 
 __all__ = ["RAdam"]
 
 
-class RAdam(Optimizer):
+class RAdam(ElementwiseOptimizer):
     """RAdam (``torch.optim.RAdam``), with L2 or decoupled (RAdamW) weight decay.
 
     Per parameter with a grad (the for-loop's order)::
@@ -66,50 +64,27 @@ class RAdam(Optimizer):
         NotImplementedError: ``differentiable=True``.
     """
 
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("decoupled_weight_decay", False), ("capturable", False))
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        _check_betas(lr, betas, eps, weight_decay)
-        _no_differentiable(differentiable)
+        check_betas(lr, betas, eps, weight_decay)
+        no_differentiable(differentiable)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("decoupled_weight_decay", False), ("capturable", False)):
-                group.setdefault(k, v)
-        _steps_as_tensors(self)
-
-    def step(self, closure=None):
-        """One RAdam step over every group (``RAdam.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-        """
-        return self._step_groups(closure)
-
     def _update_group(self, group, params):
-        for p in params:
-            st = self.state[p]
-            if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0)
-                st["exp_avg"] = dispatch("zeros_like", p)
-                st["exp_avg_sq"] = dispatch("zeros_like", p)
-        state = [self.state[p] for p in params]
-        lists = ([p.grad for p in params], [s["exp_avg"] for s in state],
-                 [s["exp_avg_sq"] for s in state], [s["step"] for s in state])
+        self._init_states(params, ("exp_avg", "exp_avg_sq"))
         beta1, beta2 = (float(b) for b in group["betas"])
-        self._run_chunks(self._implementation(group, params), params, lists, _radam,
-                         lr=float(_to_float(group["lr"], "lr")), beta1=beta1, beta2=beta2,
-                         eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
-                         decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
-                         lr_t=_lr_tensor(group))
+        self._run(group, params, ("exp_avg", "exp_avg_sq", "step"), _radam, beta1=beta1,
+                  beta2=beta2, eps=float(group["eps"]),
+                  weight_decay=float(group["weight_decay"]),
+                  decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
 
 
 def _rho_t(rho_inf, beta2, step):
@@ -126,7 +101,7 @@ def _radam(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr, beta1, beta2, eps
            decoupled, maximize, for_loop, lr_t=None):
     """One RAdam update of same-dtype ``params`` by dispatched ops, in the op order of
     ``_single_tensor_radam`` (``for_loop=True``) or ``_multi_tensor_radam``. ``lr_t``: a
-    Tensor lr (``1 - lr * weight_decay`` is then a 0-dim tensor, see ``optimizer._lr_tensor``)."""
+    Tensor lr (``1 - lr * weight_decay`` is then a 0-dim tensor, see ``elementwise.lr_tensor``)."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from minigrad.dispatch import dispatch
 
-from .adam import _scalar_tensor
-from .optimizer import Optimizer, _check_lr, _no_differentiable, _steps_as_tensors
-from .sgd import _mul_, _to_float
+from .elementwise import ElementwiseOptimizer, check_lr, no_differentiable
+from .sgd import _mul_
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(ElementwiseOptimizer):
     """RMSprop (``torch.optim.RMSprop``), optionally centered and with momentum.
 
     Per parameter with a grad (params whose ``.grad`` is None are skipped)::
@@ -65,10 +64,13 @@ class RMSprop(Optimizer):
         RuntimeError (from ``step``): a grad whose shape/dtype differs from its param.
     """
 
+    _group_defaults = (("momentum", 0), ("centered", False), ("foreach", None),
+                       ("maximize", False), ("differentiable", False), ("capturable", False))
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:
@@ -77,57 +79,29 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        _no_differentiable(differentiable)
+        no_differentiable(differentiable)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay,
                     "capturable": capturable, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("momentum", 0), ("centered", False), ("foreach", None),
-                         ("maximize", False), ("differentiable", False),
-                         ("capturable", False)):
-                group.setdefault(k, v)
-        _steps_as_tensors(self)
-
-    def step(self, closure=None):
-        """One RMSprop step over every group (``RMSprop.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-        """
-        return self._step_groups(closure)
-
     def _update_group(self, group, params):
         momentum, centered = float(group["momentum"]), group["centered"]
-        for p in params:
-            st = self.state[p]
-            if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0)
-                st["square_avg"] = dispatch("zeros_like", p)
-                if momentum > 0:
-                    st["momentum_buffer"] = dispatch("zeros_like", p)
-                if centered:
-                    st["grad_avg"] = dispatch("zeros_like", p)
-        state = [self.state[p] for p in params]
-        lists = ([p.grad for p in params], [s["square_avg"] for s in state],
-                 [s["grad_avg"] for s in state] if centered else None,
-                 [s["momentum_buffer"] for s in state] if momentum > 0 else None,
-                 [s["step"] for s in state])
-        self._run_chunks(self._implementation(group, params), params, lists, _rmsprop,
-                         lr=float(_to_float(group["lr"], "lr")), alpha=float(group["alpha"]),
-                         eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
-                         momentum=momentum, centered=centered, maximize=group["maximize"])
+        buf = "momentum_buffer" if momentum > 0 else None
+        avg = "grad_avg" if centered else None
+        self._init_states(params, [k for k in ("square_avg", buf, avg) if k])
+        self._run(group, params, ("square_avg", avg, buf, "step"), _rmsprop,
+                  alpha=float(group["alpha"]), eps=float(group["eps"]),
+                  weight_decay=float(group["weight_decay"]), momentum=momentum,
+                  centered=centered, maximize=group["maximize"])
 
 
 def _rmsprop(params, grads, square_avgs, grad_avgs, bufs, steps, *, lr, alpha, eps,
-             weight_decay, momentum, centered, maximize, for_loop):
+             weight_decay, momentum, centered, maximize, for_loop, lr_t=None):
     """One RMSprop update of same-dtype ``params`` by dispatched ops, in the op order of
-    ``_single_tensor_rmsprop`` (``for_loop=True``) or ``_multi_tensor_rmsprop``."""
+    ``_single_tensor_rmsprop`` (``for_loop=True``) or ``_multi_tensor_rmsprop``. A Tensor lr
+    (``lr_t``) enters only as an ``alpha``/``value``, i.e. as its value: ``lr`` suffices."""
     if maximize:
         grads = dispatch("_foreach_neg", grads)
     dispatch("_foreach_add_", steps, 1)

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from minigrad.dispatch import dispatch
 
-from .adam import _scalar_tensor
-from .optimizer import Optimizer, _check_lr, _no_differentiable, _steps_as_tensors
+from .elementwise import ElementwiseOptimizer, check_lr, no_differentiable
 from .sgd import _to_float
 
 __all__ = ["Rprop"]
 
 
-class Rprop(Optimizer):
+class Rprop(ElementwiseOptimizer):
     """Rprop (``torch.optim.Rprop``).
 
     Per parameter with a grad::
@@ -52,51 +51,42 @@ class Rprop(Optimizer):
         NotImplementedError: ``differentiable=True``.
     """
 
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("capturable", False))
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        _no_differentiable(differentiable)
+        no_differentiable(differentiable)
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable,
                     "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False),
-                         ("capturable", False)):
-                group.setdefault(k, v)
-        _steps_as_tensors(self)
-
-    def step(self, closure=None):
-        """One Rprop step over every group (``Rprop.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-        """
-        return self._step_groups(closure)
-
     def _update_group(self, group, params):
-        lr = float(_to_float(group["lr"], "lr"))
+        new = [p for p in params if len(self.state[p]) == 0]
+        self._init_states(new, ("prev",))
+        for p in new:
+            self.state[p]["step_size"] = dispatch("full_like", p.grad, _to_float(group["lr"], "lr"))
         etaminus, etaplus = (float(e) for e in group["etas"])
         lo, hi = (float(s) for s in group["step_sizes"])
-        for p in params:
-            st = self.state[p]
-            if len(st) == 0:
-                st["step"] = _scalar_tensor(0.0)
-                st["prev"] = dispatch("zeros_like", p)
-                st["step_size"] = dispatch("full_like", p.grad, lr)
-            _rprop(p, p.grad, st["prev"], st["step_size"], st["step"], etaminus=etaminus,
-                   etaplus=etaplus, step_size_min=lo, step_size_max=hi,
-                   maximize=group["maximize"])
+        self._run(group, params, ("prev", "step_size", "step"), _rprop, etaminus=etaminus,
+                  etaplus=etaplus, step_size_min=lo, step_size_max=hi,
+                  maximize=group["maximize"])
 
 
-def _rprop(param, grad, prev, step_size, step, *, etaminus, etaplus, step_size_min,
-           step_size_max, maximize):
+def _rprop(params, grads, prevs, step_sizes, steps, *, for_loop, lr, lr_t, **hp):
+    """One Rprop update: ``_single_tensor_rprop`` one parameter at a time, for both paths
+    (the multi-tensor path gives the same bits, see the module docstring; ``lr`` only sets
+    the initial step sizes)."""
+    for i, p in enumerate(params):
+        _rprop_one(p, grads[i], prevs[i], step_sizes[i], steps[i], **hp)
+
+
+def _rprop_one(param, grad, prev, step_size, step, *, etaminus, etaplus, step_size_min,
+               step_size_max, maximize):
     """``_single_tensor_rprop`` for one parameter, by dispatched ops."""
     if maximize:
         grad = dispatch("neg", grad)

@@ -176,6 +176,30 @@ def test_state_dict_matches_torch_and_round_trips(case):
             pair.check(mo2, to, f"after load, step {s}")
 
 
+@pytest.mark.parametrize("kind", ["NAdam", "ASGD", "RMSprop"])
+def test_old_checkpoint_numbers_become_tensors(kind):
+    """A state dict with Python-number scalars (``step``, ``mu_product``, ``eta``, ``mu``) and
+    a group lacking a newer key loads as in torch: 0-dim tensors, the key defaulted."""
+    kw = CASES[KINDS.index(kind) * 4 + 1][1]
+    pair, mo, to = run_pair(kind, "float32", kw, steps=4)
+    msd, tsd = copy.deepcopy(mo.state_dict()), copy.deepcopy(to.state_dict())
+    for sd in (msd, tsd):
+        for st in sd["state"].values():
+            for k in ("step", "mu_product", "eta", "mu"):
+                if k in st:
+                    st[k] = float(st[k].item())
+        del sd["param_groups"][0]["maximize"]
+    mo.load_state_dict(msd)
+    to.load_state_dict(tsd)
+    assert mo.param_groups[0]["maximize"] is False
+    with _sqrt_ctx(kind, "float32"):
+        for s in range(4, 8):
+            pair.feed(s)
+            mo.step()
+            to.step()
+            pair.check(mo, to, f"after load, step {s}")
+
+
 # ---------------------------------------------------------------------------- constructors
 @pytest.mark.parametrize("kind,kw", [
     ("RMSprop", dict(lr=-1)), ("RMSprop", dict(eps=-1)), ("RMSprop", dict(momentum=-1)),
