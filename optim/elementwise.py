@@ -16,7 +16,7 @@ from minigrad.tensor import Tensor
 
 from .adam import _scalar_tensor
 from .optimizer import Optimizer
-from .sgd import _to_float
+from .sgd import _mul_, _to_float
 
 __all__ = ["ElementwiseOptimizer"]
 
@@ -139,3 +139,22 @@ def no_differentiable(differentiable) -> None:
     if differentiable:
         raise NotImplementedError("minigrad.optim does not support differentiable=True "
                                   "(the step is not recorded in the autograd graph)")
+
+
+def adam_prologue(params, grads, steps, *, lr, lr_t, weight_decay, decoupled, maximize,
+                  for_loop):
+    """The first ops of Adam's relatives with optional decoupled decay (NAdam, RAdam), in
+    PyTorch's order: negate the grads if maximizing, count the step, then either
+    ``p.mul_(1 - lr*wd)`` (decoupled; with a Tensor lr ``lr_t`` that factor is a 0-dim tensor,
+    used unrounded in both paths) or ``g = g.add(p, alpha=wd)``. Returns the grads to use."""
+    if maximize:
+        grads = dispatch("_foreach_neg", grads)
+    dispatch("_foreach_add_", steps, 1)
+    if weight_decay != 0:
+        if decoupled and lr_t is not None:
+            _mul_(params, (1 - lr_t * weight_decay).item(), True)
+        elif decoupled:
+            _mul_(params, 1 - lr * weight_decay, for_loop)
+        else:
+            grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
+    return grads

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from minigrad.dispatch import dispatch
 
-from .elementwise import ElementwiseOptimizer, check_betas, no_differentiable
+from .elementwise import ElementwiseOptimizer, adam_prologue, check_betas, no_differentiable
 from .sgd import _mul_
 
 __all__ = ["NAdam"]
@@ -105,16 +105,8 @@ def _nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, *, lr, beta
     (which rounds numbers only for 16-bit tensors) is ``mu_product *= mu`` in both paths.
     ``lr_t``: a Tensor lr, whose arithmetic runs as 0-dim tensor ops as in PyTorch (see
     ``elementwise.lr_tensor``)."""
-    if maximize:
-        grads = dispatch("_foreach_neg", grads)
-    dispatch("_foreach_add_", steps, 1)
-    if weight_decay != 0:
-        if decoupled and lr_t is not None:   # mul_ by a 0-dim tensor: unrounded
-            _mul_(params, (1 - lr_t * weight_decay).item(), True)
-        elif decoupled:
-            _mul_(params, 1 - lr * weight_decay, for_loop)
-        else:
-            grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
+    grads = adam_prologue(params, grads, steps, lr=lr, lr_t=lr_t, weight_decay=weight_decay,
+                          decoupled=decoupled, maximize=maximize, for_loop=for_loop)
     step = [s.item() for s in steps]
     mus = [beta1 * (1.0 - 0.5 * (0.96 ** (s * momentum_decay))) for s in step]
     mu_nexts = [beta1 * (1.0 - 0.5 * (0.96 ** ((s + 1) * momentum_decay))) for s in step]

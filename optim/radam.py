@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from minigrad.dispatch import dispatch
 
-from .elementwise import ElementwiseOptimizer, check_betas, no_differentiable
+from .elementwise import ElementwiseOptimizer, adam_prologue, check_betas, no_differentiable
 from .sgd import _mul_
 
 __all__ = ["RAdam"]
@@ -102,16 +102,8 @@ def _radam(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr, beta1, beta2, eps
     """One RAdam update of same-dtype ``params`` by dispatched ops, in the op order of
     ``_single_tensor_radam`` (``for_loop=True``) or ``_multi_tensor_radam``. ``lr_t``: a
     Tensor lr (``1 - lr * weight_decay`` is then a 0-dim tensor, see ``elementwise.lr_tensor``)."""
-    if maximize:
-        grads = dispatch("_foreach_neg", grads)
-    dispatch("_foreach_add_", steps, 1)
-    if weight_decay != 0:
-        if decoupled and lr_t is not None:   # mul_ by a 0-dim tensor: unrounded
-            _mul_(params, (1 - lr_t * weight_decay).item(), True)
-        elif decoupled:
-            _mul_(params, 1 - lr * weight_decay, for_loop)
-        else:
-            grads = dispatch("_foreach_add", grads, params, alpha=weight_decay)
+    grads = adam_prologue(params, grads, steps, lr=lr, lr_t=lr_t, weight_decay=weight_decay,
+                          decoupled=decoupled, maximize=maximize, for_loop=for_loop)
     dispatch("_foreach_lerp_", exp_avgs, grads, 1 - beta1)
     _mul_(exp_avg_sqs, beta2, for_loop)
     dispatch("_foreach_addcmul_", exp_avg_sqs, grads, grads, 1 - beta2)

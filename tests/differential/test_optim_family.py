@@ -23,43 +23,19 @@ import minigrad as mg
 import optim
 from minigrad.ops import foreach_kernels as K
 
-from ._optim_util import DTYPES, np2t, same, t2np, threads_like_torch  # noqa: F401
+from ._optim_util import DTYPES, same, t2np, threads_like_torch  # noqa: F401
+from .test_optim import Pair as _Pair
+from .test_optim import torch_sqrt
 
 pytestmark = pytest.mark.usefixtures("threads_like_torch")
 SHAPES = [(5, 7), (13,), (3, 4, 2), (40,)]
 NO_SQRT = {"Adamax", "Rprop", "ASGD"}
 
 
-def torch_sqrt(a):
-    """torch's own sqrt on a NumPy array (fp32/fp64: MKL's rounding), ours for 16-bit."""
-    if a.dtype in (np.float32, np.float64):
-        return torch.from_numpy(np.ascontiguousarray(a)).sqrt().numpy()
-    return K.sqrt(a)
-
-
-class Pair:
-    """The same parameters in minigrad and torch, plus a seeded grad stream."""
-
-    def __init__(self, dtype, seed, shapes=SHAPES):
-        self.tdt, self.npd = DTYPES[dtype]
-        self.rng = np.random.default_rng(seed)
-        self.shapes = shapes
-        init = [self._rand(s) for s in shapes]
-        self.m = [mg.from_numpy(a.copy()).requires_grad_() for a in init]
-        self.t = [np2t(a, self.tdt).requires_grad_() for a in init]
-
-    def _rand(self, shape, scale=1.0):
-        return (self.rng.standard_normal(shape) * scale).astype(np.float32).astype(self.npd)
-
-    def feed(self, step):
-        """Identical grads; param i gets None when (step + i) % 5 == 3; some grads tiny."""
-        for i, (m, t) in enumerate(zip(self.m, self.t)):
-            if (step + i) % 5 == 3:
-                m.grad = t.grad = None
-                continue
-            g = self._rand(self.shapes[i], 1e-2 if (step + i) % 3 == 1 else 1.0)
-            m.grad = mg.from_numpy(g.copy())
-            t.grad = np2t(g, self.tdt)
+class Pair(_Pair):
+    """test_optim's parameter pair and grad stream (param i gets no grad when
+    (step + i) % 5 == 3, some grads are tiny); ``check`` compares every state entry torch
+    has, with its dtype, the 0-dim scalars included."""
 
     def check(self, mo, to, where=""):
         for i, (m, t) in enumerate(zip(self.m, self.t)):
