@@ -23,8 +23,9 @@ computes, where a few kernels round differently), ``reduce_all`` (the summation 
 ``vec::reduce_all``: lane-wise accumulation, then a butterfly across the lanes),
 ``thread_partial_sum`` (a multithreaded 16-bit full sum rounds each thread's part), ``round_to``
 (one rounding into a 16-bit format and back to fp32), and the fused multiply-adds ``fma32`` and
-``fma64``. PyTorch's scalar rules (add/sub scalars rounded to the tensor's 16-bit dtype, mul/div
-scalars used in fp32) are ``ops._util.scalar_add`` / ``scalar_mul``.
+``fma64``; and PyTorch's scalar rules: ``scalar_add`` (an add/sub/compare scalar is rounded to a
+16-bit tensor's dtype first), ``scalar_mul`` (a mul/div scalar is used in fp32 unrounded) and
+``scalar_in`` (``scalar_add``, with integers wrapping modulo 2**n as C++'s conversion does).
 """
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ import numpy as np
 
 __all__ = ["CPU_CAPABILITY", "VECTOR_BYTES", "HAS_FMA", "GRAIN_SIZE", "lanes", "get_num_threads",
            "set_num_threads", "num_threads", "parallel_chunks", "loop_step", "tail_mask",
-           "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags"]
+           "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags", "scalar_add",
+           "scalar_mul", "scalar_in"]
 
 GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE
 
@@ -291,3 +293,28 @@ def fma64(x, y, z):
         e = (p - (s - bb)) + (z - bb)
         out = s + (e + err)
     return np.where(np.isfinite(out), out, s)
+
+
+# ------------------------------------------------------------------------ PyTorch's scalar rules
+def scalar_add(s, dtype):
+    """An add/sub scalar as PyTorch's CPU kernels use it: rounded to ``dtype`` when that is
+    fp16/bf16, then converted to opmath (fp32). ``dtype`` is a minigrad dtype."""
+    cd = dtype.opmath.np
+    if dtype.itemsize == 2 and dtype.is_floating_point:
+        return cd.type(dtype.np.type(s))
+    return cd.type(s)
+
+
+def scalar_mul(s, dtype):
+    """A mul/div scalar as PyTorch uses it: converted straight to opmath (fp32 for 16-bit)."""
+    return dtype.opmath.np.type(s)
+
+
+def scalar_in(s, dtype):
+    """A Python-number operand converted as PyTorch converts it to ``dtype`` for add/sub/compare:
+    16-bit floats rounded first; integers wrap around (``uint8`` -2 is 254) instead of raising."""
+    if not dtype.is_floating_point and isinstance(s, (int, np.integer)) and \
+            not isinstance(s, bool):
+        return np.array(int(s)).astype(dtype.np)[()] if -2**63 <= s < 2**64 else \
+            scalar_add(s, dtype)
+    return scalar_add(s, dtype)

@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import numerics as _nx
-from ..numerics import fma64, tail_mask  # noqa: F401  (re-exported for the ops)
+from ..numerics import fma64, scalar_in, tail_mask  # noqa: F401  (fma64, tail_mask: for ops)
 from ..tensor import Tensor
-from ._util import LOW, broadcast_shapes, check_scalar, check_scalar_or_tensor, scalar_add
+from ._util import LOW, broadcast_shapes, check_scalar, check_scalar_or_tensor
 from .factory import _convert
 
 
@@ -79,28 +79,23 @@ def _check_alpha(alpha, rt):
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
-def scalar_in(s, rt):
-    """A Python-number operand converted as PyTorch converts it to ``rt`` for add/sub/compare:
-    16-bit floats rounded first; integers wrap around (``uint8`` -2 is 254) instead of raising."""
-    if not rt.is_floating_point and isinstance(s, (int, np.integer)) and not isinstance(s, bool):
-        return np.array(int(s)).astype(rt.np)[()] if -2**63 <= s < 2**64 else scalar_add(s, rt)
-    return scalar_add(s, rt)
-
-
 def _r16(x, rt):
     """Round an fp32 array to 16-bit ``rt`` and back to fp32 (``numerics.round_to``)."""
     return _nx.round_to(x, rt)
 
 
-def add_kernel(input, other, alpha, rt, negate=False):
-    """opmath ``input + alpha*other`` (``-`` when ``negate``), returned in opmath.
+def add_kernel(rt, a, b, alpha=1, negate=False):
+    """opmath ``a + alpha*b`` (``-`` when ``negate``) for result dtype ``rt``, in opmath.
 
-    fp32/fp64 with alpha use a single-rounding fma (as PyTorch); 16-bit with alpha reproduce the
-    scalar-tail rounding of ``alpha*other`` (see ``tail_mask``).
+    ``a``, ``b``: the operands as the kernel base loads them (opmath arrays; a Python-number
+    ``b`` already converted by PyTorch's add rule, ``numerics.scalar_in``). fp32/fp64 with alpha
+    use a single-rounding fma (as PyTorch); 16-bit with alpha reproduce the scalar-tail rounding
+    of ``alpha*other`` (see ``tail_mask``).
+
+    Raises:
+        RuntimeError: ``alpha`` not allowed for ``rt`` (``_check_alpha``).
     """
-    a = arr(input, rt)
-    scalar = not isinstance(other, Tensor)
-    b = scalar_in(other, rt) if scalar else arr(other, rt)
+    _check_alpha(alpha, rt)
     if alpha == 1:
         return a - b if negate else a + b
     # negate the Python number, not the converted one: -uint8(3) would warn (it wraps anyway)

@@ -3,8 +3,8 @@
 The numerics contract lives here so that no op re-implements it:
 - ``opmath(x, dtype)``: the input as an array in the compute dtype (fp32 for fp16/bf16 results).
 - ``wrap(arr, dtype)``: round ONCE into the result dtype and make the output Tensor.
-- ``scalar_add(s, dtype)``: PyTorch rounds add/sub scalars (and ``alpha``) to a 16-bit tensor's
-  own dtype first; ``scalar_mul(s, dtype)``: mul/div scalars go to opmath (fp32) unrounded.
+- PyTorch's scalar rules (``scalar_add``, ``scalar_mul``, ``scalar_in``) are in
+  ``minigrad.numerics``; ``check_scalar`` raises its overflow error for a number argument.
 """
 from __future__ import annotations
 
@@ -53,14 +53,6 @@ def wrap(arr, dtype) -> Tensor:
     return Tensor._make(arr, dtype)
 
 
-def scalar_add(s, dtype):
-    """An add/sub scalar as PyTorch uses it: rounded to ``dtype`` when 16-bit, then opmath."""
-    cd = _dt.opmath_dtype(dtype).np
-    if dtype in LOW:
-        return cd.type(dtype.np.type(s))
-    return cd.type(s)
-
-
 _MAX = {"float16": 65504.0, "bfloat16": float(_dt.finfo(_dt.bfloat16).max),
         "float32": float(_dt.finfo(_dt.float32).max)}
 
@@ -81,11 +73,6 @@ def check_scalar(value, dtype):
     if top < v < float("inf"):                       # (NaN and inf convert)
         raise RuntimeError(f"value cannot be converted to type {dtype.c10_name} without "
                            "overflow")
-
-
-def scalar_mul(s, dtype):
-    """A mul/div scalar as PyTorch uses it: converted straight to opmath (fp32 for 16-bit)."""
-    return _dt.opmath_dtype(dtype).np.type(s)
 
 
 def wrap_dim(dim: int, ndim: int) -> int:

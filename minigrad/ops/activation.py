@@ -1,9 +1,11 @@
 """Activations and their fused backward kernels: tanh, sigmoid, relu, tanh_backward,
 sigmoid_backward, threshold_backward.
 
-Forward: 16-bit inputs compute in fp32 and round once; fp32 ``tanh`` computes in float64 and
-``sigmoid`` as PyTorch's ``1 / (1 + exp(-x))`` with ``exp`` rounded to fp32 (both within 1 ulp of
-PyTorch's vectorised kernels, usually equal). Integer inputs of tanh/sigmoid give float32.
+Each is a ``Kernel`` (``minigrad/ops/kernel.py``) declaring its rule. Forward: ``tanh`` computes
+a correctly rounded fp32 value (float64 maths) and rounds it once more into 16-bit storage;
+``sigmoid`` is PyTorch's ``1 / (1 + exp(-x))`` in fp32 with ``exp`` rounded to fp32 (both within
+1 ulp of PyTorch's vectorised kernels, usually equal). Integer inputs of tanh/sigmoid give
+float32.
 
 Backward kernels are ops of their own so that 16-bit rounding matches PyTorch bit for bit
 (measured on PyTorch 2.13 CPU):
@@ -18,35 +20,23 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._binary import _r16, arr, check_binary, fma64
-from ._util import wrap
-
-
-def _float_in(x, op):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
-    rt = x.dtype if x.dtype.is_floating_point else _dt.get_default_dtype()
-    return rt, arr(x, rt)
+from ._binary import _r16, fma64
+from .kernel import EXACT, FLOAT_FP64, FLOAT_OPMATH, KEEP_DTYPE, PROMOTE_OPMATH, Kernel
 
 
 @register_op("tanh")
-class Tanh(Function):
+class Tanh(Kernel):
     """``tanh(input)`` (``torch.tanh``); backward is ``tanh_backward(grad, result)``."""
 
+    rule = FLOAT_FP64
+    saves = ("result",)
     _backward_name = "TanhBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        rt, a = _float_in(input, "tanh")
-        if rt is _dt.float32:
-            a = a.astype(np.float64)
-        out = wrap(np.tanh(a), rt)
-        ctx.save_for_backward(out)
-        return out
+    def kernel(dtype, a):
+        return np.tanh(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -55,23 +45,22 @@ class Tanh(Function):
 
 
 @register_op("sigmoid")
-class Sigmoid(Function):
+class Sigmoid(Kernel):
     """``sigmoid(input)`` = 1 / (1 + exp(-input)) (``torch.sigmoid``); backward is
-    ``sigmoid_backward(grad, result)``."""
+    ``sigmoid_backward(grad, result)``. fp32 and 16-bit take PyTorch's fp32 steps around a
+    correctly rounded fp32 ``exp``."""
 
+    rule = FLOAT_OPMATH
+    saves = ("result",)
     _backward_name = "SigmoidBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        rt, a = _float_in(input, "sigmoid")
-        with np.errstate(over="ignore"):
-            if rt is _dt.float64:
-                e = np.exp(-a)
-            else:   # fp32 and 16-bit: PyTorch's fp32 steps around a correctly rounded exp
-                e = np.exp(-a.astype(np.float64)).astype(np.float32)
-            out = wrap(1 / (1 + e), rt)
-        ctx.save_for_backward(out)
-        return out
+    def kernel(dtype, a):
+        if dtype is _dt.float64:
+            e = np.exp(-a)
+        else:
+            e = np.exp(-a.astype(np.float64)).astype(np.float32)
+        return 1 / (1 + e)
 
     @staticmethod
     def backward(ctx, grad):
@@ -80,7 +69,7 @@ class Sigmoid(Function):
 
 
 @register_op("relu")
-class Relu(Function):
+class Relu(Kernel):
     """``relu(input)`` = max(input, 0), dtype kept (``torch.relu``); backward is
     ``threshold_backward(grad, result, 0)``.
 
@@ -88,26 +77,23 @@ class Relu(Function):
         RuntimeError: for bool input ("Boolean inputs not supported for relu").
     """
 
+    rule = KEEP_DTYPE
+    saves = ("result",)
     _backward_name = "ReluBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        if not isinstance(input, Tensor):
-            raise TypeError(f"relu(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
-        if input.dtype is _dt.bool_:
+    def check(input):
+        if isinstance(input, Tensor) and input.dtype is _dt.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
-        d = input._data
+
+    @staticmethod
+    def kernel(dtype, d):
         # branch-free (np.where on a random sign mask is ~20x slower). -0.0 and NaN are kept, as
         # in torch: np.maximum(0, d) returns d on ties for fp32/fp64 (not for NumPy's fp16 loop),
         # so 16-bit types select by bit mask instead.
-        if input.dtype.itemsize >= 4:
-            out = np.maximum(np.zeros((), d.dtype), d)
-        else:
-            out = _select_or_zero(~_sign_test(d, strict=True), d)
-        out = Tensor._make(out, input.dtype)
-        ctx.save_for_backward(out)
-        return out
+        if d.dtype.itemsize >= 4:
+            return np.maximum(np.zeros((), d.dtype), d)
+        return _select_or_zero(~_sign_test(d, strict=True), d)
 
     @staticmethod
     def backward(ctx, grad):
@@ -115,32 +101,36 @@ class Relu(Function):
         return dispatch("threshold_backward", grad, out, 0)
 
 
-def _bw_prep(grad, y, op):
-    check_binary(grad, y, op)
-    if not isinstance(y, Tensor):
+def _check_output(grad_output, output, op=None):
+    if not isinstance(output, Tensor):
         raise TypeError(f"{op}(): argument 'output' (position 2) must be Tensor, not "
-                        f"{type(y).__name__}")
-    rt = _dt.result_type(grad, y)
-    return rt, arr(grad, rt), arr(y, rt)
+                        f"{type(output).__name__}")
 
 
 @register_op("tanh_backward")
-class TanhBackward(Function):
+class TanhBackward(Kernel):
     """``tanh_backward(grad_output, output)`` = grad * (1 - output**2), PyTorch's fused kernel
-    (``torch.ops.aten.tanh_backward``); differentiable (``TanhBackwardBackward0``)."""
+    (``torch.ops.aten.tanh_backward``): ``1 - y*y`` is one fma in fp32 (computed exactly in
+    float64 here), one rounding at the end. Differentiable (``TanhBackwardBackward0``)."""
 
+    rule = PROMOTE_OPMATH
+    args = ("grad_output", "output")
+    operands = 2
+    saves = ("grad_output", "output")
     _backward_name = "TanhBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad_output, output):
-        rt, g, y = _bw_prep(grad_output, output, "tanh_backward")
-        if rt is _dt.float64:
+    def check(grad_output, output):
+        _check_output(grad_output, output, "tanh_backward")
+
+    @staticmethod
+    def kernel(dtype, g, y):
+        if dtype is _dt.float64:
             d = fma64(-y, y, 1.0)
         else:
             y64 = y.astype(np.float64)
             d = (1 - y64 * y64).astype(np.float32)
-        ctx.save_for_backward(grad_output, output)
-        return wrap(g * d, rt)
+        return g * d
 
     @staticmethod
     def backward(ctx, gg):
@@ -154,22 +144,27 @@ class TanhBackward(Function):
 
 
 @register_op("sigmoid_backward")
-class SigmoidBackward(Function):
+class SigmoidBackward(Kernel):
     """``sigmoid_backward(grad_output, output)`` = grad * (1 - output) * output, PyTorch's
-    fused kernel (``torch.ops.aten.sigmoid_backward``); fp16 rounds each step as PyTorch's
-    CPU kernel does. Differentiable (``SigmoidBackwardBackward0``)."""
+    fused kernel (``torch.ops.aten.sigmoid_backward``), left to right in fp32 with one rounding
+    at the end, except that **fp16 rounds every step** as PyTorch's CPU kernel does:
+    ``round(round(round(1 - y) * g) * y)``. Differentiable (``SigmoidBackwardBackward0``)."""
 
+    rule = PROMOTE_OPMATH
+    args = ("grad_output", "output")
+    operands = 2
+    saves = ("grad_output", "output")
     _backward_name = "SigmoidBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad_output, output):
-        rt, g, y = _bw_prep(grad_output, output, "sigmoid_backward")
-        if rt is _dt.float16:
-            out = _r16(_r16(1 - y, rt) * g, rt) * y
-        else:
-            out = g * (1 - y) * y
-        ctx.save_for_backward(grad_output, output)
-        return wrap(out, rt)
+    def check(grad_output, output):
+        _check_output(grad_output, output, "sigmoid_backward")
+
+    @staticmethod
+    def kernel(dtype, g, y):
+        if dtype is _dt.float16:
+            return _r16(_r16(1 - y, dtype) * g, dtype) * y
+        return g * (1 - y) * y
 
     @staticmethod
     def backward(ctx, gg):
@@ -214,27 +209,30 @@ def _select_or_zero(keep, g):
 
 
 @register_op("threshold_backward")
-class ThresholdBackward(Function):
+class ThresholdBackward(Kernel):
     """``threshold_backward(grad_output, self, threshold)``: 0 where ``self <= threshold``,
     else ``grad_output`` (``torch.ops.aten.threshold_backward``; NaN in ``self`` passes the
-    gradient). Differentiable in ``grad_output`` (``ThresholdBackwardBackward0``)."""
+    gradient); an exact selection. Differentiable in ``grad_output``
+    (``ThresholdBackwardBackward0``)."""
 
+    rule = EXACT
+    args = ("grad_output", "self", "threshold")
+    operands = 2
+    saves = ("self",)
+    keeps = ("threshold",)
     _backward_name = "ThresholdBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad_output, self, threshold):
-        check_binary(grad_output, self, "threshold_backward")
-        rt = _dt.result_type(grad_output, self)
-        g = grad_output._data if grad_output.dtype is rt else arr(grad_output, rt)
-        s = self._data
-        if threshold == 0 and s.dtype.itemsize == 2 and self.dtype.is_floating_point:
+    def check(grad_output, self, threshold):
+        _check_output(grad_output, self, "threshold_backward")
+
+    @staticmethod
+    def kernel(dtype, g, s, threshold):
+        if threshold == 0 and s.dtype.itemsize == 2 and dtype.is_floating_point:
             le = _sign_test(s, strict=False)
         else:
-            le = (s.astype(np.float32) if self.dtype is _dt.bfloat16 else s) <= threshold
-        out = _select_or_zero(~le, g)
-        ctx.save_for_backward(self)
-        ctx.threshold = threshold
-        return wrap(out, rt)
+            le = (s.astype(np.float32) if dtype is _dt.bfloat16 else s) <= threshold
+        return _select_or_zero(~le, g)
 
     @staticmethod
     def backward(ctx, gg):

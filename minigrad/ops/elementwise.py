@@ -17,43 +17,44 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Function
 from ..dispatch import dispatch, register_op, register_packet
 from ..tensor import Tensor
-from ._binary import (_check_alpha, _r16, add_kernel, arr, check_binary, is_scalar_other,
-                      scalar_in, scalar_value)
-from ._util import LOW, check_scalar_or_tensor, scalar_mul, wrap
+from ._binary import _check_alpha, _r16, add_kernel, is_scalar_other
+from ..numerics import scalar_in
+from ._util import LOW, check_scalar_or_tensor
+from .kernel import PROMOTE_OPMATH, SCALAR_OPMATH, TRUE_DIVIDE, Kernel, check_operands
 
 # ---------------------------------------------------------------------------------- add / sub
 @register_op("add")
-class Add(Function):
+class Add(Kernel):
     """``add(input, other, *, alpha=1)`` = input + alpha * other (``torch.add``).
 
-    Shapes broadcast; dtype is ``result_type(input, other)``. A scalar ``input`` is swapped.
+    Shapes broadcast; dtype is ``result_type(input, other)`` (rule ``PROMOTE_OPMATH``: a Python
+    number and ``alpha`` are rounded to a 16-bit result dtype first). A scalar ``input`` is
+    swapped.
 
     Raises:
         RuntimeError: non-broadcastable shapes; a float ``alpha`` with an integral result.
         TypeError: non-Tensor/number operands.
     """
 
+    rule = PROMOTE_OPMATH
+    operands = 2
     _backward_name = "AddBackward0"
     _scalar_edges = True
 
-    @staticmethod
-    def forward(ctx, input, other, *, alpha=1):
+    @classmethod
+    def forward(cls, ctx, input, other, *, alpha=1):
+        ctx.alpha = alpha
         if alpha == 1 and type(other) is Tensor and type(input) is Tensor:
             dt = input.dtype
             a, b = input._data, other._data
             if dt is other.dtype and dt.opmath is dt and a.shape == b.shape:
-                ctx.alpha = 1      # fast path: same dtype and shape, no 16-bit rounding
+                # fast path: same dtype and shape, nothing to promote or round
                 return Tensor._make(a + b, dt)
         if not isinstance(input, Tensor):      # scalar + tensor
             input, other = other, input
-        check_binary(input, other, "add")
-        rt = _dt.result_type(input, other)
-        _check_alpha(alpha, rt)
-        ctx.alpha = alpha
-        return wrap(add_kernel(input, other, alpha, rt), rt)
+        return cls.rule.run(add_kernel, (input, other), (alpha,), op="add")
 
     @staticmethod
     def backward(ctx, grad):
@@ -77,25 +78,26 @@ def _check_sub(input, other):
 
 
 @register_op("sub")
-class Sub(Function):
-    """``sub(input, other, *, alpha=1)`` = input - alpha * other (``torch.sub``).
+class Sub(Kernel):
+    """``sub(input, other, *, alpha=1)`` = input - alpha * other (``torch.sub``; rule
+    ``PROMOTE_OPMATH``).
 
     Raises:
         RuntimeError: bool operands (PyTorch's message), non-broadcastable shapes, float
             ``alpha`` with an integral result.
     """
 
+    rule = PROMOTE_OPMATH
+    operands = 2
     _backward_name = "SubBackward0"
     _scalar_edges = True
 
-    @staticmethod
-    def forward(ctx, input, other, *, alpha=1):
-        check_binary(input, other, "sub")
-        rt = _dt.result_type(input, other)
+    @classmethod
+    def forward(cls, ctx, input, other, *, alpha=1):
+        check_operands((input, other), "sub")
         _check_sub(input, other)
-        _check_alpha(alpha, rt)
         ctx.alpha = alpha
-        return wrap(add_kernel(input, other, alpha, rt, negate=True), rt)
+        return cls.rule.run(add_kernel, (input, other), (alpha, True), op="sub")
 
     @staticmethod
     def backward(ctx, grad):
@@ -107,8 +109,17 @@ class Sub(Function):
         return grad, g
 
 
+def _rsub_kernel(rt, a, b, alpha, tensor_other):
+    if tensor_other:
+        return add_kernel(rt, b, a, alpha, negate=True)
+    _check_alpha(alpha, rt)
+    if alpha != 1:
+        a = a * scalar_in(alpha, rt)
+    return b - a
+
+
 @register_op("rsub.Scalar")
-class Rsub(Function):
+class Rsub(Kernel):
     """``rsub(input, other, *, alpha=1)`` = other - alpha * input (``torch.rsub``); Python's
     ``scalar - tensor`` dispatches ``rsub(tensor, scalar)``. Node ``RsubBackward1`` for a scalar
     ``other``, ``RsubBackward0`` for a tensor.
@@ -117,22 +128,17 @@ class Rsub(Function):
         RuntimeError: bool operands, non-broadcastable shapes.
     """
 
+    rule = PROMOTE_OPMATH
+    operands = 2
     _backward_name = "RsubBackward1"
 
-    @staticmethod
-    def forward(ctx, input, other, *, alpha=1):
-        check_binary(input, other, "rsub")
-        rt = _dt.result_type(input, other)
+    @classmethod
+    def forward(cls, ctx, input, other, *, alpha=1):
+        check_operands((input, other), "rsub")
         _check_sub(input, other)
-        _check_alpha(alpha, rt)
         ctx.alpha = alpha
-        if isinstance(other, Tensor):
-            return wrap(add_kernel(other, input, alpha, rt, negate=True), rt)
-        b = scalar_in(other, rt)
-        a = arr(input, rt)
-        if alpha != 1:
-            a = a * scalar_in(alpha, rt)
-        return wrap(b - a, rt)
+        return cls.rule.run(_rsub_kernel, (input, other), (alpha, isinstance(other, Tensor)),
+                            op="rsub")
 
     @staticmethod
     def backward(ctx, grad):
@@ -155,32 +161,29 @@ def _rsub(args, kwargs):
 
 
 # ---------------------------------------------------------------------------------- mul
-def mul_operands(input, other, rt):
-    a = arr(input, rt)
-    if is_scalar_other(other, input):
-        v = scalar_value(other)
-        return a, (scalar_mul(v, rt) if rt.is_floating_point else scalar_in(v, rt))
-    return a, arr(other, rt)
+def _mul_kernel(rt, a, b):
+    return np.logical_and(a, b) if rt is _dt.bool_ else a * b
 
 
 @register_op("mul")
-class Mul(Function):
-    """``mul(input, other)`` (``torch.mul``); a scalar ``other`` is used in opmath unrounded.
+class Mul(Kernel):
+    """``mul(input, other)`` (``torch.mul``; rule ``SCALAR_OPMATH``: a Python number or 0-dim
+    tensor ``other`` is used in opmath unrounded).
 
     Raises:
         RuntimeError: non-broadcastable shapes. TypeError: non-Tensor/number operands.
     """
 
+    rule = SCALAR_OPMATH
+    operands = 2
     _backward_name = "MulBackward0"
     _scalar_edges = True
 
-    @staticmethod
-    def forward(ctx, input, other):
+    @classmethod
+    def forward(cls, ctx, input, other):
         if not isinstance(input, Tensor):
             input, other = other, input
-        check_binary(input, other, "mul")
-        rt = _dt.result_type(input, other)
-        a, b = mul_operands(input, other, rt)
+        out = cls.rule.run(_mul_kernel, (input, other), op="mul")
         if isinstance(other, Tensor):
             nig = ctx.needs_input_grad
             ctx.save_for_backward(input if len(nig) > 1 and nig[1] else None,
@@ -189,9 +192,7 @@ class Mul(Function):
         else:
             ctx.scalar = other
             ctx.save_for_backward()   # PyTorch saves the wrapped scalar: freed after backward
-        if rt is _dt.bool_:
-            return wrap(np.logical_and(a, b), rt)
-        return wrap(a * b, rt)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -231,56 +232,51 @@ def _div_int(a, b, mode):
     return q
 
 
-def div_kernel(input, other, rt, mode):
-    a = arr(input, rt)
-    scalar = is_scalar_other(other, input)
-    if scalar:
-        v = scalar_value(other)
-        b = scalar_mul(v, rt) if rt.is_floating_point else scalar_in(v, rt)
-    else:
-        b = arr(other, rt)
+def div_kernel(rt, a, b, mode, scalar):
+    """``a / b`` in opmath with ``rounding_mode`` ``mode``; ``scalar``: the divisor took
+    PyTorch's CPU-scalar path (a number, or a 0-dim tensor after a dimensioned input)."""
     if rt is _dt.bool_ and mode is not None:
         raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
     if not rt.is_floating_point:
         return _div_int(a, b, mode)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if mode is None:
-            return a / b
-        # ATen's 16-bit trunc/floor compute in fp32 and round once when the divisor is a single
-        # element (TensorIterator's is_scalar(2)); otherwise in 16-bit arithmetic, each
-        # intermediate rounded
-        low = rt in LOW and not scalar and np.size(b) != 1
-        if mode == "trunc":
-            q = a / b
-            return np.trunc(_r16(q, rt) if low else q)
-        return _floor_div_float(a, b, (lambda x: _r16(x, rt)) if low else (lambda x: x))
+    if mode is None:
+        return a / b
+    # ATen's 16-bit trunc/floor compute in fp32 and round once when the divisor is a single
+    # element (TensorIterator's is_scalar(2)); otherwise in 16-bit arithmetic, each
+    # intermediate rounded
+    low = rt in LOW and not scalar and np.size(b) != 1
+    if mode == "trunc":
+        q = a / b
+        return np.trunc(_r16(q, rt) if low else q)
+    return _floor_div_float(a, b, (lambda x: _r16(x, rt)) if low else (lambda x: x))
 
 
 @register_op("div.Tensor")
-class Div(Function):
+class Div(Kernel):
     """``div(input, other, *, rounding_mode=None)`` (``torch.div`` / ``true_divide``).
 
-    True division of integers gives the default float dtype; 'trunc'/'floor' keep the promoted
-    dtype (16-bit floor/trunc by a tensor round each intermediate as PyTorch's kernel does).
-    Node ``DivBackward0`` (``DivBackward2`` with a rounding mode; its gradients are zero).
+    True division has rule ``TRUE_DIVIDE`` (integers give the default float dtype; a number
+    divisor is used in opmath unrounded); 'trunc'/'floor' (``div.Tensor_mode``) keep the
+    promoted dtype (``SCALAR_OPMATH``; 16-bit floor/trunc by a tensor round each intermediate as
+    PyTorch's kernel does). Node ``DivBackward0`` (``DivBackward2`` with a rounding mode; its
+    gradients are zero).
 
     Raises:
         RuntimeError: an unknown rounding_mode; integer division by zero ("ZeroDivisionError");
             non-broadcastable shapes.
     """
 
+    rule = TRUE_DIVIDE
+    operands = 2
     _backward_name = "DivBackward0"
     _scalar_edges = True
 
-    @staticmethod
-    def forward(ctx, input, other, *, rounding_mode=None):
-        check_binary(input, other, "div")
+    @classmethod
+    def forward(cls, ctx, input, other, *, rounding_mode=None):
+        check_operands((input, other), "div")
         if rounding_mode not in _MODES:
             raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or "
                                f"'floor' but found '{rounding_mode}'")
-        rt = _dt.result_type(input, other)
-        if rounding_mode is None and not rt.is_floating_point:
-            rt = _dt.get_default_dtype()
         nig = ctx.needs_input_grad
         if isinstance(other, Tensor):
             ctx.other = None
@@ -288,7 +284,8 @@ class Div(Function):
         else:
             ctx.other = other
             ctx.save_for_backward()   # PyTorch saves the wrapped scalar: freed after backward
-        return wrap(div_kernel(input, other, rt, rounding_mode), rt)
+        return cls.rule.run(div_kernel, (input, other),
+                            (rounding_mode, is_scalar_other(other, input)), op="div")
 
     @staticmethod
     def backward(ctx, grad):
@@ -306,9 +303,9 @@ class Div(Function):
 
 
 @register_op("div.Tensor_mode")
-class _DivMode(Function):
+class _DivMode(Div):
+    rule = SCALAR_OPMATH
     _backward_name = "DivBackward2"
-    forward = staticmethod(Div.forward)
 
     @staticmethod
     def backward(ctx, grad):

@@ -14,11 +14,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import numerics as _nx
-from ..autograd.function import Function
 from ..dispatch import dispatch, register_op, register_packet
 from ..tensor import Tensor
-from ._binary import _r16, arr, check_binary, scalar_in, tail_mask
-from ._util import check_scalar, scalar_add, wrap
+from ._binary import _r16, tail_mask
+from ._util import check_scalar
+from .kernel import FLOAT_FP64, FLOAT_OPMATH, KEEP_DTYPE, PROMOTE_OPMATH, Kernel
 
 
 def _check_tensor(x, op):
@@ -27,46 +27,27 @@ def _check_tensor(x, op):
                         f"{type(x).__name__}")
 
 
-def _float_rt(x):
-    return x.dtype if x.dtype.is_floating_point else _dt.get_default_dtype()
-
-
-def _transcendental(x, f, op):
-    """f(x) with PyTorch's dtype rule and our precision recipe (see module docstring)."""
-    _check_tensor(x, op)
-    rt = _float_rt(x)
-    if rt is _dt.float64:
-        a = arr(x, rt)
-        with np.errstate(all="ignore"):
-            return wrap(f(a), rt)
-    # fp32 and 16-bit: float64 math rounded to fp32 (PyTorch's vectorised fp32 result, which is
-    # correctly rounded far more often than NumPy's fp32 loops), then, for 16-bit, the one
-    # rounding into storage: NumPy's fp32 exp/log land on the wrong side of a 16-bit midpoint
-    # for a few inputs (bf16 exp(6.84375), fp16 log(0.0025425)), which would round twice
-    a = x._data.astype(np.float64) if x.dtype.is_floating_point and x.dtype is rt else \
-        arr(x, rt).astype(np.float64)
-    with np.errstate(all="ignore"):
-        return wrap(f(a).astype(np.float32), rt)
-
-
 @register_op("neg")
-class Neg(Function):
-    """``neg(input)`` = -input (``torch.neg``); dtype kept.
+class Neg(Kernel):
+    """``neg(input)`` = -input (``torch.neg``); dtype kept, exact.
 
     Raises:
         RuntimeError: for bool tensors (PyTorch's message).
     """
 
+    rule = KEEP_DTYPE
     _backward_name = "NegBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "neg")
-        if input.dtype is _dt.bool_:
+    def check(input):
+        if isinstance(input, Tensor) and input.dtype is _dt.bool_:
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
-        return Tensor._make(np.negative(input._data), input.dtype)
+
+    @staticmethod
+    def kernel(dtype, a):
+        return np.negative(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -74,19 +55,16 @@ class Neg(Function):
 
 
 @register_op("reciprocal")
-class Reciprocal(Function):
+class Reciprocal(Kernel):
     """``reciprocal(input)`` = 1 / input (``torch.reciprocal``); integers give float32."""
 
+    rule = FLOAT_OPMATH
+    saves = ("result",)
     _backward_name = "ReciprocalBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "reciprocal")
-        rt = _float_rt(input)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = wrap(1 / arr(input, rt), rt)
-        ctx.save_for_backward(out)
-        return out
+    def kernel(dtype, a):
+        return 1 / a
 
     @staticmethod
     def backward(ctx, grad):
@@ -95,16 +73,16 @@ class Reciprocal(Function):
 
 
 @register_op("exp")
-class Exp(Function):
+class Exp(Kernel):
     """``exp(input)`` (``torch.exp``); backward ``grad * result``."""
 
+    rule = FLOAT_FP64
+    saves = ("result",)
     _backward_name = "ExpBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        out = _transcendental(input, np.exp, "exp")
-        ctx.save_for_backward(out)
-        return out
+    def kernel(dtype, a):
+        return np.exp(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -113,15 +91,16 @@ class Exp(Function):
 
 
 @register_op("log")
-class Log(Function):
+class Log(Kernel):
     """``log(input)`` (natural log, ``torch.log``); backward ``grad / input``."""
 
+    rule = FLOAT_FP64
+    saves = ("input",)
     _backward_name = "LogBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return _transcendental(input, np.log, "log")
+    def kernel(dtype, a):
+        return np.log(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -130,23 +109,20 @@ class Log(Function):
 
 
 @register_op("sqrt")
-class Sqrt(Function):
+class Sqrt(Kernel):
     """``sqrt(input)`` (``torch.sqrt``); backward ``grad / (2 * result)``.
 
     fp32/fp64 here are correctly rounded; PyTorch's vectorised fp32 and fp64 sqrt are not
     (about 1% of values differ by 1 ulp on AVX512): a stated exception.
     """
 
+    rule = FLOAT_OPMATH
+    saves = ("result",)
     _backward_name = "SqrtBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "sqrt")
-        rt = _float_rt(input)
-        with np.errstate(invalid="ignore"):
-            out = wrap(np.sqrt(arr(input, rt)), rt)
-        ctx.save_for_backward(out)
-        return out
+    def kernel(dtype, a):
+        return np.sqrt(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -155,7 +131,7 @@ class Sqrt(Function):
 
 
 @register_op("abs")
-class Abs(Function):
+class Abs(Kernel):
     """``abs(input)`` (``torch.abs``); dtype kept; backward ``grad * sign(input)``.
 
     Raises:
@@ -163,15 +139,18 @@ class Abs(Function):
             'Bool'').
     """
 
+    rule = KEEP_DTYPE
+    saves = ("input",)
     _backward_name = "AbsBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "abs")
-        if input.dtype is _dt.bool_:
+    def check(input):
+        if isinstance(input, Tensor) and input.dtype is _dt.bool_:
             raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-        ctx.save_for_backward(input)
-        return Tensor._make(np.abs(input._data), input.dtype)
+
+    @staticmethod
+    def kernel(dtype, a):
+        return np.abs(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -180,21 +159,19 @@ class Abs(Function):
 
 
 @register_op("sign")
-class Sign(Function):
+class Sign(Kernel):
     """``sign(input)``: -1, 0 or 1 (0 for NaN, as PyTorch), dtype kept (``torch.sign``); zero
     gradient."""
 
+    rule = PROMOTE_OPMATH
     _backward_name = "SignBackward0"
 
     @staticmethod
-    def forward(ctx, input):
-        _check_tensor(input, "sign")
-        if input.dtype is _dt.bool_:
-            return Tensor._make(input._data.copy(), input.dtype)
-        rt = input.dtype
-        a = arr(input, rt)
-        with np.errstate(invalid="ignore"):      # PyTorch: sign(nan) = 0, sign(-0.0) = 0
-            return wrap((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype), rt)
+    def kernel(dtype, a):
+        if dtype is _dt.bool_:
+            return a.copy()
+        # PyTorch: sign(nan) = 0, sign(-0.0) = 0
+        return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -212,62 +189,69 @@ def _int_pow(a, b):
     return np.where(b < 0, neg, pos).astype(pos.dtype)
 
 
-def _pow_scalar_kernel(input, exponent, rt):
-    """PyTorch's ``pow_tensor_scalar`` kernel: exponent rounded to the result dtype; special
-    cases 0, 1, 2, 3, 0.5, -0.5, -1, -2 (bf16 rounds inside x**3 and x**-2; fp16 has no
-    sqrt/rsqrt special case: pow(-0.0, 0.5) is +0 and pow(-0.0, -0.5) is +inf there)."""
-    a = arr(input, rt)
+def _pow_scalar_kernel(rt, a, e16, exponent):
+    """PyTorch's ``pow_tensor_scalar`` kernel on the opmath input ``a``: ``e16`` is the exponent
+    as the kernel base loads it (rounded to the result dtype), ``exponent`` the number given
+    (fp32's scalar tail uses it as a double). Special cases 0, 1, 2, 3, 0.5, -0.5, -1, -2 (bf16
+    rounds inside x**3 and x**-2; fp16 has no sqrt/rsqrt special case: pow(-0.0, 0.5) is +0
+    and pow(-0.0, -0.5) is +inf there).
+
+    Raises:
+        RuntimeError: an integer tensor to a negative integer power; a 16-bit exponent out of
+            range (``check_scalar``).
+    """
+    if rt in (_dt.float16, _dt.bfloat16):     # the exponent is converted to the 16-bit type
+        check_scalar(exponent, rt)
     if not rt.is_floating_point:
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return np.power(a, a.dtype.type(exponent))
-    e = float(scalar_add(exponent, rt))
+    e = float(e16)
     bf = rt is _dt.bfloat16
-    with np.errstate(all="ignore"):
-        if e == 0:
-            return np.ones_like(a)
-        if e == 1:
-            return a.copy()
-        if e == 2:
-            return a * a
-        if e == 3:
-            return _r16(a * a, rt) * a if bf else a * a * a
-        if e == 0.5 or e == -0.5:
-            out = np.sqrt(a) if e > 0 else 1 / np.sqrt(a)
-            if rt is _dt.float16:      # IEEE pow, not sqrt, at -0.0 and -inf
-                out = np.where(a == 0, np.float32(np.inf if e < 0 else 0.0), out)
-                out = np.where(np.isneginf(a), np.float32(0.0 if e < 0 else np.inf), out)
-            return out
-        if e == -1:
-            return 1 / a
-        if e == -2:
-            return 1 / (_r16(a * a, rt) if bf else a * a)
-        if rt is not _dt.float32:
-            return np.power(a, a.dtype.type(e))
-        # fp32: vector body uses the fp32 exponent, the scalar tail the double one
-        a64 = a.astype(np.float64)
-        out = np.power(a64, e)
-        ed = float(exponent)
-        if ed != e and _nx.CPU_CAPABILITY != "DEFAULT":     # DEFAULT: fp32 exponent throughout
-            mask = tail_mask(a.shape, (a.shape,), _nx.loop_step(rt))
-            if mask is not None and mask.any():
-                out = np.where(mask, np.power(a64, ed), out)
+    if e == 0:
+        return np.ones_like(a)
+    if e == 1:
+        return a.copy()
+    if e == 2:
+        return a * a
+    if e == 3:
+        return _r16(a * a, rt) * a if bf else a * a * a
+    if e == 0.5 or e == -0.5:
+        out = np.sqrt(a) if e > 0 else 1 / np.sqrt(a)
+        if rt is _dt.float16:      # IEEE pow, not sqrt, at -0.0 and -inf
+            out = np.where(a == 0, np.float32(np.inf if e < 0 else 0.0), out)
+            out = np.where(np.isneginf(a), np.float32(0.0 if e < 0 else np.inf), out)
         return out
+    if e == -1:
+        return 1 / a
+    if e == -2:
+        return 1 / (_r16(a * a, rt) if bf else a * a)
+    if rt is not _dt.float32:
+        return np.power(a, a.dtype.type(e))
+    # fp32: vector body uses the fp32 exponent, the scalar tail the double one
+    a64 = a.astype(np.float64)
+    out = np.power(a64, e)
+    ed = float(exponent)
+    if ed != e and _nx.CPU_CAPABILITY != "DEFAULT":     # DEFAULT: fp32 exponent throughout
+        mask = tail_mask(a.shape, (a.shape,), _nx.loop_step(rt))
+        if mask is not None and mask.any():
+            out = np.where(mask, np.power(a64, ed), out)
+    return out
 
 
-def _pow_tensor_kernel(a, b, rt):
+def _pow_tensor_kernel(rt, a, b):
+    """``a ** b`` on opmath arrays; fp32 through float64 (libm's pow, correctly rounded there)."""
     if rt is _dt.bool_:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if not rt.is_floating_point:
         return _int_pow(a, b)
-    with np.errstate(all="ignore"):
-        if rt is _dt.float32:
-            return np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
-        return np.power(a, b)
+    if rt is _dt.float32:
+        return np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    return np.power(a, b)
 
 
 @register_op("pow.Tensor_Scalar")
-class Pow(Function):
+class Pow(Kernel):
     """``pow(input, exponent)`` with a Python-number exponent (``torch.pow``, node
     ``PowBackward0``); a Tensor exponent goes to ``PowBackward1``.
 
@@ -276,17 +260,16 @@ class Pow(Function):
             integer powers are not allowed."); non-broadcastable shapes.
     """
 
+    rule = PROMOTE_OPMATH
+    operands = 2
     _backward_name = "PowBackward0"
 
-    @staticmethod
-    def forward(ctx, input, exponent):
-        check_binary(input, exponent, "pow")
-        rt = _dt.result_type(input, exponent)
-        if rt in (_dt.float16, _dt.bfloat16):     # the exponent is converted to the 16-bit type
-            check_scalar(exponent, rt)
+    @classmethod
+    def forward(cls, ctx, input, exponent):
+        out = cls.rule.run(_pow_scalar_kernel, (input, exponent), (exponent,), op="pow")
         ctx.exponent = exponent
         ctx.save_for_backward(input)
-        return wrap(_pow_scalar_kernel(input, exponent, rt), rt)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -301,18 +284,15 @@ class Pow(Function):
 
 
 @register_op("pow.Tensor_Tensor")
-class PowTensor(Function):
+class PowTensor(Kernel):
     """``pow(input, exponent)`` with a Tensor exponent (node ``PowBackward1``)."""
 
+    rule = PROMOTE_OPMATH
+    args = ("input", "exponent")
+    operands = 2
+    saves = ("input", "exponent", "result")
+    kernel = staticmethod(_pow_tensor_kernel)
     _backward_name = "PowBackward1"
-
-    @staticmethod
-    def forward(ctx, input, exponent):
-        check_binary(input, exponent, "pow")
-        rt = _dt.result_type(input, exponent)
-        out = wrap(_pow_tensor_kernel(arr(input, rt), arr(exponent, rt), rt), rt)
-        ctx.save_for_backward(input, exponent, out)
-        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -351,22 +331,23 @@ def _rpow(args, kwargs):
 
 
 @register_op("pow.Scalar")
-class RPow(Function):
+class RPow(Kernel):
     """``pow(self, exponent)`` for a Python-number base ``self`` and a Tensor ``exponent``
     (``torch.pow(Scalar, Tensor)``, node ``PowBackward2``); the base is rounded to the result
     dtype."""
 
+    rule = PROMOTE_OPMATH
     _backward_name = "PowBackward2"
 
-    @staticmethod
-    def forward(ctx, other, input):
+    @classmethod
+    def forward(cls, ctx, other, input):
         if not isinstance(input, Tensor):
             raise TypeError("pow() received an invalid combination of arguments - got "
                             f"({type(other).__name__}, {type(input).__name__})")
-        check_binary(input, other, "pow")
-        rt = _dt.result_type(other, input)
-        base = scalar_in(other, rt)
-        out = wrap(_pow_tensor_kernel(base, arr(input, rt), rt), rt)
+        # the tensor goes first through the kernel base (the base number is rounded to the
+        # result dtype there), then the kernel takes them in pow's order
+        out = cls.rule.run(lambda rt, e, base: _pow_tensor_kernel(rt, base, e), (input, other),
+                           op="pow")
         ctx.base = other
         ctx.save_for_backward(out, input if other == 0 else None)
         return out

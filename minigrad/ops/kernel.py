@@ -1,0 +1,262 @@
+"""One kernel base for elementwise ops: promotion, opmath, the kernel, one rounding, the wrap.
+
+A PyTorch elementwise kernel (a ``TensorIterator`` loop over ``opmath_type``) does the same steps
+around its one line of maths, and so does every elementwise op here:
+
+1. check the operands: a Tensor first, then Tensors or Python numbers; shapes that broadcast;
+2. choose the result dtype by the op's *rule* (PyTorch's type promotion, "integers give the
+   default float", "keeps the input dtype", "bool result");
+3. load each operand as an array in the compute dtype (opmath: float32 for fp16/bf16); a Python
+   number as the rule's scalar policy says (PyTorch rounds an add/sub scalar to a 16-bit tensor's
+   dtype first, but uses a mul/div scalar in fp32 unrounded);
+4. run the op's kernel on those arrays;
+5. round the result ONCE into the result dtype and wrap it as the output Tensor.
+
+``Kernel`` writes steps 1-3 and 5 once; an op declares its ``rule`` and supplies ``kernel`` (step
+4), the names of what it saves for backward, and ``backward``::
+
+    @register_op("sqrt")
+    class Sqrt(Kernel):
+        rule = FLOAT_OPMATH
+        saves = ("result",)
+        _backward_name = "SqrtBackward0"
+
+        @staticmethod
+        def kernel(dtype, a):           # a: the input in opmath; dtype: the result dtype
+            return np.sqrt(a)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (out,) = ctx.saved_tensors
+            return dispatch("div", grad, dispatch("mul", out, 2))
+
+Ops that are not differentiable (comparisons, bit operations) and ops with optional operands
+(``clamp``) use the same steps through ``Rule.run``. Elementwise ops that stay outside the base,
+with the reason: ``where`` (its condition takes no part in promotion, and both values may be
+numbers), the dtype casts (``_to_copy``: the conversion *is* the op, ``ops.cast``), and the
+``_foreach_*`` list ops (PyTorch's optimizer kernels round per step, recipes in
+``ops.foreach_kernels``). The rules
+are data (``Rule`` values below); the 16-bit recipes a kernel may need (PyTorch's scalar rules,
+scalar-tail rounding, fma, per-thread partial sums) are in ``minigrad.numerics``. A kernel rounds
+an intermediate only where PyTorch's kernel does, and its docstring says so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import numerics as _nx
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._util import broadcast_shapes, check_scalar_or_tensor, opmath, wrap
+from .factory import _convert
+
+__all__ = ["Rule", "Kernel", "PROMOTE_OPMATH", "FLOAT_OPMATH", "FLOAT_FP64", "KEEP_DTYPE",
+           "BOOL_RESULT", "EXACT", "SCALAR_OPMATH", "TRUE_DIVIDE", "ROUNDED_SCALAR", "check_operands"]
+
+_F64 = np.dtype(np.float64)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How an elementwise op picks its result dtype and what its kernel computes in.
+
+    Attributes:
+        name: a short description ("promote, opmath, round once").
+        result: ``"promote"``: ``result_type`` of the operands (PyTorch's promotion, Python
+            numbers weak); ``"float"``: the same, then integer and bool results give the default
+            float dtype (TensorIterator's ``promote_integer_inputs_to_float``); ``"same"``: the
+            first operand's dtype; ``"bool"``: a bool tensor, the operands compared in their
+            promoted dtype.
+        compute: ``"opmath"``: the kernel sees arrays in ``opmath(result)`` (fp32 for fp16/bf16)
+            and its result is rounded once; ``"storage"``: the kernel sees the operands converted
+            to the result dtype itself (exact ops: neg, abs, relu, selections, bit operations);
+            ``"float64"``: fp32 and 16-bit results compute in float64 and round to fp32 first,
+            then once into storage (a correctly rounded stand-in for PyTorch's vectorised fp32
+            transcendental functions, which NumPy's fp32 loops are not).
+        scalars: ``"round"``: a Python number is converted to the result dtype first (rounded to
+            a 16-bit dtype, wrapped modulo 2**n for integers), as PyTorch's add/sub/compare
+            kernels take it; ``"opmath"``: a floating result takes the number straight in
+            opmath, unrounded (mul, div).
+        cpu_scalar: a 0-dim tensor after a dimensioned first operand is taken as a number
+            (PyTorch's "CPU scalar" path: mul, div, remainder, fmod).
+    """
+
+    name: str
+    result: str = "promote"
+    compute: str = "opmath"
+    scalars: str = "round"
+    cpu_scalar: bool = False
+
+    def __repr__(self):
+        return f"Rule({self.name!r})"
+
+    # ------------------------------------------------------------------ the steps
+    def result_dtype(self, operands):
+        """Step 2: ``(compute_dtype, out_dtype)`` for these operands (Tensors and numbers)."""
+        if self.result == "same":
+            rt = operands[0].dtype
+            return rt, rt
+        rt = operands[0].dtype if len(operands) == 1 else _dt.result_type(*operands)
+        if self.result == "float" and not rt.is_floating_point:
+            rt = _dt.get_default_dtype()
+        return rt, (_dt.bool_ if self.result == "bool" else rt)
+
+    def load(self, x, rt, cpu_scalar=False):
+        """Step 3: operand ``x`` as an array (or NumPy scalar) in this rule's compute dtype for
+        result dtype ``rt``; ``cpu_scalar``: take a 0-dim tensor as a number (``run`` decides)."""
+        if isinstance(x, Tensor) and not cpu_scalar:
+            a = x._data
+            if self.compute == "storage":
+                return a if x.dtype is rt else _convert(a, rt)
+            if x.dtype is not rt:
+                a = _convert(a, rt)
+            a = opmath(a, rt)
+            if self.compute == "float64" and rt.is_floating_point:
+                return a.astype(_F64)
+            return a
+        return self._number(x.item() if isinstance(x, Tensor) else x, rt)
+
+    def _number(self, v, rt):
+        if self.scalars == "opmath" and rt.is_floating_point:
+            s = _nx.scalar_mul(v, rt)
+        else:
+            s = _nx.scalar_in(v, rt)
+        if self.compute == "float64" and rt.is_floating_point:
+            return np.float64(s)
+        if self.compute == "storage":
+            return rt.np.type(s)
+        return s
+
+    def store(self, out, rt, out_dt):
+        """Step 5: round ``out`` once into ``out_dt`` storage and wrap it."""
+        if out_dt is _dt.bool_:
+            return Tensor._make(np.asarray(out, dtype=np.bool_), _dt.bool_)
+        if self.compute == "float64" and rt is not _dt.float64 and rt.is_floating_point:
+            out = np.asarray(out).astype(np.float32)
+        return wrap(out, out_dt)
+
+    def run(self, kernel, operands, extra=(), kwargs=None, op="op"):
+        """All five steps: checks, result dtype, load, ``kernel(dtype, *arrays, *extra,
+        **kwargs)``, one rounding. Returns the output Tensor.
+
+        Raises:
+            TypeError: a first operand that is not a Tensor, or another that is neither a
+                Tensor nor a number.
+            RuntimeError: shapes that do not broadcast (PyTorch's message).
+        """
+        check_operands(operands, op)
+        rt, out_dt = self.result_dtype(operands)
+        # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand enters as a
+        # number where the rule says so (mul, div, remainder, fmod)
+        cpu = self.cpu_scalar and operands[0].ndim > 0
+        arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and x.ndim == 0)
+                  for i, x in enumerate(operands)]
+        with np.errstate(all="ignore"):
+            out = kernel(rt, *arrays, *extra, **(kwargs or {}))
+        return self.store(out, rt, out_dt)
+
+
+def check_operands(operands, op):
+    """Step 1: the first operand is a Tensor, the others Tensors or numbers, shapes broadcast.
+
+    Raises:
+        TypeError: PyTorch's "argument 'input' (position 1) must be Tensor" message, or
+            "argument 'other' must be Tensor or Number".
+        RuntimeError: non-broadcastable shapes.
+    """
+    x = operands[0]
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    shape = x._data.shape
+    for y in operands[1:]:
+        if isinstance(y, Tensor):
+            if y._data.shape != shape:
+                broadcast_shapes(*(o.shape for o in operands if isinstance(o, Tensor)))
+        else:
+            check_scalar_or_tensor(y, op)
+
+
+# ---------------------------------------------------------------------------------- the rules
+PROMOTE_OPMATH = Rule("promote, opmath, round once")
+"""add, sub, maximum, the fused backward kernels: PyTorch's promotion, fp32 for 16-bit."""
+
+SCALAR_OPMATH = Rule("promote, opmath, round once; numbers unrounded in opmath",
+                     scalars="opmath", cpu_scalar=True)
+"""mul, div: as ``PROMOTE_OPMATH``, but a Python number (or 0-dim tensor) enters unrounded."""
+
+TRUE_DIVIDE = Rule("integers give the default float, opmath, round once; numbers unrounded in "
+                   "opmath", result="float", scalars="opmath", cpu_scalar=True)
+"""div (true division): integer operands give the default float dtype."""
+
+ROUNDED_SCALAR = Rule("promote, opmath, round once; numbers and 0-dim tensors rounded to the "
+                      "result dtype first", cpu_scalar=True)
+"""remainder, fmod: a number (or 0-dim tensor) operand is converted to the result dtype."""
+
+FLOAT_OPMATH = Rule("integers give the default float, opmath, round once", result="float")
+"""sqrt, reciprocal, sigmoid: an integer input gives the default float dtype."""
+
+FLOAT_FP64 = Rule("integers give the default float; fp32 and 16-bit via a correctly rounded "
+                  "fp32 value", result="float", compute="float64")
+"""exp, log, tanh: PyTorch's vectorised fp32 functions are (nearly always) correctly rounded."""
+
+KEEP_DTYPE = Rule("keeps the input dtype, exact", result="same", compute="storage")
+"""neg, abs, relu: exact in the input's own format."""
+
+BOOL_RESULT = Rule("bool result, compared in the promoted dtype", result="bool")
+"""eq, ne, lt, le, gt, ge."""
+
+EXACT = Rule("promote, exact in the result dtype", compute="storage")
+"""bit operations, selections (threshold_backward): exact in the result dtype's own format."""
+
+
+# ---------------------------------------------------------------------------------- the base
+class Kernel(Function):
+    """Base class of elementwise op kernels (see the module docstring).
+
+    Class attributes an op declares:
+        rule: a ``Rule``.
+        args: the names of ``forward``'s positional parameters, operands first (default
+            ``("input", "other")``); ``operands`` of them are operands.
+        operands: how many leading positional arguments are operands (default 1).
+        saves: names from ``args``, or ``"result"``, saved for backward in that order.
+        keeps: names of non-operand arguments kept on the node as attributes (``ctx.threshold``).
+        kernel: ``kernel(dtype, *arrays, *other_args, **kwargs)`` -> the result array in the
+            compute dtype (``dtype`` is the result dtype; the arrays are in its opmath).
+        check: optional ``check(*args, **kwargs)`` raising the op's own PyTorch errors before
+            any computation.
+    """
+
+    rule: Rule = PROMOTE_OPMATH
+    args = ("input", "other")
+    operands = 1
+    saves = ()
+    keeps = ()
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        names = list(cls.args)
+        cls._save_idx = tuple(-1 if s == "result" else names.index(s) for s in cls.saves)
+        cls._keep_idx = tuple((k, names.index(k)) for k in cls.keeps)
+
+    @staticmethod
+    def kernel(dtype, *arrays, **kwargs):
+        raise NotImplementedError("a Kernel subclass supplies kernel(dtype, *arrays)")
+
+    check = None
+
+    @classmethod
+    def forward(cls, ctx, *args, **kwargs):
+        n = cls.operands
+        if cls.check is not None:
+            cls.check(*args, **kwargs)
+        op = (cls._op_name or cls.__name__.lower()).split(".")[0]
+        out = cls.rule.run(cls.kernel, args[:n], args[n:], kwargs, op)
+        if cls._save_idx:
+            ctx.save_for_backward(*[out if i < 0 else args[i] for i in cls._save_idx])
+        for k, i in cls._keep_idx:
+            setattr(ctx, k, args[i] if i < len(args) else kwargs.get(k))
+        return out
