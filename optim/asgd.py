@@ -25,11 +25,10 @@ from __future__ import annotations
 
 from minigrad import dtypes as _dt
 from minigrad.dispatch import dispatch
-from minigrad.tensor import Tensor
 
 from .adam import _scalar_tensor
 from .elementwise import ElementwiseOptimizer, check_lr, no_differentiable
-from .sgd import _mul_
+from .sgd import _mul_, _to_float
 
 __all__ = ["ASGD"]
 
@@ -74,7 +73,7 @@ class ASGD(ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group, params):
-        lr = group["lr"].item() if isinstance(group["lr"], Tensor) else group["lr"]
+        lr = _to_float(group["lr"], "lr")
         self._init_states(params, ("ax",), scalars={"step": 0.0, "eta": lr, "mu": 1.0})
         self._run(group, params, ("ax", "mu", "eta", "step"), _asgd,
                   lambd=float(group["lambd"]), alpha=float(group["alpha"]),
