@@ -2,15 +2,18 @@
 
 ``Optimizer`` (param groups, state, ``zero_grad``, ``state_dict`` in PyTorch's format), ``SGD``,
 ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adamax``, ``NAdam``, ``RAdam``, ``Adadelta``,
-``ASGD``, ``Rprop``, ``LBFGS`` and ``lr_scheduler``. The updates reproduce PyTorch's CPU
-for-loop (default) and foreach implementations op by op, so that 16-bit parameters round per op
-as PyTorch's do: bit-exact in fp16/bf16, and in fp32/fp64 except where PyTorch's MKL ``sqrt``
-(not correctly rounded) is involved (a few ulp per step; see ``adam.py``). LBFGS agrees to
-rounding only (its reductions add in another order).
+``ASGD``, ``Rprop``, ``LBFGS`` and ``lr_scheduler`` (every ``torch.optim.lr_scheduler`` schedule,
+from ``LambdaLR`` to ``ReduceLROnPlateau``, ``CyclicLR`` and ``SequentialLR``). The updates
+reproduce PyTorch's CPU for-loop (default) and foreach implementations op by op, so that 16-bit
+parameters round per op as PyTorch's do: bit-exact in fp16/bf16, and in fp32/fp64 except where
+PyTorch's MKL ``sqrt`` (not correctly rounded) is involved (a few ulp per step; see ``adam.py``).
+LBFGS agrees to rounding only (its reductions add in another order).
 
-optim imports minigrad; minigrad never imports optim. Every write of a parameter or of the
-optimizer state goes through a dispatched op (``_foreach_*``, the fused kernels, ``copy_``...),
-so a dispatch mode sees the whole step.
+optim imports minigrad; minigrad never imports optim. Optimizers write parameters and their
+state only through dispatched ops, as PyTorch's do (the ``_foreach_*`` ops, the ``_fused_*``
+kernels, ``copy_``..., version counters bumped as for any in-place op), so a dispatch mode sees
+the whole step; no code here touches a tensor's storage. Schedulers only set the groups'
+hyper-parameters (``lr``, ``momentum``/``betas``), plain Python floats.
 """
 from .optimizer import Optimizer, required
 from .sgd import SGD
