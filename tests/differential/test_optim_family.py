@@ -176,6 +176,24 @@ def test_old_checkpoint_numbers_become_tensors(kind):
             pair.check(mo, to, f"after load, step {s}")
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_under_an_lr_scheduler_as_torch(kind):
+    """The lr a scheduler writes into the group is the one the next step uses."""
+    kw = CASES[KINDS.index(kind) * 4 + 1][1]
+    pair = Pair("bfloat16", 4)
+    mo, to = getattr(optim, kind)(pair.m, **kw), getattr(torch.optim, kind)(pair.t, **kw)
+    ms = optim.lr_scheduler.StepLR(mo, step_size=2, gamma=0.5)
+    ts = torch.optim.lr_scheduler.StepLR(to, step_size=2, gamma=0.5)
+    for s in range(8):
+        pair.feed(s)
+        mo.step()
+        to.step()
+        ms.step()
+        ts.step()
+        pair.check(mo, to, f"step {s}")
+        assert ms.get_last_lr() == ts.get_last_lr()
+
+
 # ---------------------------------------------------------------------------- constructors
 @pytest.mark.parametrize("kind,kw", [
     ("RMSprop", dict(lr=-1)), ("RMSprop", dict(eps=-1)), ("RMSprop", dict(momentum=-1)),
