@@ -232,7 +232,7 @@ def test_defaults_as_torch(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_tensor_lr_and_unsupported_flags(kind):
+def test_bad_tensor_lr_and_differentiable_refused(kind):
     p = mg.zeros(2, requires_grad=True)
     with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
         getattr(optim, kind)([p], lr=mg.ones(2))
