@@ -123,7 +123,8 @@ def float32_to_float16(x) -> np.ndarray:
                         f"{getattr(x, 'dtype', type(x).__name__)}")
     n = x.size
     if n < MIN_SIZE:
-        return x.astype(np.float16)
+        with np.errstate(over="ignore"):      # overflow gives inf, silently, as in PyTorch
+            return x.astype(np.float16)
     xf = np.ascontiguousarray(x).reshape(-1)
     u = xf.view(np.uint32)
     out = np.empty(n, np.uint16)

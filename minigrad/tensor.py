@@ -333,20 +333,21 @@ class Tensor(TensorOpsMixin):
         Raises:
             TypeError: on a cuda tensor (PyTorch's "can't convert cuda:0 device type tensor to
                 numpy. Use Tensor.cpu() to copy the tensor to host memory first.").
-            RuntimeError: when the tensor requires grad (as PyTorch: use ``.detach().numpy()``).
+            RuntimeError: when the tensor requires grad and grad mode is on (as PyTorch: use
+                ``.detach().numpy()``; under ``no_grad`` and inside ``Function.forward`` it is
+                allowed).
         """
         if self._device is not CPU:
             _host_only(self)
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and _grad_state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        """Mirrors ``torch.Tensor.__array__`` (a cuda tensor raises as ``numpy()`` does)."""
-        if self._device is not CPU:
-            _host_only(self)
-        a = self._data
+        """Mirrors ``torch.Tensor.__array__``: ``numpy()``'s checks (a cuda tensor, or one that
+        requires grad while grad mode is on, raises), then the array (cast to ``dtype``)."""
+        a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
     def item(self):

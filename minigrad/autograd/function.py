@@ -440,7 +440,9 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        outs = tuple(_DelayedError.apply(o) if isinstance(o, Tensor) and
-                     o.dtype.is_floating_point else o for o in outs)
+        # as PyTorch: each output is detached and made to require grad, so that the error node
+        # gets an edge and any later backward through it raises
+        outs = tuple(_DelayedError.apply(o.detach().requires_grad_(True))
+                     if isinstance(o, Tensor) and o.dtype.is_floating_point else o for o in outs)
         return outs[0] if single else outs
     return wrapper
