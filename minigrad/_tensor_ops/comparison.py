@@ -3,7 +3,12 @@ and the whole-tensor tests ``isclose``, ``allclose``, ``equal`` (``minigrad.iscl
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..dispatch import dispatch
+from .pointwise import _nd
+
+_NUMBER = (bool, int, float, np.number, np.bool_)
 
 
 def _fns():
@@ -19,28 +24,37 @@ class ComparisonMixin:
     __slots__ = ()
 
     def __eq__(self, other):
-        """``torch.Tensor.__eq__``: the ``eq`` op."""
+        """``torch.Tensor.__eq__``: the ``eq`` op; an ndarray is taken as a tensor of its
+        dtype, and another object gives ``NotImplemented`` (so ``t == None`` is
+        False, as in PyTorch)."""
+        other = _nd(other)
+        if not isinstance(other, (ComparisonMixin,) + _NUMBER):
+            return NotImplemented
         return dispatch("eq", self, other)
 
     def __ne__(self, other):
-        """``torch.Tensor.__ne__``: the ``ne`` op."""
+        """``torch.Tensor.__ne__``: the ``ne`` op for a Tensor or number; another object (an
+        ndarray too: PyTorch 2.13's quirk, mirrored) gives ``NotImplemented``, so ``t != None``
+        is True."""
+        if not isinstance(other, (ComparisonMixin,) + _NUMBER):
+            return NotImplemented
         return dispatch("ne", self, other)
 
     def __lt__(self, other):
-        """``torch.Tensor.__lt__``: the ``lt`` op."""
-        return dispatch("lt", self, other)
+        """``torch.Tensor.__lt__``: the ``lt`` op (an ndarray is taken as a tensor)."""
+        return dispatch("lt", self, _nd(other))
 
     def __le__(self, other):
-        """``torch.Tensor.__le__``: the ``le`` op."""
-        return dispatch("le", self, other)
+        """``torch.Tensor.__le__``: the ``le`` op (an ndarray is taken as a tensor)."""
+        return dispatch("le", self, _nd(other))
 
     def __gt__(self, other):
-        """``torch.Tensor.__gt__``: the ``gt`` op."""
-        return dispatch("gt", self, other)
+        """``torch.Tensor.__gt__``: the ``gt`` op (an ndarray is taken as a tensor)."""
+        return dispatch("gt", self, _nd(other))
 
     def __ge__(self, other):
-        """``torch.Tensor.__ge__``: the ``ge`` op."""
-        return dispatch("ge", self, other)
+        """``torch.Tensor.__ge__``: the ``ge`` op (an ndarray is taken as a tensor)."""
+        return dispatch("ge", self, _nd(other))
 
     def eq(self, other):
         """Mirrors ``torch.Tensor.eq``: the ``eq`` op (its errors apply)."""

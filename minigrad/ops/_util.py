@@ -116,7 +116,8 @@ def broadcast_shapes(*shapes):
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
-        for i, v in enumerate(s):
+        for i in range(len(s) - 1, -1, -1):     # from the last dim, as PyTorch reports it
+            v = s[i]
             j = ndim - len(s) + i
             if out[j] == 1:
                 out[j] = v

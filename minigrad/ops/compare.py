@@ -43,9 +43,6 @@ def _make_compare(name, ufunc):
     def op(input, other):
         if not isinstance(input, Tensor) and isinstance(other, Tensor):
             return dispatch(_SWAP[name], other, input)
-        if isinstance(input, Tensor) and not isinstance(other, (Tensor,) + _NUM) \
-                and name in ("eq", "ne"):
-            return name == "ne"      # tensor == None / object, as PyTorch's __eq__
         return BOOL_RESULT.run(kernel, (input, other), op=name)
 
     def kernel(dtype, a, b):

@@ -79,7 +79,7 @@ def _infer_dtype(data):
             continue
         if isinstance(x, Tensor):
             d = x.dtype
-        elif isinstance(x, np.ndarray):
+        elif isinstance(x, (np.ndarray, np.generic)):    # NumPy scalars keep their dtype
             d = _dt.from_numpy(x.dtype)
         elif isinstance(x, (bool, np.bool_)):
             d = _dt.bool_
@@ -91,6 +91,29 @@ def _infer_dtype(data):
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
         out = d if out is None else _dt.promote_types(out, d)
     return out if out is not None else _dt.get_default_dtype()
+
+
+def _check_int_range(data, dt):
+    """PyTorch's checks of Python ints given for an integer dtype.
+
+    Raises:
+        ValueError: an int outside int64 ("Overflow when unpacking long long").
+        RuntimeError: an int that does not fit ``dt`` ("value cannot be converted to type int8
+            without overflow"; unsigned types take negatives down to -max, wrapping).
+    """
+    info = np.iinfo(dt.np)
+    lo = -int(info.max) if info.min == 0 else int(info.min)
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, int) and not isinstance(x, bool):
+            if not -2**63 <= x < 2**63:
+                raise ValueError("Overflow when unpacking long long")
+            if not lo <= x <= int(info.max):
+                raise RuntimeError(f"value cannot be converted to type {dt.name} without "
+                                   "overflow")
 
 
 def _to_array(data):
@@ -158,6 +181,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         RuntimeError: requires_grad=True on a non-floating dtype.
     """
     dt = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    if not dt.is_floating_point and dt is not _dt.bool_ and isinstance(data, (int, list, tuple)):
+        _check_int_range(data, dt)
     try:
         arr = _to_array(data)
     except OverflowError:
@@ -204,6 +229,13 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     dt = _dt.as_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    elif isinstance(fill_value, int) and not isinstance(fill_value, bool) and \
+            not dt.is_floating_point and dt is not _dt.bool_:
+        info = np.iinfo(dt.np)          # c10's checked_convert (unsigned: down to -max, wrapping)
+        lo = -int(info.max) if info.min == 0 else int(info.min)
+        if not lo <= fill_value <= int(info.max):
+            raise RuntimeError(f"value cannot be converted to type {dt.c10_name} without "
+                               "overflow")
     else:
         check_scalar(fill_value, dt)
     arr = np.full(size, _convert(np.asarray(fill_value), dt), dtype=dt.np)

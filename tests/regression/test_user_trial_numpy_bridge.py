@@ -60,3 +60,52 @@ def test_fp16_overflow_is_silent(lib):
         x = lib.full((5,), 1e6)
         assert lib.isinf(x.half()).all()
         assert lib.isinf(x.half() * 2).all()
+
+
+TENSOR_CASES = [
+    lambda L: L.tensor([np.float64(1.5), 2]), lambda L: L.tensor([np.float16(1), 2]),
+    lambda L: L.tensor([np.int32(1), 2]), lambda L: L.tensor([np.int32(1)]),
+    lambda L: L.tensor([np.bool_(True), 1.0]), lambda L: L.tensor([1.0, np.int8(1)]),
+    lambda L: L.tensor(2**63), lambda L: L.tensor([2**64]), lambda L: L.tensor([-2**63 - 1]),
+    lambda L: L.tensor([2**63 - 1]), lambda L: L.tensor([2**40], dtype=L.int32),
+    lambda L: L.tensor([300], dtype=L.uint8), lambda L: L.tensor([-1], dtype=L.uint8),
+    lambda L: L.tensor([-300], dtype=L.uint8), lambda L: L.tensor([-129], dtype=L.int8),
+    lambda L: L.tensor([2**40], dtype=L.float16), lambda L: L.full((1,), 2**63),
+    lambda L: L.full((1,), 300, dtype=L.uint8), lambda L: L.full((1,), -1, dtype=L.uint8),
+    lambda L: L.full((2,), 2**31, dtype=L.int32),
+]
+
+
+def _outcome(fn, lib):
+    try:
+        t = fn(lib)
+    except (ValueError, RuntimeError) as e:
+        return type(e).__name__, str(e)
+    return str(t.dtype).split(".")[1], t.tolist()
+
+
+@pytest.mark.parametrize("i", range(len(TENSOR_CASES)))
+def test_tensor_and_full_dtypes_and_overflow_match_torch(i):
+    assert _outcome(TENSOR_CASES[i], mg) == _outcome(TENSOR_CASES[i], torch)
+
+
+@pytest.mark.parametrize("a,b", [((2, 3), (3, 2)), ((2, 3, 4), (5, 1, 4)), ((2, 3), (4,)),
+                                 ((4, 1, 3), (2, 5, 1, 2))])
+def test_broadcast_error_names_the_dim_torch_names(a, b):
+    msgs = []
+    for lib in (torch, mg):
+        with pytest.raises(RuntimeError) as e:
+            lib.ones(*a) + lib.ones(*b)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("lib", [torch, mg])
+def test_equality_with_ndarray_and_objects(lib):
+    x = lib.tensor([1.0, 2.0])
+    assert (x == np.array([1.0, 3.0])).tolist() == [True, False]
+    assert (x != np.array([1.0, 3.0])) is True       # PyTorch 2.13: NotImplemented, identity
+    assert (x == None) is False and (x != None) is True      # noqa: E711
+    assert (x == "a") is False
+    with pytest.raises(TypeError):
+        x.eq(None)
