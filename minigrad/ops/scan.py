@@ -9,7 +9,8 @@ into the input's own format (fp16/bf16/fp32), so the catalogue states a ULP boun
 Backward formulas are PyTorch's (``cumsum_backward``, ``cumprod_backward``, ``prod_backward``
 and ``prod_safe_zeros_backward`` of ``FunctionsManual.cpp``) as dispatched ops; where the input
 holds zeros, PyTorch's mask recipe for the elements before and at the first zero (with
-``where`` in place of its ``masked_scatter_``).
+``where`` in place of its ``masked_scatter_``), or under ``create_graph`` a formula that stays
+right when differentiated again (exclusive products, an ``n x n`` expansion along the dim).
 """
 from __future__ import annotations
 
@@ -109,8 +110,10 @@ def _cumprod_zeros_backward(grad, input, out, dim):
     is_zero = dispatch("eq", input, 0)
     count = dispatch("cumsum", is_zero, dim)
     before = dispatch("eq", count, 0)
-    w = dispatch("masked_fill", dispatch("mul", out, grad), dispatch("logical_not", before), 0.0)
-    head = dispatch("div", reversed_cumsum(w, dim), input)
+    after = dispatch("logical_not", before)
+    w = dispatch("masked_fill", dispatch("mul", out, grad), after, 0.0)
+    # (the divisor is 1 where ``where`` drops the quotient, so no 0/0 reaches a double backward)
+    head = dispatch("div", reversed_cumsum(w, dim), dispatch("masked_fill", input, after, 1.0))
     in_first = dispatch("eq", count, 1)
     first = dispatch("logical_and", is_zero, in_first)
     between = dispatch("logical_and", in_first, dispatch("logical_not", first))
@@ -124,6 +127,23 @@ def _cumprod_zeros_backward(grad, input, out, dim):
                                              (slice(0, n - 1),))], dim)
     at_first = dispatch("mul", s, prefix)
     return dispatch("where", before, head, dispatch("where", first, at_first, 0.0))
+
+
+def _cumprod_backward_differentiable(grad, input, dim):
+    """The cumprod gradient as a function that is right to differentiate again where the input
+    has zeros (PyTorch switches formulas under ``create_graph`` too): ``sum_{j>=k} g_j
+    prod_{i<=j, i!=k} x_i`` from an ``n x n`` expansion of exclusive products along ``dim``."""
+    last = input.ndim - 1
+    x = input if dim == last else dispatch("transpose", input, dim, -1)
+    g = grad if dim == last else dispatch("transpose", grad, dim, -1)
+    n = x.shape[-1]
+    pos = dispatch("arange", n)
+    col = dispatch("reshape", pos, (n, 1))
+    rows = dispatch("where", dispatch("eq", col, pos), 1.0, dispatch("unsqueeze", x, -2))
+    excl = dispatch("cumprod", rows, -1)                   # [..., k, j]: prod_{i<=j, i!=k}
+    terms = dispatch("mul", dispatch("unsqueeze", g, -2), excl)
+    out = dispatch("sum", dispatch("where", dispatch("ge", pos, col), terms, 0.0), -1)
+    return out if dim == last else dispatch("transpose", out, dim, -1)
 
 
 @register_op("cumprod")
@@ -152,6 +172,8 @@ class CumProd(_Scan):
         if not bool(dispatch("any", dispatch("eq", input, 0))):
             w = dispatch("mul", out, grad)
             return dispatch("div", reversed_cumsum(w, ctx.dim), input)
+        if is_grad_enabled():
+            return _cumprod_backward_differentiable(grad, input, ctx.dim)
         return _cumprod_zeros_backward(grad, input, out, ctx.dim)
 
 
