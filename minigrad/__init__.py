@@ -39,9 +39,10 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from . import ops as _ops  # registers every op
-from .ops.factory import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like,
-                          ones_like, full_like, empty_like, arange, eye, linspace, randn, rand,
-                          randint, randperm, randn_like, rand_like, normal)
+from ._functional.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty,
+                                    zeros_like, ones_like, full_like, empty_like, arange, eye,
+                                    linspace, randn, rand, randint, randperm, randn_like,
+                                    rand_like, normal)
 from . import autograd
 from .autograd.engine import _calibrate_steal
 

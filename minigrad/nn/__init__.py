@@ -1,11 +1,12 @@
 """``minigrad.nn``: modules, parameters, layers, losses, init, functional (``torch.nn``)."""
 from .parameter import Parameter
 from .module import Module
-from .layers import Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
-from .container import ModuleList, Sequential
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
-from . import functional, init, utils
+from .modules import (CrossEntropyLoss, Flatten, Identity, Linear, LogSoftmax, ModuleDict,
+                      ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU,
+                      Sequential, Sigmoid, Softmax, Tanh, Unflatten)
+from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
-           "LogSoftmax", "Flatten", "Sequential", "ModuleList", "CrossEntropyLoss", "NLLLoss",
-           "MSELoss", "functional", "init", "utils"]
+           "LogSoftmax", "Flatten", "Unflatten", "Sequential", "ModuleList", "ModuleDict",
+           "ParameterList", "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss",
+           "functional", "init", "modules", "utils"]
