@@ -138,14 +138,19 @@ class _Moment(Function):
     _op = "var"
 
     @classmethod
-    def forward(cls, ctx, input, dim=None, *, correction=None, keepdim=False):
+    def _run(cls, ctx, input, dim, correction, keepdim):
+        """The kernel, rounded, with what the backward formulas need saved: (result, mean)."""
         _check(input, cls._op)
-        out, _, dims, n, c = moments_kernel(input, dim, correction, keepdim, cls._op,
-                                            cls._take_sqrt)
+        out, mean, dims, n, c = moments_kernel(input, dim, correction, keepdim, cls._op,
+                                               cls._take_sqrt)
         res = _round(out, input.dtype)
         ctx.dims, ctx.n, ctx.c, ctx.keepdim, ctx.full = dims, n, c, keepdim, dim is None
         ctx.save_for_backward(input, res if cls._take_sqrt else None)
-        return res
+        return res, mean
+
+    @classmethod
+    def forward(cls, ctx, input, dim=None, *, correction=None, keepdim=False):
+        return cls._run(ctx, input, dim, correction, keepdim)[0]
 
 
 @register_op("var")
@@ -185,18 +190,13 @@ class Std(_Moment):
         return std_backward(res, grad, input, ctx.dims, ctx.n, ctx.c, ctx.keepdim, ctx.full)
 
 
-class _MomentMean(Function):
-    _take_sqrt = False
+class _MomentMean(_Moment):
     _op = "var_mean"
 
     @classmethod
     def forward(cls, ctx, input, dim=None, *, correction=None, keepdim=False):
-        _check(input, cls._op)
-        out, mean, dims, n, c = moments_kernel(input, dim, correction, keepdim, cls._op,
-                                               cls._take_sqrt)
-        res, m = _round(out, input.dtype), _round(mean, input.dtype)
-        ctx.dims, ctx.n, ctx.c, ctx.keepdim, ctx.full = dims, n, c, keepdim, dim is None
-        ctx.save_for_backward(input, res if cls._take_sqrt else None)
+        res, mean = cls._run(ctx, input, dim, correction, keepdim)
+        m = _round(mean, input.dtype)
         ctx.set_materialize_grads(False)
         return res, m
 

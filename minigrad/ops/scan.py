@@ -229,6 +229,15 @@ def prod_safe_zeros_backward(grad, inp, dim):
     return dispatch("mul", grad, dispatch("mul", normal, reverse))
 
 
+def _prod_saved(ctx, grad):
+    """The saved (input, result), the input in the gradient's dtype (PyTorch's
+    ``self.to(grad.scalar_type())``)."""
+    input, result = ctx.saved_tensors
+    if input.dtype is not grad.dtype:
+        input = dispatch("_to_copy", input, dtype=grad.dtype)
+    return input, result
+
+
 class _Prod(Function):
     _backward_name = "ProdBackward0"
 
@@ -242,9 +251,7 @@ class _Prod(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, result = ctx.saved_tensors
-        if input.dtype is not grad.dtype:
-            input = dispatch("_to_copy", input, dtype=grad.dtype)
+        input, result = _prod_saved(ctx, grad)
         if input.ndim == 0:
             return grad
         zeros = int(dispatch("count_nonzero", dispatch("eq", input, 0)))
@@ -272,9 +279,7 @@ class _ProdDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, result = ctx.saved_tensors
-        if input.dtype is not grad.dtype:
-            input = dispatch("_to_copy", input, dtype=grad.dtype)
+        input, result = _prod_saved(ctx, grad)
         if input.ndim == 0:
             return grad
         if not ctx.keepdim:

@@ -96,7 +96,23 @@ def _take(input, idx, d):
     return vals, ind
 
 
-class Sort(Function):
+class _Scattered(Function):
+    """Values picked at ``indices`` along a dim (keepdim): the gradient is scattered back."""
+
+    @staticmethod
+    def finish(ctx, input, d, vals, ind):
+        ctx.mark_non_differentiable(ind)
+        ctx.save_for_backward(ind)
+        ctx.dim, ctx.in_shape = d, input.shape
+        return vals, ind
+
+    @staticmethod
+    def backward(ctx, grad, grad_idx=None):
+        (ind,) = ctx.saved_tensors
+        return scatter_back(grad, ind, ctx.dim, ctx.in_shape)
+
+
+class Sort(_Scattered):
     """``sort(input, dim=-1, descending=False)`` -> ``(values, indices)`` (``torch.sort``; the
     sort is always stable, so ``sort.stable`` is the same kernel). ``SortBackward0``.
 
@@ -115,18 +131,10 @@ class Sort(Function):
                 Tensor._make(np.zeros((), np.int64), _dt.int64)
         else:
             vals, ind = _take(input, order(input._data, d, descending), d)
-        ctx.mark_non_differentiable(ind)
-        ctx.save_for_backward(ind)
-        ctx.dim, ctx.in_shape = d, input.shape
-        return sort_ret(vals, ind)
-
-    @staticmethod
-    def backward(ctx, grad, grad_idx=None):
-        (ind,) = ctx.saved_tensors
-        return scatter_back(grad, ind, ctx.dim, ctx.in_shape)
+        return _Scattered.finish(ctx, input, d, vals, ind)
 
 
-class TopK(Function):
+class TopK(_Scattered):
     """``topk(input, k, dim=-1, largest=True, sorted=True)`` -> ``(values, indices)``
     (``torch.topk``): the ``k`` largest (smallest) along ``dim``, in descending (ascending)
     order; ``sorted=False`` returns them in that order too. ``TopkBackward0``.
@@ -155,15 +163,7 @@ class TopK(Function):
         else:
             idx = np.take(order(input._data, d, largest), np.arange(k), axis=d)
             vals, ind = _take(input, idx, d)
-        ctx.mark_non_differentiable(ind)
-        ctx.save_for_backward(ind)
-        ctx.dim, ctx.in_shape = d, input.shape
-        return topk_ret(vals, ind)
-
-    @staticmethod
-    def backward(ctx, grad, grad_idx=None):
-        (ind,) = ctx.saved_tensors
-        return scatter_back(grad, ind, ctx.dim, ctx.in_shape)
+        return _Scattered.finish(ctx, input, d, vals, ind)
 
 
 def _select(input, d, pos, keepdim, op):
