@@ -45,7 +45,9 @@ def max(input, dim=None, keepdim=False):
     """
     if hasattr(dim, "dtype"):
         return dispatch("maximum", input, dim)
-    return dispatch("max", input, dim, keepdim)
+    if dim is None:
+        return dispatch("max", input, None, keepdim)
+    return dispatch("max.dim", input, dim, keepdim)
 
 
 def min(input, dim=None, keepdim=False):
@@ -58,7 +60,9 @@ def min(input, dim=None, keepdim=False):
     """
     if hasattr(dim, "dtype"):
         return dispatch("minimum", input, dim)
-    return dispatch("min", input, dim, keepdim)
+    if dim is None:
+        return dispatch("min", input, None, keepdim)
+    return dispatch("min.dim", input, dim, keepdim)
 
 
 def amax(input, dim=(), keepdim=False):

@@ -31,13 +31,17 @@ class ReductionMixin:
         """Mirrors ``torch.Tensor.max``: the ``maximum`` op (its errors apply)."""
         if isinstance(dim, ReductionMixin):
             return dispatch("maximum", self, dim)
-        return dispatch("max", self, dim, keepdim)
+        if dim is None:
+            return dispatch("max", self, None, keepdim)
+        return dispatch("max.dim", self, dim, keepdim)
 
     def min(self, dim=None, keepdim=False):
         """Mirrors ``torch.Tensor.min``: the ``minimum`` op (its errors apply)."""
         if isinstance(dim, ReductionMixin):
             return dispatch("minimum", self, dim)
-        return dispatch("min", self, dim, keepdim)
+        if dim is None:
+            return dispatch("min", self, None, keepdim)
+        return dispatch("min.dim", self, dim, keepdim)
 
     def amax(self, dim=(), keepdim=False):
         """Mirrors ``torch.Tensor.amax``: the ``amax`` op (its errors apply)."""

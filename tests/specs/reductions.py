@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from tests.op_samples import dim_sample, norm_sample, reduce_sample, with_keepdim
-from tests.op_specs import ACC, EXACT, OpSpec, _dt, _u
+from tests.op_specs import ACC, OpSpec, _dt, _u
 from tests.strategies import FloatIn, Sample
 
 
