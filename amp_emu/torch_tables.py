@@ -109,6 +109,7 @@ UNTOUCHED_OPS = frozenset("""
     bitwise_right_shift bitwise_not_ bitwise_and_ bitwise_or_ bitwise_xor_ bitwise_left_shift_
     bitwise_right_shift_ isfinite isnan isinf nan_to_num sum mean var std var_mean std_mean prod
     cumsum cumprod max min amax amin argmax argmin all any norm logsumexp sum_to_size count_nonzero
+    kthvalue median sort.stable linalg_matrix_norm linalg_matrix_norm.str_ord max.dim min.dim
     softmax log_softmax _softmax _log_softmax layer_norm native_layer_norm rms_norm group_norm
     batch_norm native_batch_norm dropout native_dropout embedding max_pool1d max_pool2d avg_pool1d
     avg_pool2d adaptive_avg_pool2d adaptive_max_pool2d max_pool2d_with_indices pad constant_pad_nd

@@ -61,6 +61,7 @@ from ._functional.pointwise import *  # noqa: F401,F403,E402
 from ._functional.bitwise import *  # noqa: F401,F403,E402
 from ._functional.comparison import *  # noqa: F401,F403,E402
 from ._functional.reduction import *  # noqa: F401,F403,E402
+from ._functional.sorting import *  # noqa: F401,F403,E402
 from ._functional.matmul import *  # noqa: F401,F403,E402
 from ._functional.shape import *  # noqa: F401,F403,E402
 from ._functional.joining import *  # noqa: F401,F403,E402

@@ -343,3 +343,38 @@ except (ImportError, AttributeError, TypeError):        # pragma: no cover - Num
     def unquiet(token):
         """Restore the error state ``quiet`` replaced."""
         token.__exit__(None, None, None)
+
+
+def vec_inner_reduce(rows, ufunc, dtype):
+    """ATen's ``binary_kernel_reduce_vec`` over the contiguous last axis of ``rows`` (opmath
+    values of ``dtype`` storage), each ``ufunc`` result stored in ``dtype`` (as the kernels
+    whose ``Vectorized<T>`` op rounds, e.g. ``prod``): ``n // (4L)`` blocks of ``4L`` elements
+    go to four ``L``-lane accumulators, combined as ``(a0 op a1) op (a2 op a3)`` and then lane
+    by lane left to right; the remaining elements follow one by one. Rows shorter than ``4L``
+    are reduced left to right. Measured bit-exact against torch's fp16/bf16/fp32 ``prod``.
+    Returns one opmath value per row.
+    """
+    low = dtype.itemsize == 2
+
+    def r(x):
+        return round_to(x, dtype) if low else x
+
+    L = lanes(dtype)
+    R, n = rows.shape
+    B = 4 * L
+    count = n // B
+    out = np.ones(R, rows.dtype)
+    with np.errstate(all="ignore"):
+        if count:
+            blocks = rows[:, :count * B].reshape(R, count, 4, L)
+            acc = blocks[:, 0]
+            for i in range(1, count):
+                acc = r(ufunc(acc, blocks[:, i]))
+            a0 = r(ufunc(r(ufunc(acc[:, 0], acc[:, 1])), r(ufunc(acc[:, 2], acc[:, 3]))))
+            buf = a0[:, 0]
+            for j in range(1, L):
+                buf = r(ufunc(buf, a0[:, j]))
+            out = r(ufunc(out, buf))
+        for k in range(count * B, n):
+            out = r(ufunc(out, rows[:, k]))
+    return out

@@ -436,7 +436,6 @@ EXEMPTIONS.update({
     "relu_": "in-place relu; " + _VIEWS + "; 16-bit values in tests/unary16_catalogue.py",
     "sigmoid_": "in-place sigmoid; " + _VIEWS + "; 16-bit values in tests/unary16_catalogue.py",
     "tanh_": "in-place tanh; " + _VIEWS + "; 16-bit values in tests/unary16_catalogue.py",
-    "index_put": "run in place by index_put_ (setitem with an advanced index); " + _VIEWS,
     "floor_divide": "Python's // (a NotImplemented node as torch); values are div's rounding "
                     "mode 'floor' spec; tests/differential/test_autograd_api.py",
 })

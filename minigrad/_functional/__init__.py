@@ -11,7 +11,9 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``bitwise``: ``bitwise_and``... shifts, ``logical_and``... ``logical_xor``
 - ``comparison``: ``eq``... ``ge``, ``isfinite``, ``isnan``, ``isinf``, ``isclose``, ``allclose``,
   ``equal``
-- ``reduction``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``argmax``, ``all``, ``any``...
+- ``reduction``: ``sum``, ``mean``, ``var``, ``std``, ``max``, ``min``, ``amax``, ``argmax``,
+  ``all``, ``any``, ``logsumexp``, ``prod``, ``cumsum``, ``cumprod``, ``count_nonzero``, ``norm``...
+- ``sorting``: ``sort``, ``argsort``, ``topk``, ``kthvalue``, ``median``
 - ``matmul``: ``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``, ``addmm``
 - ``shape``: ``reshape``, ``transpose``, ``permute``, ``t``, ``unsqueeze``, ``squeeze``,
   ``flatten``, ``unflatten``
@@ -23,10 +25,10 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 from __future__ import annotations
 
 from . import (bitwise, comparison, joining, matmul, pointwise, reduction, selection, shape,
-               softmax, tensors)
+               softmax, sorting, tensors)
 
 __all__ = ["FAMILIES"]
 
-FAMILIES = (pointwise, bitwise, comparison, reduction, matmul, shape, joining, selection, softmax,
-            tensors)
+FAMILIES = (pointwise, bitwise, comparison, reduction, sorting, matmul, shape, joining, selection,
+            softmax, tensors)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

@@ -1,5 +1,8 @@
-"""Reduction methods of ``Tensor``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``amin``,
-``argmax``, ``argmin``, ``sum_to_size``, ``all``, ``any``. Each is one ``dispatch`` call.
+"""Reduction methods of ``Tensor``: ``sum``, ``mean``, ``var``, ``std``, ``max``, ``min``,
+``amax``, ``amin``, ``argmax``, ``argmin``, ``sum_to_size``, ``all``, ``any``, ``logsumexp``,
+``prod``, ``cumsum``, ``cumprod``, ``count_nonzero``, ``norm``, and the order statistics
+``sort``, ``argsort``, ``topk``, ``kthvalue``, ``median``. Each is one ``dispatch`` call (or the
+torch-level function of the same name, which is).
 """
 from __future__ import annotations
 
@@ -28,13 +31,17 @@ class ReductionMixin:
         """Mirrors ``torch.Tensor.max``: the ``maximum`` op (its errors apply)."""
         if isinstance(dim, ReductionMixin):
             return dispatch("maximum", self, dim)
-        return dispatch("max", self, dim, keepdim)
+        if dim is None:
+            return dispatch("max", self, None, keepdim)
+        return dispatch("max.dim", self, dim, keepdim)
 
     def min(self, dim=None, keepdim=False):
         """Mirrors ``torch.Tensor.min``: the ``minimum`` op (its errors apply)."""
         if isinstance(dim, ReductionMixin):
             return dispatch("minimum", self, dim)
-        return dispatch("min", self, dim, keepdim)
+        if dim is None:
+            return dispatch("min", self, None, keepdim)
+        return dispatch("min.dim", self, dim, keepdim)
 
     def amax(self, dim=(), keepdim=False):
         """Mirrors ``torch.Tensor.amax``: the ``amax`` op (its errors apply)."""
@@ -58,10 +65,68 @@ class ReductionMixin:
             size = tuple(size[0])
         return dispatch("sum_to_size", self, size)
 
-    def all(self):
+    def all(self, dim=None, keepdim=False):
         """Mirrors ``torch.Tensor.all``: the ``all`` op (its errors apply)."""
-        return dispatch("all", self)
+        return dispatch("all", self, dim, keepdim)
 
-    def any(self):
+    def any(self, dim=None, keepdim=False):
         """Mirrors ``torch.Tensor.any``: the ``any`` op (its errors apply)."""
-        return dispatch("any", self)
+        return dispatch("any", self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Mirrors ``torch.Tensor.var``: ``minigrad.var`` (its errors apply)."""
+        from .._functional.reduction import var  # (imports Tensor)
+        return var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Mirrors ``torch.Tensor.std``: ``minigrad.std`` (its errors apply)."""
+        from .._functional.reduction import std  # (imports Tensor)
+        return std(self, dim, unbiased, keepdim, correction=correction)
+
+    def logsumexp(self, dim, keepdim=False):
+        """Mirrors ``torch.Tensor.logsumexp``: the ``logsumexp`` op (its errors apply)."""
+        return dispatch("logsumexp", self, dim, keepdim)
+
+    def prod(self, dim=None, keepdim=False, dtype=None):
+        """Mirrors ``torch.Tensor.prod``: the ``prod`` / ``prod.dim_int`` op."""
+        from .._functional.reduction import prod  # (imports Tensor)
+        return prod(self, dim, keepdim, dtype=_dtype_arg(dtype))
+
+    def cumsum(self, dim, dtype=None):
+        """Mirrors ``torch.Tensor.cumsum``: the ``cumsum`` op (its errors apply)."""
+        return dispatch("cumsum", self, dim, dtype=_dtype_arg(dtype))
+
+    def cumprod(self, dim, dtype=None):
+        """Mirrors ``torch.Tensor.cumprod``: the ``cumprod`` op (its errors apply)."""
+        return dispatch("cumprod", self, dim, dtype=_dtype_arg(dtype))
+
+    def count_nonzero(self, dim=None):
+        """Mirrors ``torch.Tensor.count_nonzero``: the ``count_nonzero`` op."""
+        return dispatch("count_nonzero", self, dim)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """Mirrors ``torch.Tensor.norm``: ``minigrad.norm`` (its errors apply)."""
+        from .._functional.reduction import norm  # (imports Tensor)
+        return norm(self, p, dim, keepdim, dtype=dtype)
+
+    def sort(self, *args, stable=None, dim=None, descending=None):
+        """Mirrors ``torch.Tensor.sort``: ``minigrad.sort`` (its errors apply)."""
+        from .._functional.sorting import sort  # (imports Tensor)
+        return sort(self, *args, stable=stable, dim=dim, descending=descending)
+
+    def argsort(self, *args, stable=None, dim=None, descending=None):
+        """Mirrors ``torch.Tensor.argsort``: ``sort``'s indices."""
+        from .._functional.sorting import argsort  # (imports Tensor)
+        return argsort(self, *args, stable=stable, dim=dim, descending=descending)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        """Mirrors ``torch.Tensor.topk``: the ``topk`` op (its errors apply)."""
+        return dispatch("topk", self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        """Mirrors ``torch.Tensor.kthvalue``: the ``kthvalue`` op (its errors apply)."""
+        return dispatch("kthvalue", self, k, dim, keepdim)
+
+    def median(self, dim=None, keepdim=False):
+        """Mirrors ``torch.Tensor.median``: the ``median`` op (its errors apply)."""
+        return dispatch("median", self, dim, keepdim)

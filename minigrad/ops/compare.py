@@ -160,6 +160,22 @@ all_ = _make_allany("all", np.all)
 any_ = _make_allany("any", np.any)
 
 
+@register_op("count_nonzero")
+def count_nonzero(input, dim=None):
+    """``count_nonzero(input, dim=None)`` (``torch.count_nonzero``): the number of non-zero
+    elements over ``dim`` (an int, a tuple, or None for all), int64; NaN counts as non-zero.
+
+    Raises:
+        IndexError: a dim out of range. RuntimeError: a repeated dim ("dim 0 appears multiple
+            times in the list of dims").
+    """
+    _check_t(input, "count_nonzero")
+    dims = wrap_dims(dim, input.ndim)
+    axes = dims if input.ndim else None
+    out = np.count_nonzero(_truth(input), axis=axes)
+    return Tensor._make(np.asarray(out, np.int64), _dt.int64)
+
+
 # ---------------------------------------------------------------------------------- max/min
 def _max_min(f, a, b, rt, tail=None):
     """``f`` (np.maximum/np.minimum) of opmath operands with PyTorch's signed-zero ties: the

@@ -1,8 +1,9 @@
-"""``linalg_vector_norm``: the p-norm of a whole tensor (``torch.linalg.vector_norm`` with
-``dim=None``), forward and backward.
+"""``linalg_vector_norm`` (``torch.linalg.vector_norm``: the p-norm over ``dim``, or over all
+elements) and ``linalg_matrix_norm`` (``torch.linalg.matrix_norm``, PyTorch's composite of
+vector norms and amax/amin), forward and backward.
 
 Kernel as PyTorch's CPU one: ``sum |x|^p`` accumulated in opmath (fp32 for fp16/bf16/fp32,
-fp64 for fp64), so the sum over- and underflows where PyTorch's does; a one-element tensor
+fp64 for fp64), so the sum over- and underflows where PyTorch's does; a one-element reduction
 gives ``|x|`` exactly; ``inf``/``-inf`` are max/min of ``|x|``; ``0`` counts non-zeros. The sum
 itself is taken in float64 and then rounded to the accumulation dtype (results can differ from
 PyTorch's by about one ulp: summation order). One rounding into the result dtype.
@@ -15,47 +16,54 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import wrap
+from ._util import wrap, wrap_dim, wrap_dims
 
 _INF = float("inf")
 
 
 def norm_kernel(a, p, dtype, what="linalg.vector_norm"):
-    """The p-norm of the float64 array ``a`` as PyTorch's kernel for ``dtype`` computes it;
-    returns a float64 scalar (not yet rounded into ``dtype``).
+    """The p-norm of the float64 array ``a`` along its last axis as PyTorch's kernel for
+    ``dtype`` computes it; returns float64 values (not yet rounded into ``dtype``), one per row.
 
     Raises:
         RuntimeError: ``inf``/``-inf`` norm of an empty tensor (no identity), as PyTorch.
     """
-    if a.size == 0 and p in (_INF, -_INF):
+    if a.shape[-1] == 0 and p in (_INF, -_INF):
         raise RuntimeError(f"{what} cannot compute the {'inf' if p > 0 else '-inf'} norm on an "
                            "empty tensor because the operation does not have an identity")
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        x = np.abs(a.reshape(-1))
+        x = np.abs(a)
         if p == 0:
-            return np.float64(np.count_nonzero(x))
+            return np.count_nonzero(x, axis=-1).astype(np.float64)
         if p == _INF:
-            return np.maximum.reduce(x)
+            return np.maximum.reduce(x, axis=-1)
         if p == -_INF:
-            return np.minimum.reduce(x)
-        if x.size == 1:
-            return x[0]
+            return np.minimum.reduce(x, axis=-1)
+        if x.shape[-1] == 1:
+            return x[..., 0]
         acc = _dt.opmath_dtype(dtype).np
-        s = np.add.reduce(x if p == 1 else x * x if p == 2 else x ** p)
-        s = np.float64(np.asarray(s).astype(acc))       # over/underflow like the kernel
+        s = np.add.reduce(x if p == 1 else x * x if p == 2 else x ** p, axis=-1)
+        s = np.asarray(s).astype(acc).astype(np.float64)   # over/underflow like the kernel
         return s if p == 1 else np.sqrt(s) if p == 2 else s ** (1.0 / p)
 
 
-@register_op("linalg_vector_norm")
+def _rows(a, dims):
+    """``a`` with the reduced ``dims`` moved last and flattened: shape (kept..., n)."""
+    kept = [i for i in range(a.ndim) if i not in dims]
+    t = np.transpose(a, kept + list(dims))
+    return t.reshape(tuple(a.shape[i] for i in kept) + (int(np.prod([a.shape[i] for i in dims],
+                                                                   dtype=np.int64)),))
+
+
 class VectorNorm(Function):
     """``linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None)``: the
-    ``ord``-norm of all elements (``torch.linalg.vector_norm``), a 0-dim tensor of the input's
-    (or ``dtype``'s) floating dtype.
+    ``ord``-norm over ``dim`` (an int, a tuple, or None/() for all elements)
+    (``torch.linalg.vector_norm``), in the input's (or ``dtype``'s) floating dtype.
 
     Raises:
         RuntimeError: a non-floating input ("linalg.vector_norm: Expected a floating point or
-            complex tensor as input. Got Long"); ``dim`` other than None/() (not supported:
-            a deliberate limit); inf norm of an empty tensor.
+            complex tensor as input. Got Long"); the inf norm over an empty dim (no identity);
+            a repeated dim. IndexError: a dim out of range.
     """
 
     _backward_name = "LinalgVectorNormBackward0"
@@ -65,49 +73,134 @@ class VectorNorm(Function):
         if not isinstance(input, Tensor):
             raise TypeError(f"linalg_vector_norm(): argument 'input' must be Tensor, not "
                             f"{type(input).__name__}")
-        if dim not in (None, ()):
-            raise NotImplementedError("minigrad's linalg_vector_norm reduces all dimensions "
-                                      "(dim=None) only")
         dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
         if not input.dtype.is_floating_point or not dt.is_floating_point:
             name = input.dtype.scalar_name
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex "
                                f"tensor as input. Got {name}")
         p = float(ord)
-        src = input._data if dtype is None else input._data.astype(dt.np)
-        res = norm_kernel(np.asarray(src, dtype=np.float64), p, dt)
-        out = wrap(np.asarray(res, dtype=np.float64), dt)
+        full = dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
+        dims = wrap_dims(dim, input.ndim) if input.ndim else ()
+        if not full and input.ndim and p in (_INF, -_INF):
+            for d in dims:
+                if input.shape[d] == 0:
+                    raise RuntimeError(f"linalg.vector_norm cannot compute the "
+                                       f"{'inf' if p > 0 else '-inf'} norm on the dimension "
+                                       f"{d}because this dimension is empty and the operation "
+                                       "does not have an identity")
+        src = np.asarray(input._data if dtype is None else input._data.astype(dt.np),
+                         dtype=np.float64)
+        res = norm_kernel(_rows(src, dims), p, dt)
+        out = np.asarray(res, np.float64)
         if keepdim:
-            out = Tensor._make(out._data.reshape((1,) * input.ndim), dt)
-        ctx.p, ctx.in_dtype = p, input.dtype
-        ctx.save_for_backward(input, out)
-        return out
+            out = out.reshape(tuple(1 if i in dims else s for i, s in enumerate(input.shape)))
+        res = wrap(out, dt)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        ctx.save_for_backward(input, res)
+        return res
 
     @staticmethod
     def backward(ctx, grad):
+        # PyTorch's norm_backward (FunctionsManual.cpp), op for op
         x, norm = ctx.saved_tensors
-        p = ctx.p
+        p, dims = ctx.p, ctx.dims
         if x.dtype is not norm.dtype:
             x = dispatch("_to_copy", x, dtype=norm.dtype)
+        if not ctx.keepdim and x.ndim:
+            for d in dims:
+                grad = dispatch("unsqueeze", grad, d)
+                norm = dispatch("unsqueeze", norm, d)
         if p == 0:
             return dispatch("zeros_like", x)
-        sgn = dispatch("sign", x)
         if p == 1:
-            return dispatch("mul", sgn, grad)
+            return dispatch("mul", dispatch("sign", x), grad)
+        if p == 2:
+            scaled = dispatch("masked_fill", dispatch("div", x, norm), dispatch("eq", norm, 0), 0)
+            return dispatch("mul", grad, scaled)
         ax = dispatch("abs", x)
         if p in (_INF, -_INF):
-            # PyTorch's mask: the elements equal to the norm, or NaN (whose sign() is 0)
-            hit = dispatch("logical_or", dispatch("eq", ax, norm), dispatch("isnan", ax))
-            hit = dispatch("_to_copy", hit, dtype=x.dtype)
-            share = dispatch("div", hit, dispatch("sum", hit))      # ties share evenly
-            return dispatch("mul", dispatch("mul", sgn, share), grad)
-        zero = dispatch("eq", norm, 0.0)
-        if p == 2:
-            scale = dispatch("masked_fill", dispatch("div", grad, norm), zero, 0.0)
-            return dispatch("mul", x, scale)
-        num = dispatch("mul", sgn, dispatch("pow", ax, p - 1))
-        if p < 1:      # 0 * 0**(p-1) = 0 * inf: PyTorch's gradient there is 0
-            num = dispatch("masked_fill", num, dispatch("eq", ax, 0.0), 0.0)
-        scale = dispatch("masked_fill", dispatch("div", grad, dispatch("pow", norm, p - 1)),
-                         zero, 0.0)
-        return dispatch("mul", num, scale)
+            both_nan = dispatch("logical_and", dispatch("isnan", x), dispatch("isnan", norm))
+            hit = dispatch("_to_copy", dispatch("logical_or", dispatch("eq", ax, norm), both_nan),
+                           dtype=norm.dtype)
+            self_scaled = dispatch("mul", dispatch("sign", x), hit)
+            nb = dispatch("count_nonzero", hit, dims if x.ndim else None)
+            if x.ndim:
+                for d in dims:
+                    nb = dispatch("unsqueeze", nb, d)
+            scale = dispatch("div", grad, nb)
+        elif p < 1:
+            self_scaled = dispatch("mul", dispatch("sign", x), dispatch(
+                "masked_fill", dispatch("pow", ax, p - 1), dispatch("eq", x, 0), 0))
+            scale = dispatch("mul", grad, dispatch("pow", norm, 1 - p))
+        else:
+            self_scaled = dispatch("mul", dispatch("sign", x), dispatch("pow", ax, p - 1)) \
+                if p < 2 else dispatch("mul", x, dispatch("pow", ax, p - 2))
+            scale = dispatch("masked_fill", dispatch("div", grad, dispatch("pow", norm, p - 1)),
+                             dispatch("eq", norm, 0), 0)
+        return dispatch("mul", self_scaled, scale)
+
+
+register_op("linalg_vector_norm", VectorNorm)
+
+
+# ----------------------------------------------------------------------------- matrix norms
+def _matrix_checks(A, dim, what="linalg.matrix_norm"):
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg_matrix_norm(): argument 'input' must be Tensor, not "
+                        f"{type(A).__name__}")
+    if A.ndim < 2:
+        raise RuntimeError(f"{what}: The input tensor A must have at least 2 dimensions.")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"{what}: Expected a floating point or complex tensor as input. "
+                           f"Got {A.dtype.scalar_name}")
+    dim = tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError(f"{what}: dim must be a 2-tuple. Got {', '.join(map(str, dim))}")
+    d = tuple(wrap_dim(x, A.ndim) for x in dim)
+    if d[0] == d[1]:
+        raise RuntimeError(f"{what}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return list(d)
+
+
+@register_op("linalg_matrix_norm")
+def linalg_matrix_norm(A, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    """``linalg_matrix_norm(A, ord, dim=(-2, -1), keepdim=False, *, dtype=None)`` with a
+    numeric ``ord`` (``torch.linalg.matrix_norm``): ``1``/``-1`` the max/min column abs-sum,
+    ``inf``/``-inf`` the max/min row abs-sum, as PyTorch's composite (``linalg_vector_norm`` of
+    ord 1 over one dim, then ``amax``/``amin`` over the other).
+
+    Raises:
+        RuntimeError: fewer than 2 dims, a non-floating input, ``dim`` not two distinct dims,
+            ``ord`` 2/-2 (singular values: not implemented here) or another order ("Order 3
+            not supported.").
+    """
+    d = _matrix_checks(A, dim)
+    if ord in (2, -2):
+        raise NotImplementedError("linalg.matrix_norm: ord=2/-2 need singular values, which "
+                                  "minigrad does not compute")
+    if ord not in (1, -1, _INF, -_INF):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if abs(ord) == _INF:
+        d = [d[1], d[0]]
+    if not keepdim and d[0] < d[1]:
+        d[1] -= 1
+    v = dispatch("linalg_vector_norm", A, 1.0, (d[0],), keepdim, dtype=dtype)
+    return dispatch("amax" if ord > 0 else "amin", v, d[1], keepdim)
+
+
+@register_op("linalg_matrix_norm.str_ord")
+def linalg_matrix_norm_str(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """``linalg_matrix_norm(A, ord='fro', ...)`` (``torch.linalg.matrix_norm``): ``'fro'``, the
+    Frobenius norm, is ``linalg_vector_norm(A, 2, dim)`` as in PyTorch.
+
+    Raises:
+        RuntimeError: as ``linalg_matrix_norm``; an order other than 'fro'/'nuc' ("Order nuc2 not
+            supported."). NotImplementedError: ``'nuc'`` (singular values).
+    """
+    d = _matrix_checks(A, dim)
+    if ord == "nuc":
+        raise NotImplementedError("linalg.matrix_norm: ord='nuc' needs singular values, which "
+                                  "minigrad does not compute")
+    if ord != "fro":
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return dispatch("linalg_vector_norm", A, 2.0, tuple(d), keepdim, dtype=dtype)

@@ -347,6 +347,24 @@ def min_(input, dim=None, keepdim=False):
     return _max_min(_FullMin, _DimMin, input, dim, keepdim)
 
 
+@register_op("max.dim")
+def max_dim(input, dim, keepdim=False):
+    """``max(input, dim, keepdim=False)`` -> ``(values, indices)`` (aten ``max.dim``, the
+    overload ``torch.max`` with a dim dispatches to); see ``max``."""
+    _check_input(input, "max")
+    out = _DimMax.apply(input, dim, keepdim)
+    return max_ret(out[0], out[1])
+
+
+@register_op("min.dim")
+def min_dim(input, dim, keepdim=False):
+    """``min(input, dim, keepdim=False)`` -> ``(values, indices)`` (aten ``min.dim``); see
+    ``max``."""
+    _check_input(input, "min")
+    out = _DimMin.apply(input, dim, keepdim)
+    return min_ret(out[0], out[1])
+
+
 class Amax(Function):
     """``amax(input, dim=(), keepdim=False)`` (``torch.amax``; ``()`` reduces all dims); the
     gradient is split evenly among all maximal elements (``AmaxBackward0``)."""

@@ -24,6 +24,7 @@ Filter rules (each filtered sample is counted by reason and reported in the summ
 from __future__ import annotations
 
 import collections
+import math
 import inspect
 import warnings
 
@@ -58,6 +59,10 @@ def _F(name):
     return lambda *a, **k: getattr(mg_F(), name)(*a, **k)
 
 
+def _linalg(name):
+    return lambda *a, **k: getattr(minigrad.linalg, name)(*a, **k)
+
+
 def _where(name):
     """OpInfo calls where as ``op(input, condition, other)``."""
     return lambda x, cond, other: minigrad.where(cond, x, other)
@@ -70,6 +75,8 @@ def _sig_target(kind, name):
             return getattr(minigrad, name)
         if kind == "F":
             return getattr(mg_F(), name)
+        if kind == "linalg":
+            return getattr(minigrad.linalg, name)
         return getattr(minigrad.Tensor, name)
     except (AttributeError, ImportError):
         return None
@@ -133,6 +140,29 @@ EXTRAS = {
     ("isinf", ""): ("fn", "isinf", None, "isinf"), ("clone", ""): ("fn", "clone", None, "clone"),
     ("where", ""): ("where", "where", None, "where"), ("cat", ""): ("fn", "cat", None, "cat"),
     ("stack", ""): ("fn", "stack", None, "stack"),
+    ("var", ""): ("fn", "var", "var", "var"), ("var", "unbiased"): ("fn", "var", "var", "var"),
+    ("std", ""): ("fn", "std", "std", "std"), ("std", "unbiased"): ("fn", "std", "std", "std"),
+    ("var_mean", ""): ("fn", "var_mean", "var_mean", "var_mean"),
+    ("var_mean", "unbiased"): ("fn", "var_mean", "var_mean", "var_mean"),
+    ("std_mean", ""): ("fn", "std_mean", "std_mean", "std_mean"),
+    ("std_mean", "unbiased"): ("fn", "std_mean", "std_mean", "std_mean"),
+    ("logsumexp", ""): ("fn", "logsumexp", "logsumexp", "logsumexp"),
+    ("cumsum", ""): ("fn", "cumsum", "cumsum", "cumsum"),
+    ("cumprod", ""): ("fn", "cumprod", "cumprod", "cumprod"),
+    ("prod", ""): ("fn", "prod", "prod", "prod"), ("sort", ""): ("fn", "sort", "sort", "sort"),
+    ("argsort", ""): ("fn", "argsort", "argsort", "sort"),
+    ("topk", ""): ("fn", "topk", "topk", "topk"),
+    ("kthvalue", ""): ("fn", "kthvalue", "kthvalue", "kthvalue"),
+    ("median", ""): ("fn", "median", "median", "median"),
+    ("count_nonzero", ""): ("fn", "count_nonzero", "count_nonzero", "count_nonzero"),
+    ("all", ""): ("fn", "all", "all.dim", "all"), ("any", ""): ("fn", "any", "any.dim", "any"),
+    ("linalg.vector_norm", ""): ("linalg", "vector_norm", "linalg.vector_norm.dim",
+                                 "linalg_vector_norm"),
+    ("linalg.matrix_norm", ""): ("linalg", "matrix_norm", "linalg.matrix_norm",
+                                 "linalg_matrix_norm"),
+    ("norm", ""): ("fn", "norm", "norm", "linalg_vector_norm"),
+    ("norm", "fro"): ("fn", "norm", "norm", "linalg_vector_norm"),
+    ("norm", "inf"): ("fn", "norm", "norm", "linalg_vector_norm"),
 }
 
 
@@ -146,9 +176,35 @@ def _has_bool_index(s):
     return walk(s.args)
 
 
+def _ties_along(s, dim_pos, min_size=0):
+    """True when the sample's input has equal elements along its dim (positional arg
+    ``dim_pos`` or ``dim=``, default -1) and that dim is longer than ``min_size``."""
+    x = s.input
+    if not isinstance(x, torch.Tensor) or x.ndim == 0:
+        return False
+    dim = s.args[dim_pos] if len(s.args) > dim_pos else s.kwargs.get("dim", -1)
+    if x.shape[dim] <= min_size:
+        return False
+    srt = torch.sort(x.detach().to(torch.float64).nan_to_num(nan=math.inf), dim).values
+    return bool((srt.diff(dim=dim) == 0).any())
+
+
+_NTH = ("ties: PyTorch's nth_element picks among equal elements in an unspecified order "
+        "(values agree; indices are the first in input order here)", )
+_UNSTABLE = ("ties in more than 16 elements without stable=True: PyTorch's introsort orders "
+             "them differently (values agree; the sort here is always stable)", )
+_SVD = ("ord 'nuc'/2/-2 need singular values, which minigrad does not compute (a deliberate "
+        "limit, NotImplementedError)", )
 # keywords removed from the minigrad call (values do not depend on them)
 DROPPED_KWARGS = {"memory_format"}
 OP_RULES = {
+    "topk": [_NTH + (lambda s: _ties_along(s, 1),)],
+    "kthvalue": [_NTH + (lambda s: _ties_along(s, 1),)],
+    "median": [_NTH + (lambda s: bool(s.args or "dim" in s.kwargs) and _ties_along(s, 0),)],
+    "sort": [_UNSTABLE + (lambda s: not s.kwargs.get("stable") and _ties_along(s, 0, 16),)],
+    "argsort": [_UNSTABLE + (lambda s: not s.kwargs.get("stable") and _ties_along(s, 0, 16),)],
+    "linalg.matrix_norm": [_SVD + (lambda s: (s.args[0] if s.args else s.kwargs.get(
+        "ord", "fro")) in ("nuc", 2, -2),)],
     "__getitem__": [("boolean-mask index: issue 2 indexes with ints, slices, integer arrays",
                      _has_bool_index)],
     "nn.functional.cross_entropy": [
@@ -259,7 +315,7 @@ def _bounds(spec, dn, which):
 @pytest.mark.parametrize("opinfo,key,entry,dtype", _entries())
 def test_opinfo(opinfo, key, entry, dtype):
     kind, name, spec_name, _ = entry
-    ours = {"fn": _fn, "meth": _meth, "F": _F, "where": _where}[kind](name)
+    ours = {"fn": _fn, "meth": _meth, "F": _F, "where": _where, "linalg": _linalg}[kind](name)
     spec = BY_NAME.get(spec_name) if spec_name else None
     tdt = getattr(torch, dtype)
     sig_obj = _sig_target(kind, name)
