@@ -4,3 +4,4 @@ from . import factory, cast, elementwise, unary, compare, inplace, activation, r
 from . import norm  # noqa: E402,F401
 from . import foreach, fused_optim, amp_kernels, scalar_read  # noqa: E402,F401
 from . import modulo, strided  # noqa: E402,F401
+from . import erf, smooth_activation  # noqa: E402,F401
