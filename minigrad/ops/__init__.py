@@ -6,3 +6,4 @@ from . import foreach, fused_optim, amp_kernels, scalar_read  # noqa: E402,F401
 from . import modulo, strided  # noqa: E402,F401
 from . import erf, smooth_activation  # noqa: E402,F401
 from . import piecewise_activation  # noqa: E402,F401
+from . import transcendental  # noqa: E402,F401
