@@ -7,3 +7,4 @@ from . import modulo, strided  # noqa: E402,F401
 from . import erf, smooth_activation  # noqa: E402,F401
 from . import piecewise_activation  # noqa: E402,F401
 from . import transcendental  # noqa: E402,F401
+from . import rounding  # noqa: E402,F401
