@@ -8,3 +8,4 @@ from . import erf, smooth_activation  # noqa: E402,F401
 from . import piecewise_activation  # noqa: E402,F401
 from . import transcendental  # noqa: E402,F401
 from . import rounding  # noqa: E402,F401
+from . import ternary  # noqa: E402,F401
