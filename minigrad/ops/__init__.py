@@ -9,3 +9,4 @@ from . import piecewise_activation  # noqa: E402,F401
 from . import transcendental  # noqa: E402,F401
 from . import rounding  # noqa: E402,F401
 from . import ternary  # noqa: E402,F401
+from . import inplace_math  # noqa: E402,F401
