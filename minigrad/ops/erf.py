@@ -27,6 +27,7 @@ from ..dispatch import dispatch, register_op
 from .kernel import FLOAT_FP64, FLOAT_OPMATH, Kernel
 
 _ERF64 = np.frompyfunc(math.erf, 1, 1)
+_ERFC64 = np.frompyfunc(math.erfc, 1, 1)
 
 # Abramowitz & Stegun 7.1.26, as ATen's Vectorized<float>::erf spells the constants
 _P = np.float32(0.3275911)
@@ -38,7 +39,13 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 def erf64(x):
     """erf of a float64 array, (nearly) correctly rounded (``math.erf`` elementwise)."""
     x = np.asarray(x, np.float64)
-    return _ERF64(x).astype(np.float64).reshape(x.shape)
+    return np.asarray(_ERF64(x), np.float64).reshape(x.shape)
+
+
+def erfc64(x):
+    """erfc of a float64 array (``math.erfc`` elementwise)."""
+    x = np.asarray(x, np.float64)
+    return np.asarray(_ERFC64(x), np.float64).reshape(x.shape)
 
 
 def exp32(x):
@@ -100,8 +107,8 @@ class Erf(Kernel):
 
 
 def erfinv64(y):
-    """Inverse error function of a float64 array: a first guess refined by Newton steps on
-    ``math.erf``; +-inf at +-1, nan outside [-1, 1]."""
+    """Inverse error function of a float64 array: Giles' approximation refined by Newton steps
+    on ``math.erf`` (``math.erfc`` for ``|y| > 0.5``); +-inf at +-1, nan outside [-1, 1]."""
     y = np.asarray(y, np.float64)
     with np.errstate(all="ignore"):
         a = np.abs(y)
@@ -119,8 +126,13 @@ def erfinv64(y):
                   -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
             pl = c + pl * wl
         x = np.where(small, ps, pl) * a
+        # Newton on erf(x) - a, or on erfc(x) - (1 - a) near 1 where erf(x) - a cancels
+        # (1 - a is exact there)
+        near_one = a > 0.5
         for _ in range(3):
-            fx = erf64(x) - a
+            xf = np.where(np.isfinite(x), x, 0.0)
+            fx = np.where(near_one, (1 - a) - erfc64(xf),
+                          erf64(xf) - a)
             x = x - fx / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
         x = np.where(a == 1, np.inf, x)
         x = np.where(a > 1, np.nan, x)
