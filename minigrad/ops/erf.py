@@ -9,8 +9,8 @@ PyTorch computes erf two ways on the CPU, and 16-bit results depend on which:
   float dtype below fp64) evaluates Abramowitz & Stegun's formula 7.1.26 in fp32 with fused
   multiply-adds and an fp32 ``exp``: ``1 - t*(p1 + t*(p2 + ...))*exp(-x*x)`` with
   ``t = 1/(1 + p*|x|)``, sign copied from ``x`` (absolute error ~1.5e-7). ``erf_vec32`` repeats
-  those fp32 steps; the scalar tail of each row (``minigrad.numerics.tail_mask``) calls
-  ``std::erf`` instead, i.e. the correctly rounded value.
+  those fp32 steps. Measured: 16-bit tensors of one element (the scalar tail of ATen's
+  loops) take this path too, not ``std::erf``.
 
 ``erfinv``: PyTorch's ``calc_erfinv`` (a rational first guess refined by two Newton steps) in the
 input's opmath; here the float64 inverse (bisection-free Newton on ``math.erf``), rounded once
@@ -67,23 +67,13 @@ def erf_vec32(x):
     return np.copysign(out, x)
 
 
-def erf_loop32(x, shape=None):
-    """erf of an fp32 array as a vectorised fp32 ATen loop computes it: ``erf_vec32`` in the
-    vector body, the correctly rounded ``std::erf`` in each row's scalar tail."""
-    out = erf_vec32(x)
-    mask = _nx.tail_mask(np.shape(x), (np.shape(x),), 32) if shape is None else shape
-    if mask is not None and mask.any():
-        out = np.where(mask, erf64(x).astype(np.float32), out)
-    return out
-
-
 @register_op("erf")
 class Erf(Kernel):
     """``erf(input)`` (``torch.erf``, ``torch.special.erf``); integers give the default float.
 
     fp32/fp64: correctly rounded (PyTorch's MKL path, within 1 ulp of it). fp16/bf16: ATen's
-    fp32 A&S evaluation (``erf_vec32``) rounded once, the scalar tail with ``std::erf``: bit-exact
-    on all 65,536 inputs of each format. Backward ``grad * 2/sqrt(pi) * exp(-x*x)``
+    fp32 A&S evaluation (``erf_vec32``) rounded once: bit-exact on all 65,536 inputs of each
+    format. Backward ``grad * 2/sqrt(pi) * exp(-x*x)``
     (``ErfBackward0``).
     """
 
@@ -96,7 +86,7 @@ class Erf(Kernel):
         if a.dtype == np.float64:
             return erf64(a)
         if dtype.itemsize == 2:
-            return erf_loop32(a)
+            return erf_vec32(a)
         return erf64(a).astype(np.float32)
 
     @staticmethod

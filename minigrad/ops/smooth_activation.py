@@ -21,7 +21,7 @@ from .. import numerics as _nx
 from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from .erf import erf64, erf_loop32, exp32
+from .erf import erf64, erf_vec32, exp32
 from .kernel import FLOAT_OPMATH, PROMOTE_OPMATH, Kernel
 
 _F32 = np.float32
@@ -45,13 +45,24 @@ def _log1p(a):
         np.log1p(a.astype(np.float64)).astype(np.float32)
 
 
-def _tanh(a):
+def _tanh(a, tail=None):
     """tanh in the compute type; fp32: ``Vectorized<float>::tanh`` (Sleef ``tanhf_u10``),
-    correctly rounded except that Sleef returns +-1 for ``|a| > 8.664339742``."""
+    correctly rounded except that Sleef returns +-1 for ``|a| > 8.664339742``; elements where
+    the bool mask ``tail`` is set (ATen's scalar tail, ``std::tanh``) keep the rounded value."""
     if a.dtype == np.float64:
         return np.tanh(a)
     out = np.tanh(a.astype(np.float64)).astype(np.float32)
-    return np.where(np.abs(a) > _TANH_ONE, np.copysign(np.float32(1), a), out)
+    one = np.abs(a) > _TANH_ONE
+    if tail is not None:
+        one &= ~tail
+    return np.where(one, np.copysign(np.float32(1), a), out)
+
+
+def _tail(dtype, *arrays):
+    """The scalar-tail mask of an elementwise ATen loop over these operands (None: none)."""
+    shapes = [np.shape(x) for x in arrays]
+    out = np.broadcast_shapes(*shapes)
+    return _nx.tail_mask(out, shapes, _nx.loop_step(dtype))
 
 
 def _c(value, a):
@@ -78,16 +89,17 @@ _KAPPA = 0.044715
 
 
 def _erf(a):
-    return erf64(a) if a.dtype == np.float64 else erf_loop32(a)
+    return erf64(a) if a.dtype == np.float64 else erf_vec32(a)
 
 
 @register_op("gelu")
 class Gelu(Kernel):
     """``gelu(input, approximate="none")`` (``F.gelu``, node ``GeluBackward0``).
 
-    ``"none"``: ``x * 0.5 * (1 + erf(x * M_SQRT1_2))`` with ATen's fp32 erf (A&S 7.1.26; the
-    scalar tail of a row uses ``std::erf``); ``"tanh"``: ``0.5 * x * (1 + tanh(sqrt(2/pi) *
-    (x + 0.044715 * x*x*x)))``, both in PyTorch's fp32 operation order, one rounding for 16-bit.
+    ``"none"``: ``x * 0.5 * (1 + erf(x * M_SQRT1_2))`` with ATen's fp32 erf (A&S 7.1.26,
+    measured on 16-bit tensors of any length); ``"tanh"``: ``0.5 * x * (1 + tanh(sqrt(2/pi) *
+    (x + 0.044715 * x*x*x)))`` (Sleef's tanh in the vector body, ``std::tanh`` in the scalar
+    tail), both in PyTorch's fp32 operation order, one rounding for 16-bit.
     fp16/bf16 bit-exact on all inputs; fp32 within a few ulp except where ``1 + erf`` cancels
     (x < -3: PyTorch's own value carries that cancellation error; the bound is absolute).
 
@@ -110,7 +122,7 @@ class Gelu(Kernel):
         half, one = _c(0.5, x), _c(1, x)
         if approximate == "tanh":
             inner = _c(_GELU_BETA, x) * (x + _c(_KAPPA, x) * (x * x * x))
-            return half * x * (one + _tanh(inner))
+            return half * x * (one + _tanh(inner, _tail(dtype, x)))
         return x * half * (one + _erf(x * _c(_SQRT1_2, x)))
 
     @staticmethod
@@ -145,7 +157,7 @@ class GeluBackward(Kernel):
         if approximate == "tanh":
             beta, kappa = _c(_GELU_BETA, x), _c(_KAPPA, x)
             x_sq = x * x
-            t = _tanh(beta * (x + kappa * (x * x * x)))
+            t = _tanh(beta * (x + kappa * (x * x * x)), _tail(dtype, dy, x))
             left_d = half * (one + t)
             # 1 - t*t is one fused multiply-add in ATen's vectorised loop (measured: fp16)
             td = _nx.fma64(-t, t, one) if x.dtype == np.float64 else _nx.fma32(-t, t, one)
