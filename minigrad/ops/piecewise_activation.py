@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import numerics as _nx
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .kernel import FLOAT_OPMATH, KEEP_DTYPE, PROMOTE_OPMATH, Kernel
@@ -42,6 +43,13 @@ def _exp(a):
 def _expm1(a):
     return np.expm1(a) if a.dtype == np.float64 else \
         np.expm1(a.astype(np.float64)).astype(np.float32)
+
+
+def _in_tail(dtype, *arrays):
+    """ATen's scalar-tail elements (bool mask, or False): where a kernel's scalar lambda
+    compares differently from its vectorised one (NaN inputs)."""
+    m = _nx.elementwise_tail(dtype, *arrays)
+    return False if m is None else m
 
 
 def _backward_check(op):
@@ -197,8 +205,13 @@ class EluBackward(Kernel):
     def kernel(dtype, g, b, alpha, scale, input_scale, is_result):
         neg, pos, nip = _elu_coefs(b, alpha, scale, input_scale)
         if is_result:
-            return np.where(b > 0, g * pos, g * nip * (b + neg))
-        return np.where(b > 0, g * pos, g * nip * neg * _exp(b * nip))
+            neg_part = g * nip * (b + neg)
+        else:
+            neg_part = g * nip * neg * _exp(b * nip)
+        # vector body: ``b > 0`` picks the positive part; scalar tail: ``b <= 0`` picks the
+        # negative one (they differ for NaN)
+        positive = np.where(_in_tail(dtype, g, b), ~(b <= 0), b > 0)
+        return np.where(positive, g * pos, neg_part)
 
     @staticmethod
     def backward(ctx, gg):
@@ -240,6 +253,8 @@ class Hardtanh(Kernel):
 
     Raises:
         NotImplementedError: bool input.
+        RuntimeError: a uint8 input with a negative bound ("cannot do hardtanh on an unsigned
+            type with negative limits").
     """
 
     rule = KEEP_DTYPE
@@ -252,6 +267,9 @@ class Hardtanh(Kernel):
     def check(input, min_val=-1, max_val=1):
         if isinstance(input, Tensor) and input.dtype is _dt.bool_:
             raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
+        if isinstance(input, Tensor) and input.dtype is _dt.uint8 and (
+                int(min_val) < 0 or int(max_val) < 0):     # the bounds as integers
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
 
     @staticmethod
     def kernel(dtype, x, min_val=-1, max_val=1):
@@ -271,8 +289,8 @@ class Hardtanh(Kernel):
 @register_op("hardtanh_backward")
 class HardtanhBackward(Kernel):
     """``hardtanh_backward(grad_output, self, min_val, max_val)`` = ``grad_output`` where
-    ``min_val < x < max_val``, else 0 (NaN ``x`` gives 0, as ATen's vectorised loop;
-    ``torch.ops.aten.hardtanh_backward``); exact.
+    ``min_val < x < max_val``, else 0 (NaN ``x`` gives 0 in ATen's vectorised body, ``grad``
+    in its scalar tail; ``torch.ops.aten.hardtanh_backward``); exact.
     Differentiable in ``grad_output`` (``HardtanhBackwardBackward0``)."""
 
     rule = PROMOTE_OPMATH
@@ -286,7 +304,8 @@ class HardtanhBackward(Kernel):
     @staticmethod
     def kernel(dtype, g, x, min_val, max_val):
         lo, hi = _c(min_val, x), _c(max_val, x)
-        return np.where((x > lo) & (x < hi), g, _c(0, x))
+        inside = np.where(_in_tail(dtype, g, x), ~((x <= lo) | (x >= hi)), (x > lo) & (x < hi))
+        return np.where(inside, g, _c(0, x))
 
     @staticmethod
     def backward(ctx, gg):
@@ -332,7 +351,8 @@ class Hardswish(Kernel):
 class HardswishBackward(Kernel):
     """``hardswish_backward(grad_output, self)`` = 0 for ``x <= -3``, ``g`` for ``x >= 3``, else
     ``g * (x / 3 + 0.5)`` (NaN there; ATen's vectorised selections, which take ``x = +-3`` as
-    the outer pieces: ``torch.ops.aten.hardswish_backward``). Differentiable
+    the outer pieces; the scalar tail takes ``x < -3`` as 0, ``x <= 3`` as the middle piece, NaN
+    as ``g``: ``torch.ops.aten.hardswish_backward``). Differentiable
     (``HardswishBackwardBackward0``)."""
 
     rule = PROMOTE_OPMATH
@@ -346,7 +366,9 @@ class HardswishBackward(Kernel):
     def kernel(dtype, g, x):
         three = _c(3, x)
         mid = g * (x / three + _c(0.5, x))
-        return np.where(x <= -three, _c(0, x), np.where(x >= three, g, mid))
+        body = np.where(x <= -three, _c(0, x), np.where(x >= three, g, mid))
+        tail = np.where(x < -three, _c(0, x), np.where(x <= three, mid, g))
+        return np.where(_in_tail(dtype, g, x), tail, body)
 
     @staticmethod
     def backward(ctx, gg):

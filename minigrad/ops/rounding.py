@@ -36,6 +36,11 @@ class _Rounding(Kernel):
     rule = KEEP_DTYPE
     backward = staticmethod(_zero_grad)
 
+    @classmethod
+    def check(cls, input):
+        if isinstance(input, Tensor) and input.dtype is _dt.bool_:
+            raise NotImplementedError(f"\"{cls._op_name}_vml_cpu\" not implemented for 'Bool'")
+
 
 @register_op("floor")
 class Floor(_Rounding):
@@ -153,6 +158,7 @@ class _ClampBound(Kernel):
     operands = 2
     saves = ("input", "bound")
     lower = True
+    _tensor_bound = False
 
     @classmethod
     def check(cls, input, bound):
@@ -160,7 +166,7 @@ class _ClampBound(Kernel):
 
     @classmethod
     def kernel(cls, dtype, x, b):
-        if dtype is _dt.bool_:
+        if dtype is _dt.bool_ and np.ndim(b) == 0 and not cls._tensor_bound:
             raise RuntimeError(f"\"{'clamp_min' if cls.lower else 'clamp_max'}_scalar_cpu\" "
                                "not implemented for 'Bool'")
         return _select(x, b, x < b if cls.lower else x > b)
@@ -174,8 +180,9 @@ class _ClampBound(Kernel):
         ga = dispatch("where", keep, grad, 0.0)
         if not isinstance(b, Tensor):
             return ga, None
-        gb = dispatch("where", dispatch("logical_not", keep), grad, 0.0) \
-            if ctx.needs_input_grad[1] else None
+        gb = None
+        if ctx.needs_input_grad[1]:     # NaN in either gives neither a gradient
+            gb = dispatch("where", dispatch("lt" if cls.lower else "gt", x, b), grad, 0.0)
         return ga, gb
 
 
@@ -196,6 +203,7 @@ class ClampMinTensor(_ClampBound):
     ``min`` gets the gradient where ``input < min``)."""
 
     _backward_name = "ClampMinBackward1"
+    _tensor_bound = True
 
 
 @register_op("clamp_max")
@@ -215,6 +223,7 @@ class ClampMaxTensor(_ClampBound):
 
     lower = False
     _backward_name = "ClampMaxBackward1"
+    _tensor_bound = True
 
 
 # ---------------------------------------------------------------------------------- nan_to_num

@@ -23,6 +23,7 @@ from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .erf import erf64, erf_vec32, exp32
 from .kernel import FLOAT_OPMATH, PROMOTE_OPMATH, Kernel
+from .piecewise_activation import float_only
 
 _F32 = np.float32
 
@@ -58,11 +59,7 @@ def _tanh(a, tail=None):
     return np.where(one, np.copysign(np.float32(1), a), out)
 
 
-def _tail(dtype, *arrays):
-    """The scalar-tail mask of an elementwise ATen loop over these operands (None: none)."""
-    shapes = [np.shape(x) for x in arrays]
-    out = np.broadcast_shapes(*shapes)
-    return _nx.tail_mask(out, shapes, _nx.loop_step(dtype))
+_tail = _nx.elementwise_tail
 
 
 def _c(value, a):
@@ -112,10 +109,12 @@ class Gelu(Kernel):
     saves = ("input",)
     keeps = ("approximate",)
     _backward_name = "GeluBackward0"
+    _float_check = float_only("GeluKernelImpl")
 
-    @staticmethod
-    def check(input, approximate="none"):
+    @classmethod
+    def check(cls, input, approximate="none"):
         _check_approximate(approximate)
+        cls._float_check(input)
 
     @staticmethod
     def kernel(dtype, x, approximate="none"):
@@ -213,6 +212,7 @@ class Silu(Kernel):
     rule = FLOAT_OPMATH
     saves = ("input",)
     _backward_name = "SiluBackward0"
+    check = float_only("silu_cpu")
 
     @staticmethod
     def kernel(dtype, x):
@@ -259,6 +259,7 @@ class Mish(Kernel):
     rule = FLOAT_OPMATH
     saves = ("input",)
     _backward_name = "MishBackward0"
+    check = float_only("mish_cpu")
 
     @staticmethod
     def kernel(dtype, x):
@@ -309,6 +310,7 @@ class Softplus(Kernel):
     saves = ("input",)
     keeps = ("beta", "threshold")
     _backward_name = "SoftplusBackward0"
+    check = float_only("softplus_cpu")
 
     @staticmethod
     def kernel(dtype, x, beta=1, threshold=20):

@@ -13,28 +13,70 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from .. import numerics as _nx
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .kernel import PROMOTE_OPMATH, Kernel
 
 
+_SCALE = 2.0 ** -600
+
+
 def _fma(x, y, z):
-    if np.result_type(x, y, z) == np.float64:
-        return _nx.fma64(x, y, z)
-    return _nx.fma32(x, y, z)
+    if np.result_type(x, y, z) != np.float64:
+        return _nx.fma32(x, y, z)
+    out = _nx.fma64(x, y, z)
+    # fma64's exact product (Veltkamp splitting: x * (2**27 + 1)) overflows near the top of the
+    # range: redo those operands scaled by a power of two (exact)
+    with np.errstate(all="ignore"):
+        big = np.maximum(np.abs(x), np.abs(y))
+        redo = (big > 2.0 ** 990) | (np.abs(np.multiply(x, y)) > 2.0 ** 990)
+        redo &= np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
+    if np.any(redo):
+        x_big = np.abs(x) >= np.abs(y)          # scale the larger factor
+        xs = np.where(x_big, np.multiply(x, _SCALE), x)
+        ys = np.where(x_big, y, np.multiply(y, _SCALE))
+        scaled = _nx.fma64(xs, ys, np.multiply(z, _SCALE)) / _SCALE
+        out = np.where(redo, scaled, out)
+    return out
 
 
 def _lerp(a, b, w):
+    """ATen's formula, one fma either way (the scalar lambda is contracted by the compiler too:
+    measured on short tensors)."""
     one = a.dtype.type(1)
     d = b - a
     return np.where(np.abs(w) < 0.5, _fma(w, d, a), _fma(-(one - w), d, b))
 
 
-def _check_same_dtype(input, end, op="lerp"):
-    if isinstance(end, Tensor) and isinstance(input, Tensor) and end.dtype is not input.dtype:
-        raise RuntimeError(f"expected dtype {input.dtype.scalar_name.lower()} for `end` but got "
-                           f"dtype {end.dtype.scalar_name.lower()}")
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short", "int32": "int", "int64": "long", "bool": "bool"}
+
+
+def _check_end(input, end):
+    """PyTorch's lerp check that ``end`` has ``input``'s dtype (C++ type names)."""
+    if isinstance(input, Tensor) and isinstance(end, Tensor) and end.dtype is not input.dtype:
+        names = [_CPP_NAMES.get(str(t.dtype).split(".")[-1], str(t.dtype)) for t in (input, end)]
+        raise RuntimeError(f"expected dtype {names[0]} for `end` but got dtype {names[1]}")
+
+
+def _check_float(kernel_name, *operands):
+    """PyTorch's NotImplementedError for a lerp of integer or bool operands."""
+    if all(isinstance(t, Tensor) for t in operands):
+        rt = _dt.result_type(*operands)
+        if not rt.is_floating_point:
+            raise NotImplementedError(f"\"{kernel_name}\" not implemented for "
+                                      f"'{rt.scalar_name}'")
+
+
+def _value(value, a, dtype):
+    """``value`` in the compute type: floats unrounded in opmath, integers wrapped to the
+    integer dtype (as ``Scalar.to<scalar_t>()``)."""
+    if dtype.is_floating_point:
+        return a.dtype.type(value)
+    return _nx.scalar_in(value, dtype)
 
 
 @register_op("lerp.Scalar")
@@ -46,6 +88,8 @@ class Lerp(Kernel):
     Raises:
         RuntimeError: ``end`` of another dtype ("expected dtype float for `end` but got dtype
             double"); non-broadcastable shapes.
+        NotImplementedError: integer or bool operands ('"lerp_kernel_scalar" not implemented
+            for ...').
     """
 
     rule = PROMOTE_OPMATH
@@ -56,14 +100,12 @@ class Lerp(Kernel):
 
     @staticmethod
     def check(input, end, weight):
-        _check_same_dtype(input, end)
+        _check_end(input, end)
+        _check_float("lerp_kernel_scalar", input, end)
 
     @staticmethod
     def kernel(dtype, a, b, weight):
-        w = a.dtype.type(weight)
-        one = a.dtype.type(1)
-        d = b - a
-        return _fma(w, d, a) if abs(w) < 0.5 else _fma(-(one - w), d, b)
+        return _lerp(a, b, a.dtype.type(weight))
 
     @staticmethod
     def backward(ctx, grad):
@@ -80,7 +122,8 @@ class LerpTensor(Kernel):
     weight``, ``grad * (end - input)``.
 
     Raises:
-        RuntimeError: ``end`` or ``weight`` of another dtype than ``input``.
+        RuntimeError: ``end`` of another dtype than ``input``.
+        NotImplementedError: integer or bool operands ('"lerp_kernel_tensor" ...').
     """
 
     rule = PROMOTE_OPMATH
@@ -91,10 +134,13 @@ class LerpTensor(Kernel):
 
     @staticmethod
     def check(input, end, weight):
-        _check_same_dtype(input, end)
-        if isinstance(weight, Tensor) and weight.dtype is not input.dtype:
-            raise RuntimeError(f"expected dtype {input.dtype.scalar_name.lower()} for `weight` "
-                               f"but got dtype {weight.dtype.scalar_name.lower()}")
+        _check_end(input, end)
+        if isinstance(input, Tensor) and isinstance(weight, Tensor) and weight.ndim and \
+                weight.dtype is not input.dtype:       # a 0-dim weight is promoted instead
+            names = [_CPP_NAMES.get(str(t.dtype).split(".")[-1]) for t in (input, weight)]
+            raise RuntimeError(f"expected dtype {names[0]} for `weight` but got dtype "
+                               f"{names[1]}")
+        _check_float("lerp_kernel_tensor", input, end, weight)
 
     @staticmethod
     def kernel(dtype, a, b, w):
@@ -122,8 +168,8 @@ def _value_check(input, tensor1, tensor2, value, op):
 class Addcmul(Kernel):
     """``addcmul(input, tensor1, tensor2, *, value=1)`` = ``input + value * tensor1 * tensor2``
     (``torch.addcmul``), broadcasting, ``fma(value * tensor1, tensor2, input)`` in opmath, one
-    rounding. Node ``AddcmulBackward0``: ``grad``, ``grad * tensor2 * value``, ``grad * tensor1
-    * value``."""
+    rounding. Node ``AddcmulBackward0``: ``grad``, ``grad * (tensor2 * value)``, ``grad *
+    (tensor1 * value)``."""
 
     rule = PROMOTE_OPMATH
     args = ("input", "tensor1", "tensor2")
@@ -142,7 +188,11 @@ class Addcmul(Kernel):
 
     @staticmethod
     def kernel(dtype, a, b, c, value=1):
-        return _fma(a.dtype.type(value) * b, c, a)
+        if dtype is _dt.bool_:
+            raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+        if not dtype.is_floating_point:
+            return a + _value(value, a, dtype) * b * c
+        return _fma(_value(value, a, dtype) * b, c, a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -150,16 +200,16 @@ class Addcmul(Kernel):
         nig = ctx.needs_input_grad
         v = ctx.value
         return (grad if nig[0] else None,
-                dispatch("mul", dispatch("mul", grad, t2), v) if nig[1] else None,
-                dispatch("mul", dispatch("mul", grad, t1), v) if nig[2] else None)
+                dispatch("mul", grad, dispatch("mul", t2, v)) if nig[1] else None,
+                dispatch("mul", grad, dispatch("mul", t1, v)) if nig[2] else None)
 
 
 @register_op("addcdiv")
 class Addcdiv(Kernel):
     """``addcdiv(input, tensor1, tensor2, *, value=1)`` = ``input + value * tensor1 / tensor2``
     (``torch.addcdiv``), broadcasting, ``input + (value * tensor1) / tensor2`` in opmath, one
-    rounding. Node ``AddcdivBackward0``: ``grad``, ``grad * value / tensor2``, ``-grad * value *
-    tensor1 / tensor2**2``.
+    rounding. Node ``AddcdivBackward0``: ``grad``, ``grad * (value / tensor2)``, ``-grad * (value
+    * tensor1 / tensor2**2)`` (``derivatives.yaml``'s grouping).
 
     Raises:
         RuntimeError: integer ``tensor1`` and ``tensor2`` (PyTorch's "Integer division with
@@ -191,18 +241,18 @@ class Addcdiv(Kernel):
 
     @staticmethod
     def kernel(dtype, a, b, c, value=1):
-        return a + (a.dtype.type(value) * b) / c
+        return a + (_value(value, a, dtype) * b) / c
 
     @staticmethod
     def backward(ctx, grad):
         t1, t2 = ctx.saved_tensors
         nig = ctx.needs_input_grad
         v = ctx.value
-        g1 = dispatch("div", dispatch("mul", grad, v), t2) if nig[1] else None
+        g1 = dispatch("mul", grad, dispatch("rdiv", t2, v)) if nig[1] else None
         g2 = None
         if nig[2]:
-            g2 = dispatch("div", dispatch("mul", dispatch("mul", dispatch("neg", grad), v), t1),
-                          dispatch("mul", t2, t2))
+            q = dispatch("div", dispatch("mul", t1, v), dispatch("mul", t2, t2))
+            g2 = dispatch("mul", dispatch("neg", grad), q)
         return (grad if nig[0] else None), g1, g2
 
 

@@ -114,7 +114,8 @@ Cosh = _unary("cosh", _hyperbolic(np.cosh), lambda g, x: _d("mul", g, _d("sinh",
 @register_op("rsqrt")
 class Rsqrt(Kernel):
     """``rsqrt(input)`` = ``1 / sqrt(x)`` in opmath (ATen's vectorised ``rsqrt``: a rounded
-    sqrt, then a rounded division; one more rounding for 16-bit). Backward
+    sqrt, then a rounded division; one more rounding for 16-bit). 16-bit elements in ATen's
+    scalar tail compute in the 16-bit type: ``round(1 / round(sqrt(x)))``. Backward
     ``-0.5 * grad * result**3`` (``RsqrtBackward0``)."""
 
     rule = FLOAT_OPMATH
@@ -123,7 +124,13 @@ class Rsqrt(Kernel):
 
     @staticmethod
     def kernel(dtype, a):
-        return a.dtype.type(1) / np.sqrt(a)
+        out = a.dtype.type(1) / np.sqrt(a)
+        if dtype.itemsize == 2 and dtype.is_floating_point:
+            tail = _nx.elementwise_tail(dtype, a)
+            if tail is not None and tail.any():
+                s16 = _nx.round_to(np.sqrt(a), dtype)
+                out = np.where(tail, _nx.round_to(np.float32(1) / s16, dtype), out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -136,7 +143,7 @@ class Atan2(Kernel):
     """``atan2(input, other)``: the angle of (other, input), broadcasting (``torch.atan2``,
     ``torch.arctan2``); integers give the default float; computed in float64 and rounded to a
     correctly rounded fp32, then once into 16 bits. Backward ``grad * other / (x² + y²)`` and
-    ``grad * -input / (x² + y²)`` (``Atan2Backward0``).
+    ``grad * -input / (x² + y²)``, 0 at the origin (``Atan2Backward0``).
 
     Raises:
         TypeError: ``other`` not a Tensor (PyTorch's atan2 takes tensors only).
@@ -162,7 +169,9 @@ class Atan2(Kernel):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         nig = ctx.needs_input_grad
+        # PyTorch's atan2_backward: 1 / (a*a + b*b), taken as 0 at the origin
         r = _d("add", _d("mul", a, a), _d("mul", b, b))
-        ga = _d("div", _d("mul", grad, b), r) if nig[0] else None
-        gb = _d("div", _d("mul", grad, _d("neg", a)), r) if nig[1] else None
+        recip = _d("where", _d("eq", r, 0), 0.0, _d("reciprocal", r))
+        ga = _d("mul", _d("mul", grad, b), recip) if nig[0] else None
+        gb = _d("mul", _d("mul", grad, _d("neg", a)), recip) if nig[1] else None
         return ga, gb
