@@ -220,7 +220,7 @@ class EluBackward(Kernel):
         nig = ctx.needs_input_grad
         ga = dispatch("elu_backward", gg, *k, ctx.is_result, b) if nig[0] else None
         gb = None
-        if nig[1]:
+        if nig[-1]:
             alpha, scale, nip = k
             if ctx.is_result:
                 d = dispatch("mul", gg, dispatch("mul", g, nip))
@@ -228,7 +228,8 @@ class EluBackward(Kernel):
                 d = dispatch("mul", dispatch("mul", gg, g), dispatch(
                     "mul", dispatch("exp", dispatch("mul", b, nip)), nip * nip * alpha * scale))
             gb = dispatch("where", dispatch("gt", b, 0), 0.0, d)
-        return ga, gb
+        # one gradient per argument of PyTorch's order (the tensor is the last one)
+        return ga, None, None, None, None, gb
 
 
 @register_op("selu")
@@ -412,8 +413,8 @@ class Hardsigmoid(Kernel):
 class HardsigmoidBackward(Kernel):
     """``hardsigmoid_backward(grad_output, self)`` = ``g * (1/6)`` for ``-3 < x < 3``, else 0
     (``torch.ops.aten.hardsigmoid_backward``; ``1/6`` is the fp32 ``1.0f / 6.0f`` in every
-    dtype, fp64 included, as ATen writes it).
-    Differentiable in ``grad_output`` (``HardsigmoidBackwardBackward0``)."""
+    dtype, fp64 included, as ATen writes it). Not differentiable, as in PyTorch: its backward
+    raises "derivative for aten::hardsigmoid_backward is not implemented"."""
 
     rule = PROMOTE_OPMATH
     args = ("grad_output", "self")
@@ -430,7 +431,4 @@ class HardsigmoidBackward(Kernel):
 
     @staticmethod
     def backward(ctx, gg):
-        (x,) = ctx.saved_tensors
-        nig = ctx.needs_input_grad
-        a = dispatch("hardsigmoid_backward", gg, x) if nig[0] else None
-        return a, (dispatch("zeros_like", x) if nig[1] else None)
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")

@@ -26,6 +26,7 @@ _SCALE = 2.0 ** -600
 def _fma(x, y, z):
     if np.result_type(x, y, z) != np.float64:
         return _nx.fma32(x, y, z)
+    x, y, z = np.broadcast_arrays(x, y, z)
     out = _nx.fma64(x, y, z)
     # fma64's exact product (Veltkamp splitting: x * (2**27 + 1)) overflows near the top of the
     # range: redo those operands scaled by a power of two (exact)
