@@ -39,9 +39,10 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from . import ops as _ops  # registers every op
-from .ops.factory import (tensor, as_tensor, from_numpy, zeros, ones, full, empty, zeros_like,
-                          ones_like, full_like, empty_like, arange, eye, linspace, randn, rand,
-                          randint, randperm, randn_like, rand_like, normal)
+from ._functional.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty,
+                                    zeros_like, ones_like, full_like, empty_like, arange, eye,
+                                    linspace, randn, rand, randint, randperm, randn_like,
+                                    rand_like, normal)
 from . import autograd
 from .autograd.engine import _calibrate_steal
 
@@ -83,8 +84,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
-           "accelerator",
-           "backends", "optim", "amp", "autocast", "testing"] + list(_fn_all)
+           "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils"
+           ] + list(_fn_all)
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)
@@ -95,10 +96,11 @@ _AMP_LAZY = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autoc
 def __getattr__(name):
     # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
     # optim / amp_emu packages, imported on first use (minigrad never imports them at import
-    # time; see DESIGN.md "Layering").
+    # time; see DESIGN.md "Layering"); ``minigrad.utils`` (``torch.utils``) is imported on
+    # first use too, to keep ``import minigrad`` light.
     import importlib
     if name in _AMP_LAZY:
         return getattr(importlib.import_module("amp_emu.autocast"), name)
-    if name in ("optim", "amp"):
+    if name in ("optim", "amp", "utils"):
         return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

@@ -326,15 +326,24 @@ def parse_to(args, kwargs):
     dev, dtype = kwargs.get("device"), kwargs.get("dtype")
     copy = bool(kwargs.get("copy", False))
     rest = list(args)
+    given = set(kwargs) & {"device", "dtype"}     # a keyword may not repeat a positional
     if rest and hasattr(rest[0], "_device"):      # a Tensor
+        if given:
+            _bad_to(args, kwargs)
         other = rest.pop(0)
         dev, dtype = other._device, other.dtype
     elif rest and isinstance(rest[0], _dt.DType):
+        if given:
+            _bad_to(args, kwargs)
         dtype = rest.pop(0)
     elif rest and (isinstance(rest[0], (str, device)) or
                    (isinstance(rest[0], int) and not isinstance(rest[0], bool))):
+        if "device" in given:
+            _bad_to(args, kwargs)
         dev = rest.pop(0)
         if rest and (rest[0] is None or isinstance(rest[0], _dt.DType)):
+            if "dtype" in given:
+                _bad_to(args, kwargs)
             dtype = rest.pop(0)
     elif rest and rest[0] is None:
         rest.pop(0)

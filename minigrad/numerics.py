@@ -30,6 +30,7 @@ computes, where a few kernels round differently), ``reduce_all`` (the summation 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 
 import numpy as np
@@ -37,7 +38,7 @@ import numpy as np
 __all__ = ["CPU_CAPABILITY", "VECTOR_BYTES", "HAS_FMA", "GRAIN_SIZE", "lanes", "get_num_threads",
            "set_num_threads", "num_threads", "parallel_chunks", "loop_step", "tail_mask",
            "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags", "scalar_add",
-           "scalar_mul", "scalar_in"]
+           "scalar_mul", "scalar_in", "quiet", "unquiet"]
 
 GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE
 
@@ -326,3 +327,27 @@ def scalar_in(s, dtype):
         return np.array(int(s)).astype(dtype.np)[()] if -2**63 <= s < 2**64 else \
             scalar_add(s, dtype)
     return scalar_add(s, dtype)
+
+
+# ------------------------------------------------------------------------ quiet floating point
+# PyTorch's kernels never warn when a result overflows or is nan; NumPy's do unless its error
+# state says "ignore". ``np.errstate`` builds a new state object each time (over a microsecond,
+# as much as a small kernel), so the kernels set one prebuilt "ignore" state: ``token = quiet()``
+# ... ``unquiet(token)`` (NumPy 2 keeps the state in a context variable; NumPy 1 falls back to
+# ``np.errstate``).
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+    # ``quiet()`` sets the prebuilt state and returns the context variable's token;
+    # ``unquiet(token)`` resets it. Both are C calls (a kernel runs them once each).
+    quiet = functools.partial(_extobj_contextvar.set, _make_extobj(all="ignore"))
+    unquiet = _extobj_contextvar.reset
+except (ImportError, AttributeError, TypeError):        # pragma: no cover - NumPy 1.x
+    def quiet():
+        """Silence NumPy's floating-point warnings in this context; returns a token."""
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def unquiet(token):
+        """Restore the error state ``quiet`` replaced."""
+        token.__exit__(None, None, None)

@@ -5,7 +5,15 @@ torch's): Tensors and Parameters pickle their storage array in its real format (
 ``ml_dtypes.bfloat16``...), dtype and ``requires_grad``; autograd history is not saved (as in
 PyTorch, only leaves with ``requires_grad`` keep the flag). ``load(weights_only=True)`` (the
 default, as in PyTorch >= 2.6) unpickles only tensors, dtypes, NumPy arrays and plain
-containers/scalars, plus classes registered with ``add_safe_globals``.
+containers/scalars, plus globals allowed with ``add_safe_globals`` or the ``safe_globals``
+context manager.
+
+Whole models: ``save(model, f)`` pickles the module objects, which name their classes by path:
+minigrad's layers live under PyTorch's paths (``minigrad.nn.modules.linear.Linear``,
+``minigrad.nn.modules.container.Sequential``...), so a whole-model checkpoint names the same
+classes as a PyTorch one, and ``load(f)`` (``weights_only=True``) refuses it with PyTorch's
+message naming the first class to allow; ``load(f, weights_only=False)`` or allowlisting every
+class named (the model's own class, each layer class) loads it.
 """
 from __future__ import annotations
 
@@ -14,7 +22,8 @@ import pickle
 
 from . import devices as _devices
 
-__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals"]
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals"]
 
 _DEFAULT_ALLOWED = {
     ("minigrad.tensor", "_rebuild"), ("minigrad.tensor", "Size"),
@@ -26,48 +35,110 @@ _DEFAULT_ALLOWED = {
     ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "slice"),
     ("builtins", "complex"), ("builtins", "bytearray"),
 }
-_user_allowed: dict = {}
+_marked_safe_globals: dict = {}      # the entries given, in order (a dict used as a set)
 
 
 def add_safe_globals(safe_globals) -> None:
     """Allow these classes/functions in ``load(weights_only=True)``
     (``torch.serialization.add_safe_globals``).
 
+    A checkpoint names each global by its full path ``{__module__}.{__qualname__}``
+    (``minigrad.nn.modules.linear.Linear``, ``__main__.Net``); an entry matches that path, or
+    the path given with it.
+
     Args:
-        safe_globals: list of objects, or of ``(obj, "module.name")`` pairs.
+        safe_globals: a list of objects, or of ``(obj, "module.qualname")`` pairs. Entries are
+            checked when a file is loaded (as in PyTorch): a tuple not of length 2 raises
+            ValueError, a non-str path TypeError.
     """
     for g in safe_globals:
-        obj, name = (g if isinstance(g, tuple) else (g, None))
-        if name is None:
-            name = f"{obj.__module__}.{obj.__qualname__}"
-        _user_allowed[name] = obj
+        _marked_safe_globals[g] = None
 
 
 def get_safe_globals() -> list:
-    """The objects added by ``add_safe_globals`` (``torch.serialization.get_safe_globals``)."""
-    return list(_user_allowed.values())
+    """The entries added by ``add_safe_globals`` (``torch.serialization.get_safe_globals``),
+    as given (objects or ``(obj, path)`` pairs)."""
+    return list(_marked_safe_globals)
 
 
 def clear_safe_globals() -> None:
     """Forget every ``add_safe_globals`` entry (``torch.serialization.clear_safe_globals``)."""
-    _user_allowed.clear()
+    _marked_safe_globals.clear()
+
+
+class safe_globals:
+    """Context manager allowing globals for ``load(weights_only=True)`` inside its block
+    (``torch.serialization.safe_globals``): ``add_safe_globals(entries)`` on entry, and on exit
+    those entries are removed again (also when they had been added before the block, as in
+    PyTorch).
+
+    Args:
+        safe_globals: as for ``add_safe_globals``.
+    """
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, type, value, tb):
+        for g in self.safe_globals:
+            _marked_safe_globals.pop(g, None)
+
+
+def _user_allowed_globals() -> dict:
+    """Full path -> object for every allowlisted entry (PyTorch's checks of the pairs)."""
+    out = {}
+    for g in _marked_safe_globals:
+        if isinstance(g, tuple):
+            if len(g) != 2:
+                raise ValueError("Expected tuple of length 2 (global, str of callable full "
+                                 f"path), but got tuple of length: {len(g)}")
+            if type(g[1]) is not str:
+                raise TypeError("Expected second item in tuple to be str of callable full path, "
+                                f"but got: {type(g[1])}")
+            out[g[1]] = g[0]
+        else:
+            out[f"{g.__module__}.{g.__qualname__}"] = g
+    return out
+
+
+def _weights_only_message(full: str) -> str:
+    """PyTorch 2.13's text for a global that ``weights_only=True`` refuses, with minigrad's
+    names."""
+    return (
+        "Weights only load failed. This file can still be loaded, to do so you have two options, "
+        "\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n"
+        "\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in "
+        "`torch.load` from `False` to `True` (minigrad.load's default is the same). Re-running "
+        "`minigrad.load` with `weights_only` set to `False` will likely succeed, but it can "
+        "result in arbitrary code execution. Do it only if you got the file from a trusted "
+        "source.\n"
+        "\t(2) Alternatively, to load with `weights_only=True` please check the recommended "
+        "steps in the following error message.\n"
+        f"\tWeightsUnpickler error: Unsupported global: GLOBAL {full} was not an allowed global "
+        f"by default. Please use `minigrad.serialization.add_safe_globals([{full}])` or the "
+        f"`minigrad.serialization.safe_globals([{full}])` context manager to allowlist this "
+        "global if you trust this class/function.\n\n"
+        "Check the documentation of minigrad.load (torch.load's) to learn more about types "
+        "accepted by default with weights_only "
+        "https://pytorch.org/docs/stable/generated/torch.load.html.")
 
 
 class _WeightsOnlyUnpickler(pickle.Unpickler):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._user_allowed = _user_allowed_globals()
+
     def find_class(self, module, name):
         if (module, name) in _DEFAULT_ALLOWED or module == "ml_dtypes" or \
                 module.startswith("numpy.dtypes"):
             return super().find_class(module, name)
         full = f"{module}.{name}"
-        if full in _user_allowed:
-            return _user_allowed[full]
-        raise pickle.UnpicklingError(
-            "Weights only load failed. Re-running `minigrad.load` with `weights_only` set to "
-            "`False` will likely succeed, but it can result in arbitrary code execution. Do it "
-            "only if you got the file from a trusted source.\n"
-            f"Unsupported global: GLOBAL {full} was not an allowed global by default. Please use "
-            f"`minigrad.serialization.add_safe_globals([{name}])` to allowlist this global if "
-            "you trust this class/function.")
+        if full in self._user_allowed:
+            return self._user_allowed[full]
+        raise pickle.UnpicklingError(_weights_only_message(full))
 
 
 def _is_path(f) -> bool:

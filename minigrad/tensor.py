@@ -588,10 +588,24 @@ class Tensor(TensorOpsMixin):
             device = f"cuda:{device}"
         return self.to(device)
 
-    def type(self, dtype=None):
-        """Mirrors ``torch.Tensor.type``."""
+    def type(self, dtype=None, non_blocking=False):
+        """``Tensor.type``: with no argument, PyTorch's legacy type string (``"torch.FloatTensor"``,
+        ``"torch.cuda.HalfTensor"`` on the emulated cuda device), so that a ported script's
+        comparisons hold; with a dtype or such a string, the tensor converted to it.
+
+        Raises:
+            ValueError: an unknown type string ("invalid type: 'torch.Foo'").
+        """
         if dtype is None:
-            return f"minigrad.{self.dtype.name}"
+            where = "torch.cuda." if self._device.type == "cuda" else "torch."
+            return where + self.dtype.legacy_name
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1]
+            match = [d for d in _dt.all_dtypes if d.legacy_name == name]
+            if not match:
+                raise ValueError(f"invalid type: '{dtype}'")
+            device = "cuda" if dtype.startswith("torch.cuda.") else self._device
+            return self.to(device=device, dtype=match[0])
         return self.to(_dt.as_dtype(dtype))
 
     def float(self):

@@ -109,6 +109,9 @@ class Optimizer:
     Subclasses implement ``step(closure=None)``; it is wrapped automatically so step hooks run.
     """
 
+    # state entries that are 0-dim tensors, not shaped like their parameter
+    _scalar_state = ("step",)
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
@@ -284,7 +287,8 @@ class Optimizer:
                 raise RuntimeError(f"optimizers can only update floating point parameters, got "
                                    f"{p.dtype}")
             for key, v in self.state.get(p, {}).items():
-                if isinstance(v, Tensor) and key != "step" and v.shape != p.shape:
+                if isinstance(v, Tensor) and key not in self._scalar_state and \
+                        v.shape != p.shape:
                     raise RuntimeError(f"optimizer state '{key}' has size {list(v.shape)} but "
                                        f"its parameter has size {list(p.shape)}")
             out.append(p)
@@ -436,3 +440,4 @@ class Optimizer:
         return list(groups.values())
 
     _no_grad = no_grad
+

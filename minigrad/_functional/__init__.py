@@ -16,7 +16,7 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``reduction``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``argmax``, ``all``, ``any``...
 - ``matmul``: ``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``, ``addmm``
 - ``shape``: ``reshape``, ``transpose``, ``permute``, ``t``, ``unsqueeze``, ``squeeze``,
-  ``flatten``
+  ``flatten``, ``unflatten``
 - ``joining``: ``cat``, ``stack``, ``split``, ``chunk``, ``unbind``
 - ``selection``: ``where``, ``masked_fill``
 - ``softmax``: ``softmax``, ``log_softmax``

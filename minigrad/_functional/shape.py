@@ -1,11 +1,11 @@
 """Shape views as torch-level functions (``torch.reshape``, ``transpose``, ``permute``, ``t``,
-``unsqueeze``, ``squeeze``, ``flatten``): each is one ``dispatch`` call.
+``unsqueeze``, ``squeeze``, ``flatten``, ``unflatten``): each is one ``dispatch`` call.
 """
 from __future__ import annotations
 
 from ..dispatch import dispatch
 
-__all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten"]
+__all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten"]
 
 
 def reshape(input, shape):
@@ -75,3 +75,53 @@ def flatten(input, start_dim=0, end_dim=-1):
         RuntimeError: ``start_dim`` after ``end_dim``.
     """
     return dispatch("flatten", input, start_dim, end_dim)
+
+
+def unflatten(input, dim, sizes):
+    """Split dim ``dim`` into ``sizes`` (``torch.unflatten``): the ``view`` op with shape
+    ``input.shape[:dim] + sizes + input.shape[dim+1:]`` (splitting one dim is always a view, as
+    in PyTorch, whose graph node is ``ViewBackward0`` too); one size may be -1 (inferred).
+
+    Raises:
+        TypeError: ``sizes`` is not a tuple/list of ints.
+        IndexError: ``dim`` out of range; RuntimeError: a 0-dim input, empty ``sizes``, more
+            than one -1, or sizes whose product is not the size of ``dim`` (PyTorch's
+            messages).
+    """
+    if not isinstance(sizes, (tuple, list)):
+        raise TypeError("unflatten(): argument 'sizes' (position 2) must be tuple of ints, not "
+                        + type(sizes).__name__)
+    for i, s in enumerate(sizes):
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError("unflatten(): argument 'sizes' (position 2) must be tuple of ints, "
+                            f"but found element of type {type(s).__name__} at pos {i}")
+    shape = tuple(input.shape)
+    if not shape:
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} "
+                           "but tensor has no dimensions")
+    n = len(shape)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    dim %= n
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
+                           "inferred")
+    for i, s in enumerate(sizes):
+        if s < -1:
+            raise RuntimeError(f"unflatten got an unexpected error:\ninvalid shape dimension {s} "
+                               f"at index {i} of shape {list(sizes)}")
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    if -1 in sizes and known == 0 and shape[dim] == 0:
+        raise RuntimeError("unflatten got an unexpected error:\ncannot reshape tensor of 0 "
+                           f"elements into shape {list(sizes)} because the unspecified "
+                           "dimension size -1 can be any value and is ambiguous")
+    if (known != shape[dim]) if -1 not in sizes else (known == 0 or shape[dim] % known):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({shape[dim]}) in the input tensor")
+    return dispatch("view", input, shape[:dim] + sizes + shape[dim + 1:])

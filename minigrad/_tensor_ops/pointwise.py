@@ -18,7 +18,7 @@ def _nd(other):
     is a Tensor too (PyTorch 2.13 raises TypeError for ``ndarray`` +, -, * ``Tensor`` but
     returns a Tensor for ``/``: a deliberate difference, all four return a Tensor here)."""
     if isinstance(other, np.ndarray):
-        from ..ops.factory import as_tensor
+        from .._functional.factories import as_tensor
         return as_tensor(other)
     return other
 

@@ -49,6 +49,12 @@ class ShapeMixin:
         """Mirrors ``torch.Tensor.flatten``: the ``flatten`` op (its errors apply)."""
         return dispatch("flatten", self, start_dim, end_dim)
 
+    def unflatten(self, dim, sizes):
+        """Mirrors ``torch.Tensor.unflatten``: ``minigrad.unflatten`` (a view; its errors
+        apply)."""
+        from .._functional.shape import unflatten
+        return unflatten(self, dim, sizes)
+
     def transpose(self, dim0, dim1):
         """Mirrors ``torch.Tensor.transpose``: the ``transpose`` op (its errors apply)."""
         return dispatch("transpose", self, dim0, dim1)

@@ -19,8 +19,12 @@ from ..dispatch import dispatch
 from ..random import _gen
 from ..tensor import Tensor
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
+           "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+           "kaiming_normal_", "orthogonal_", "sparse_",
+           # deprecated aliases (FutureWarning), as in PyTorch
+           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                "conv_transpose3d")
@@ -58,6 +62,12 @@ def _check(tensor, fn):
         raise TypeError(f"{fn}(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
 
 
+def _check_floating(tensor, kernel):
+    if not tensor.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{tensor.dtype.scalar_name}'")
+
+
 def _write(tensor, arr):
     """Copy the float64 array ``arr`` (owned here) into ``tensor`` with the ``copy_`` op."""
     with no_grad():
@@ -69,9 +79,14 @@ def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
     """Fill ``tensor`` with samples of U(a, b) (``torch.nn.init.uniform_``); returns it.
 
     Raises:
-        TypeError: ``tensor`` is not a Tensor.
+        TypeError: ``tensor`` is not a Tensor. RuntimeError: ``a > b``. NotImplementedError: an
+            integer or bool tensor (PyTorch's "check_uniform_bounds" message).
     """
     _check(tensor, "uniform_")
+    _check_floating(tensor, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
+                           f"from={a:g} > to={b:g}")
     arr = _gen(generator).uniform(float(a), float(b), tuple(tensor.shape))
     return _write(tensor, np.asarray(arr, dtype=np.float64))
 
@@ -80,13 +95,67 @@ def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
     """Fill ``tensor`` with samples of N(mean, std^2) (``torch.nn.init.normal_``); returns it.
 
     Raises:
-        TypeError: ``tensor`` is not a Tensor. RuntimeError: ``std < 0``.
+        TypeError: ``tensor`` is not a Tensor. RuntimeError: ``std < 0``. NotImplementedError:
+            an integer or bool tensor.
     """
     _check(tensor, "normal_")
+    _check_floating(tensor, "normal_kernel_cpu")
     if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     arr = _gen(generator).normal(float(mean), float(std), tuple(tensor.shape))
     return _write(tensor, np.asarray(arr, dtype=np.float64))
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None):
+    """Fill ``tensor`` with N(mean, std^2) truncated to [a, b] (``torch.nn.init.trunc_normal_``);
+    returns it.
+
+    As PyTorch: when the normal puts more than 30% of its mass in [a, b], samples outside are
+    redrawn from the normal until none is left; otherwise candidates come from U(a, b) and are
+    accepted with probability pdf(x)/pdf(mode) (mode: the mean clamped to [a, b]). Sampled in
+    float64, then rounded once into the tensor's dtype (so a value lies in [a, b] rounded).
+
+    Raises:
+        RuntimeError: ``a > b`` ("uniform_ expects to return a [from, to) range...").
+        ZeroDivisionError: ``std == 0`` (as PyTorch).
+        NotImplementedError: an integer or bool tensor.
+
+    Warns:
+        UserWarning: the mean is more than 2 std outside [a, b].
+    """
+    _check(tensor, "trunc_normal_")
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    p = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
+    _check_floating(tensor, "check_uniform_bounds" if p <= 0.3 else "normal_kernel_cpu")
+    if a > b:
+        raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
+                           f"from={a:g} > to={b:g}")
+    rng, shape = _gen(generator), tuple(tensor.shape)
+    if p > 0.3:
+        out = rng.normal(mean, std, shape)
+        while True:
+            bad = (out < a) | (out > b)
+            if not bad.any():
+                break
+            out = np.where(bad, rng.normal(mean, std, shape), out)
+    else:
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        out = rng.uniform(a, b, shape)
+        pending = np.ones(shape, dtype=bool)
+        while True:
+            log_pdf = -0.5 * ((out - mean) / std) ** 2 - log_peak
+            pending &= np.log(rng.uniform(0.0, 1.0, shape)) > log_pdf
+            if not pending.any():
+                break
+            out = np.where(pending, rng.uniform(a, b, shape), out)
+    return _write(tensor, np.asarray(out, dtype=np.float64))
 
 
 def constant_(tensor, val: float):
@@ -105,6 +174,43 @@ def ones_(tensor):
 def zeros_(tensor):
     """Fill ``tensor`` with zeros (``torch.nn.init.zeros_``); returns it."""
     return constant_(tensor, 0.0)
+
+
+def eye_(tensor):
+    """Fill a 2-D ``tensor`` with the identity matrix (ones on the main diagonal, also when
+    not square) (``torch.nn.init.eye_``); returns it.
+
+    Raises:
+        ValueError: not 2-D ("Only tensors with 2 dimensions are supported").
+    """
+    _check(tensor, "eye_")
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, np.eye(*tuple(tensor.shape), dtype=np.float64))
+
+
+def dirac_(tensor, groups: int = 1):
+    """Fill a 3/4/5-D conv weight (out, in, *kernel) with the Dirac delta
+    (``torch.nn.init.dirac_``): in each of ``groups`` groups of out channels, channel ``d`` gets
+    a 1 at input channel ``d`` and the kernel's centre, for ``d < min(out/groups, in)``; zeros
+    elsewhere. Returns ``tensor``.
+
+    Raises:
+        ValueError: not 3/4/5-D; dim 0 not divisible by ``groups``.
+    """
+    _check(tensor, "dirac_")
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    centre = tuple(k // 2 for k in sizes[2:])
+    arr = np.zeros(sizes, dtype=np.float64)
+    for g in range(groups):
+        for d in range(min(per_group, sizes[1])):
+            arr[(g * per_group + d, d) + centre] = 1.0
+    return _write(tensor, arr)
 
 
 def _calculate_fan_in_and_fan_out(tensor):
@@ -134,7 +240,7 @@ def _calculate_correct_fan(tensor, mode):
 
 def _zero_element(tensor):
     if 0 in tuple(tensor.shape):
-        warnings.warn("Initializing zero-element tensors is a no-op")
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return True
     return False
 
@@ -191,3 +297,82 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in",
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor, gain: float = 1, generator=None):
+    """Fill ``tensor`` with a (semi-)orthogonal matrix times ``gain``
+    (``torch.nn.init.orthogonal_``); dims after the first are flattened, so the (rows, cols)
+    view has orthonormal rows (rows <= cols) or columns. Returns ``tensor``.
+
+    As PyTorch: the QR factorisation of a standard-normal matrix (transposed when
+    rows < cols), Q's columns multiplied by the signs of R's diagonal (Haar-uniform). Computed in
+    float64, rounded once into the tensor's dtype. A zero-element tensor is left as it is.
+
+    Raises:
+        ValueError: fewer than 2 dims.
+    """
+    _check(tensor, "orthogonal_")
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _gen(generator).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _write(tensor, (q * gain).reshape(tuple(tensor.shape)))
+
+
+def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
+    """Fill a 2-D ``tensor`` with N(0, std^2) samples, then zero ``ceil(sparsity * rows)``
+    randomly chosen entries in each column (``torch.nn.init.sparse_``); returns it.
+
+    Deliberate difference: the rows to zero are drawn from ``generator`` (PyTorch draws them
+    from the global generator whatever ``generator`` is).
+
+    Raises:
+        ValueError: not 2-D.
+    """
+    _check(tensor, "sparse_")
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tuple(tensor.shape)
+    num_zeros = math.ceil(sparsity * rows)
+    rng = _gen(generator)
+    arr = rng.normal(0.0, std, (rows, cols))
+    for col in range(cols):
+        arr[rng.permutation(rows)[:num_zeros], col] = 0.0
+    return _write(tensor, arr)
+
+
+def _make_deprecate(meth):
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = (f"``{old_name}(...)``: deprecated alias of ``{new_name}`` "
+                               f"(warns FutureWarning, as ``torch.nn.init.{old_name}``).")
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

@@ -16,12 +16,10 @@ import numpy as np
 from .. import dtypes as _dt
 from ..dispatch import register_op
 from ..tensor import Tensor
-from ..numerics import scalar_in
-from ._util import broadcast_shapes
-from .compare import logical_operands
+from .compare import logical_op
+from .kernel import EXACT, KEEP_DTYPE
 from .inplace import run_inplace
 
-_NUM = (bool, int, float, np.number, np.bool_)
 
 
 def _not_impl(kernel, dt):
@@ -29,41 +27,35 @@ def _not_impl(kernel, dt):
                                f"'{dt.scalar_name}'")
 
 
-def _operand(x, rt):
-    if isinstance(x, Tensor):
-        a = x._data
-        return a if x.dtype is rt else a.astype(rt.np)
-    if rt is _dt.bool_:
-        return np.bool_(x)
-    return scalar_in(x, rt)
+def _integral(kernel, allow_bool=True):
+    """The check every bitwise kernel starts with: an integral (or bool) result dtype."""
+    def check(rt):
+        if rt.is_floating_point or (rt is _dt.bool_ and not allow_bool):
+            raise _not_impl(kernel, rt)
+    return check
 
 
-def _prepare(name, kernel, input, other, allow_bool=True):
-    """Checks shared by the binary bitwise ops; returns (a, b, result dtype)."""
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+def _run(name, kernel, input, other):
+    """Through the kernel base (rule ``EXACT``); a number ``input`` goes second there, and
+    ``kernel(dtype, a, b)`` still receives ``(input, other)`` in that order."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        return EXACT.run(lambda rt, b, a: kernel(rt, a, b), (other, input), op=name)
+    if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    for pos, x in ((1, input), (2, other)):
-        if not isinstance(x, (Tensor,) + _NUM):
-            arg = "input" if pos == 1 else "other"
-            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor or "
-                            f"Number, not {type(x).__name__}")
-    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.shape != other.shape:
-        broadcast_shapes(input.shape, other.shape)
-    rt = _dt.result_type(input, other)
-    if rt.is_floating_point or (rt is _dt.bool_ and not allow_bool):
-        raise _not_impl(kernel, rt)
-    return _operand(input, rt), _operand(other, rt), rt
-
-
-def _result(out, rt):
-    return Tensor._make(np.asarray(out, dtype=rt.np), rt)
+    return EXACT.run(kernel, (input, other), op=name)
 
 
 def _make_bitwise(name, kernel, ufunc):
+    check = _integral(kernel)
+
+    def k(rt, a, b):
+        check(rt)
+        return ufunc(a, b)
+
     def op(input, other):
-        a, b, rt = _prepare(name, kernel, input, other)
-        return _result(ufunc(a, b), rt)
+        return _run(name, k, input, other)
+    op.rule = EXACT
     op.__name__ = name
     op.__doc__ = (
         f"``{name}(input, other)`` (``torch.{name}``): elementwise on bool/integer tensors, "
@@ -90,6 +82,20 @@ def _shift(a, b, rt, left):
     return np.where(bad, fill, np.right_shift(a, safe)).astype(rt.np)
 
 
+_lshift_check = _integral("lshift", allow_bool=False)
+_rshift_check = _integral("rshift", allow_bool=False)
+
+
+def _lshift(rt, a, b):
+    _lshift_check(rt)
+    return _shift(a, b, rt, True)
+
+
+def _rshift(rt, a, b):
+    _rshift_check(rt)
+    return _shift(a, b, rt, False)
+
+
 @register_op("bitwise_left_shift")
 def bitwise_left_shift(input, other):
     """``bitwise_left_shift(input, other)`` (``torch.bitwise_left_shift``, ``<<``): integer
@@ -99,8 +105,7 @@ def bitwise_left_shift(input, other):
         NotImplementedError: a floating or bool result dtype ('"lshift_cpu" not implemented
             for 'Float''). RuntimeError: shapes that do not broadcast.
     """
-    a, b, rt = _prepare("bitwise_left_shift", "lshift", input, other, allow_bool=False)
-    return _result(_shift(a, b, rt, True), rt)
+    return _run("bitwise_left_shift", _lshift, input, other)
 
 
 @register_op("bitwise_right_shift")
@@ -113,8 +118,10 @@ def bitwise_right_shift(input, other):
         NotImplementedError: a floating or bool result dtype ('"rshift_cpu" not implemented
             for 'Float''). RuntimeError: shapes that do not broadcast.
     """
-    a, b, rt = _prepare("bitwise_right_shift", "rshift", input, other, allow_bool=False)
-    return _result(_shift(a, b, rt, False), rt)
+    return _run("bitwise_right_shift", _rshift, input, other)
+
+
+bitwise_left_shift.rule = bitwise_right_shift.rule = EXACT
 
 
 @register_op("bitwise_not")
@@ -126,25 +133,31 @@ def bitwise_not(input):
         TypeError: ``input`` not a Tensor. NotImplementedError: a floating tensor
             ('"bitwise_not_cpu" not implemented for 'Float'').
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"bitwise_not(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    if input.dtype.is_floating_point:
-        raise _not_impl("bitwise_not", input.dtype)
-    return _result(np.invert(input._data), input.dtype)
+    return KEEP_DTYPE.run(_invert, (input,), op="bitwise_not")
+
+
+_not_check = _integral("bitwise_not")
+
+
+def _invert(rt, a):
+    _not_check(rt)
+    return np.invert(a)
+
+
+bitwise_not.rule = KEEP_DTYPE
 
 
 @register_op("logical_xor")
 def logical_xor(input, other):
     """``logical_xor(input, other)`` (``torch.logical_xor``): bool tensor, True where exactly
-    one operand is nonzero (in the promoted dtype, see ``compare.logical_operands``);
+    one operand is nonzero (in the promoted dtype, see ``compare.logical_op``);
     broadcasting.
 
     Raises:
         TypeError: an operand that is not a Tensor (PyTorch takes no numbers here).
         RuntimeError: shapes that do not broadcast.
     """
-    return _result(np.logical_xor(*logical_operands(input, other, "logical_xor")), _dt.bool_)
+    return logical_op(np.logical_xor, input, other, "logical_xor")
 
 
 def _make_inplace(name, fn):
@@ -170,3 +183,4 @@ bitwise_right_shift_ = _make_inplace("bitwise_right_shift_", bitwise_right_shift
 def bitwise_not_(self):
     """In-place ``bitwise_not`` (``Tensor.bitwise_not_``); errors of ``bitwise_not``."""
     return run_inplace(self, bitwise_not)
+

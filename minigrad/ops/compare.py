@@ -73,12 +73,14 @@ def _check_t(x, op):
 
 
 def _make_class(name, fn, int_value):
+    def kernel(rt, a):
+        if not rt.is_floating_point:
+            return np.full(a.shape, int_value)
+        return fn(a)
+
     def op(input):
-        _check_t(input, name)
-        if not input.dtype.is_floating_point:
-            return _bool(np.full(input.shape, int_value))
-        return _bool(fn(input._data.astype(np.float32) if input.dtype is _dt.bfloat16
-                        else input._data))
+        return BOOL_RESULT.run(kernel, (input,), op=name)
+    op.rule = BOOL_RESULT
     op.__name__ = name
     op.__doc__ = f"``{name}(input)``: a bool tensor (``torch.{name}``); integers: {int_value}."
     return register_op(name, op)
@@ -89,22 +91,21 @@ isnan = _make_class("isnan", np.isnan, False)
 isinf = _make_class("isinf", np.isinf, False)
 
 
-def _truth(x):
-    a = x._data if isinstance(x, Tensor) else np.asarray(x)
+def _truth(a):
+    a = np.asarray(a)
     return a if a.dtype == np.bool_ else a != 0
 
 
 @register_op("logical_not")
 def logical_not(input):
     """``logical_not(input)``: bool tensor, True where input is zero (``torch.logical_not``)."""
-    _check_t(input, "logical_not")
-    return _bool(np.logical_not(_truth(input)))
+    return BOOL_RESULT.run(lambda rt, a: np.logical_not(_truth(a)), (input,), op="logical_not")
 
 
-def logical_operands(input, other, op):
-    """The truth arrays of a binary logical op's operands, as TensorIterator computes them: both
-    converted to ``result_type(input, other)`` first (a 0-dim bf16 1e-8 next to an fp16 tensor
-    becomes fp16 0, i.e. False).
+def logical_op(ufunc, input, other, op):
+    """A binary logical op through the kernel base (rule ``BOOL_RESULT``): the operands' truth
+    values as TensorIterator computes them, both converted to ``result_type(input, other)``
+    first (a 0-dim bf16 1e-8 next to an fp16 tensor becomes fp16 0, i.e. False).
 
     Raises:
         TypeError: an operand that is not a Tensor (PyTorch takes no numbers here).
@@ -114,10 +115,7 @@ def logical_operands(input, other, op):
         if not isinstance(x, Tensor):
             raise TypeError(f"{op}(): argument '{arg}' (position {pos}) must be Tensor, "
                             f"not {type(x).__name__}")
-    if input.shape != other.shape:
-        broadcast_shapes(input.shape, other.shape)
-    rt = _dt.result_type(input, other)
-    return _truth(arr(input, rt)), _truth(arr(other, rt))
+    return BOOL_RESULT.run(lambda rt, a, b: ufunc(_truth(a), _truth(b)), (input, other), op=op)
 
 
 @register_op("logical_and")
@@ -128,7 +126,7 @@ def logical_and(input, other):
     Raises:
         TypeError: a non-Tensor operand. RuntimeError: shapes that do not broadcast.
     """
-    return _bool(np.logical_and(*logical_operands(input, other, "logical_and")))
+    return logical_op(np.logical_and, input, other, "logical_and")
 
 
 @register_op("logical_or")
@@ -139,7 +137,11 @@ def logical_or(input, other):
     Raises:
         TypeError: a non-Tensor operand. RuntimeError: shapes that do not broadcast.
     """
-    return _bool(np.logical_or(*logical_operands(input, other, "logical_or")))
+    return logical_op(np.logical_or, input, other, "logical_or")
+
+
+for _f in (logical_not, logical_and, logical_or):
+    _f.rule = BOOL_RESULT
 
 
 def _make_allany(name, ufunc):
@@ -147,7 +149,7 @@ def _make_allany(name, ufunc):
         _check_t(input, name)
         dims = wrap_dims(dim, input.ndim)
         axes = dims if input.ndim else None
-        out = ufunc(_truth(input), axis=axes, keepdims=keepdim if input.ndim else False)
+        out = ufunc(_truth(input._data), axis=axes, keepdims=keepdim if input.ndim else False)
         if input.dtype is _dt.uint8:
             return Tensor._make(np.asarray(out, np.uint8), _dt.uint8)
         return _bool(out)
@@ -233,28 +235,32 @@ class Minimum(_MaxMin):
 
 
 # ---------------------------------------------------------------------------------- clamp
+def _clamp_kernel(rt, a, *bounds, lo, hi):
+    """``min(max(a, lo), hi)`` on opmath arrays; ``bounds``: the bounds given (not None), as
+    loaded; ``lo``/``hi``: the bounds as given (numbers are checked against ``rt``)."""
+    for x in (lo, hi):
+        if x is not None and not isinstance(x, Tensor):
+            check_scalar(x, rt)
+    if rt is _dt.bool_ and lo is not None and hi is not None:   # clamp_min/max do have bool
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
+    tail = None if isinstance(lo, Tensor) or isinstance(hi, Tensor) else True
+    bounds = iter(bounds)
+    if lo is not None:
+        a = _max_min(np.maximum, a, next(bounds), rt, tail)
+    if hi is not None:
+        a = _max_min(np.minimum, a, next(bounds), rt, tail)
+    return a
+
+
 def _clamp_forward(input, lo, hi):
+    """clamp through the kernel base (rule ``PROMOTE_OPMATH``; None bounds left out)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"clamp(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    shapes = [input.shape] + [b.shape for b in (lo, hi) if isinstance(b, Tensor)]
-    if len(shapes) > 1:
-        broadcast_shapes(*shapes)
-    rt = _dt.result_type(input, lo, hi)
-    for b in (lo, hi):
-        if b is not None and not isinstance(b, Tensor):
-            check_scalar(b, rt)
-    if rt is _dt.bool_ and lo is not None and hi is not None:   # clamp_min/max do have bool
-        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
-    a = arr(input, rt)
-    tail = None if isinstance(lo, Tensor) or isinstance(hi, Tensor) else True
-    if lo is not None:
-        a = _max_min(np.maximum, a, _operand(lo, rt), rt, tail)
-    if hi is not None:
-        a = _max_min(np.minimum, a, _operand(hi, rt), rt, tail)
-    return wrap(a, rt)
+    operands = (input,) + tuple(b for b in (lo, hi) if b is not None)
+    return PROMOTE_OPMATH.run(_clamp_kernel, operands, kwargs={"lo": lo, "hi": hi}, op="clamp")
 
 
 class ClampScalar(Function):
@@ -339,6 +345,9 @@ def clamp(input, min=None, max=None):
             raise TypeError("clamp(): min and max must both be Tensors or both be numbers")
         return _clamp_tensor_apply(input, min, max)
     return _clamp_scalar_apply(input, min, max)
+
+
+clamp.rule = PROMOTE_OPMATH
 
 
 # ---------------------------------------------------------------------------------- where

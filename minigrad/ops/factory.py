@@ -1,5 +1,6 @@
 """Factories: tensor, zeros, ones, full, *_like, empty, arange, eye, linspace, randn, rand,
-randint, randperm, normal. Registered as ops (so modes see them) and exported from ``minigrad``.
+randint, randperm, normal: the kernels, each registered as an op; ``minigrad.zeros`` & co.
+(``minigrad/_functional/factories.py``) dispatch them, so modes see every factory call.
 
 Mirror the ``torch`` factories' signatures and dtype inference (float scalars -> default dtype,
 ints -> int64, bools -> bool; NumPy arrays keep their dtype). Every factory takes ``device=``
@@ -22,7 +23,7 @@ from ..random import _gen
 from ..tensor import Tensor
 from ._util import check_scalar, wrap
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
+__all__ = ["tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "eye", "linspace", "randn", "rand",
            "randint", "randperm", "randn_like", "rand_like", "normal"]
 
@@ -176,14 +177,6 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     return _finish(Tensor._make(arr, dt), requires_grad, device)
 
 
-def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype and
-    device (``torch.as_tensor``); a Tensor of another dtype/device goes through ``Tensor.to``."""
-    if isinstance(data, Tensor):
-        return data.to(device=device, dtype=dtype)
-    return tensor(data, dtype=dtype, device=device)
-
-
 def from_numpy(arr):
     """A tensor sharing memory with a NumPy array (``torch.from_numpy``).
 
@@ -231,6 +224,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
     return _finish(Tensor._make(np.ones(_size(size), dtype=dt.np), dt), requires_grad, device)
 
 
+@register_op("empty")
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
     """Same as ``zeros`` (``torch.empty``; minigrad zero-fills for determinism)."""
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
@@ -265,6 +259,7 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
                 requires_grad=requires_grad)
 
 
+@register_op("empty_like")
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """Same as ``zeros_like`` (``torch.empty_like``)."""
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
@@ -294,12 +289,14 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(Tensor._make(_convert(np.asarray(arr), dt), dt), requires_grad, device)
 
 
+@register_op("eye")
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """The identity matrix (``torch.eye``)."""
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     return _finish(Tensor._make(np.eye(n, m, dtype=dt.np), dt), requires_grad, device)
 
 
+@register_op("linspace")
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive (``torch.linspace``).
 
@@ -352,6 +349,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     return _finish(wrap(arr, dt), requires_grad, device)
 
 
+@register_op("randn_like")
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """``randn`` with ``input``'s shape (``torch.randn_like``); dtype and device default to
     ``input``'s."""
@@ -359,6 +357,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
     return randn(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
+@register_op("rand_like")
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """``rand`` with ``input``'s shape (``torch.rand_like``); dtype and device default to
     ``input``'s."""
@@ -390,13 +389,27 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
 
 
+@register_op("randperm")
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """A random permutation of 0..n-1 (``torch.randperm``), int64 default."""
+    """A random permutation of 0..n-1 (``torch.randperm``), int64 default.
+
+    Raises:
+        TypeError: ``n`` not an int (a 0-dim integer tensor is read as one, as PyTorch).
+        RuntimeError: a negative ``n`` (PyTorch's "Trying to create tensor with negative
+            dimension" message).
+    """
+    if isinstance(n, Tensor) and n.ndim == 0 and not n.dtype.is_floating_point:
+        n = n.item()
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    n = _size((n,))[0]
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
     return _finish(Tensor._make(_gen(generator).permutation(n).astype(dt.np), dt), requires_grad,
                    device)
 
 
+@register_op("normal.float_float")
 def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Normal samples with scalar ``mean`` and ``std`` (``torch.normal(mean, std, size)``)."""
     dt = _float_dt(dtype)
@@ -406,4 +419,6 @@ def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires
 
 # the factories place their results themselves (device=, or input's for *_like)
 _devices.OWN_DEVICE.update(("tensor", "full", "zeros", "ones", "zeros_like", "ones_like",
-                            "full_like", "arange", "randn", "rand", "randint"))
+                            "full_like", "arange", "randn", "rand", "randint", "empty",
+                            "empty_like", "eye", "linspace", "randn_like", "rand_like", "randperm",
+                            "normal.float_float"))

@@ -308,8 +308,7 @@ def index_put_(input, index, values):
     if not advanced:
         dst = input if _is_whole(idx) else dispatch("index", input, index)
         if not is_tensor:
-            from ..ops.factory import tensor as _tensor
-            values = _tensor(values, dtype=input.dtype)
+            values = dispatch("tensor", values, dtype=input.dtype)
         if values.ndim == 0:
             dispatch("fill_", dst, values)
         elif values.shape == dst.shape:

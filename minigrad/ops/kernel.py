@@ -30,7 +30,12 @@ around its one line of maths, and so does every elementwise op here:
             (out,) = ctx.saved_tensors
             return dispatch("div", grad, dispatch("mul", out, 2))
 
-Ops that are not differentiable (comparisons) use the same steps through ``Rule.run``. The rules
+Ops that are not differentiable (comparisons, bit operations) and ops with optional operands
+(``clamp``) use the same steps through ``Rule.run``. Elementwise ops that stay outside the base,
+with the reason: ``where`` (its condition takes no part in promotion, and both values may be
+numbers), the dtype casts (``_to_copy``: the conversion *is* the op, ``ops.cast``), and the
+``_foreach_*`` list ops (PyTorch's optimizer kernels round per step, recipes in
+``ops.foreach_kernels``). The rules
 are data (``Rule`` values below); the 16-bit recipes a kernel may need (PyTorch's scalar rules,
 scalar-tail rounding, fma, per-thread partial sums) are in ``minigrad.numerics``. A kernel rounds
 an intermediate only where PyTorch's kernel does, and its docstring says so.
@@ -49,7 +54,7 @@ from ._util import broadcast_shapes, check_scalar_or_tensor, opmath, wrap
 from .factory import _convert
 
 __all__ = ["Rule", "Kernel", "PROMOTE_OPMATH", "FLOAT_OPMATH", "FLOAT_FP64", "KEEP_DTYPE",
-           "BOOL_RESULT", "EXACT", "SCALAR_OPMATH", "TRUE_DIVIDE", "check_operands"]
+           "BOOL_RESULT", "EXACT", "SCALAR_OPMATH", "TRUE_DIVIDE", "ROUNDED_SCALAR", "check_operands"]
 
 _F64 = np.dtype(np.float64)
 
@@ -73,15 +78,17 @@ class Rule:
             transcendental functions, which NumPy's fp32 loops are not).
         scalars: ``"round"``: a Python number is converted to the result dtype first (rounded to
             a 16-bit dtype, wrapped modulo 2**n for integers), as PyTorch's add/sub/compare
-            kernels take it; ``"opmath"``: a floating result takes the number straight in opmath,
-            unrounded, and so does a 0-dim tensor next to a dimensioned first operand (PyTorch's
-            "CPU scalar" path of mul and div).
+            kernels take it; ``"opmath"``: a floating result takes the number straight in
+            opmath, unrounded (mul, div).
+        cpu_scalar: a 0-dim tensor after a dimensioned first operand is taken as a number
+            (PyTorch's "CPU scalar" path: mul, div, remainder, fmod).
     """
 
     name: str
     result: str = "promote"
     compute: str = "opmath"
     scalars: str = "round"
+    cpu_scalar: bool = False
 
     def __repr__(self):
         return f"Rule({self.name!r})"
@@ -140,16 +147,51 @@ class Rule:
                 Tensor nor a number.
             RuntimeError: shapes that do not broadcast (PyTorch's message).
         """
-        check_operands(operands, op)
-        rt, out_dt = self.result_dtype(operands)
-        # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand enters as a
-        # number where the rule takes numbers in opmath (mul, div)
-        cpu = self.scalars == "opmath" and operands[0].ndim > 0
-        arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and x.ndim == 0)
-                  for i, x in enumerate(operands)]
-        with np.errstate(all="ignore"):
-            out = kernel(rt, *arrays, *extra, **(kwargs or {}))
-        return self.store(out, rt, out_dt)
+        # no NumPy warnings for inf/nan results or numbers out of range, as PyTorch
+        token = _nx.quiet()
+        try:
+            arrays = self._fast_load(operands)
+            if arrays is not None:
+                rt = operands[0].dtype
+                out_dt = _dt.bool_ if self.result == "bool" else rt
+            else:
+                check_operands(operands, op)
+                rt, out_dt = self.result_dtype(operands)
+                # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand
+                # enters as a number where the rule says so (mul, div, remainder, fmod)
+                cpu = self.cpu_scalar and operands[0].ndim > 0
+                arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and
+                                    x.ndim == 0) for i, x in enumerate(operands)]
+            out = kernel(rt, *arrays, *extra, **kwargs) if kwargs else kernel(rt, *arrays, *extra)
+            return self.store(out, rt, out_dt)
+        finally:
+            _nx.unquiet(token)
+
+    def _fast_load(self, operands):
+        """The fast path beside steps 1-3: when every operand is a Tensor of one dtype that is
+        its own opmath (fp32, fp64, integers, bool) and of one shape, or a floating tensor and a
+        Python number, there is nothing to check, promote or convert: the stored arrays (and the
+        number in the tensor's dtype) are the kernel's inputs (None otherwise).
+        ``tests/unit/test_kernel_base.py`` checks it against the general path."""
+        first = operands[0]
+        if not isinstance(first, Tensor):
+            return None
+        dt = first.dtype
+        if dt.opmath is not dt or (self.result == "float" and not dt.is_floating_point) or \
+                (self.compute == "float64" and dt is not _dt.float64):
+            return None
+        a = first._data
+        if len(operands) == 1:
+            return [a]
+        if len(operands) != 2:
+            return None
+        b = operands[1]
+        if isinstance(b, Tensor):
+            if b.dtype is dt and b._data.shape == a.shape:
+                return [a, b._data]
+        elif b.__class__ in (float, int) and dt.is_floating_point:
+            return [a, dt.np.type(b)]      # a Python number: weak, in the tensor's own dtype
+        return None
 
 
 def check_operands(operands, op):
@@ -178,12 +220,16 @@ PROMOTE_OPMATH = Rule("promote, opmath, round once")
 """add, sub, maximum, the fused backward kernels: PyTorch's promotion, fp32 for 16-bit."""
 
 SCALAR_OPMATH = Rule("promote, opmath, round once; numbers unrounded in opmath",
-                     scalars="opmath")
+                     scalars="opmath", cpu_scalar=True)
 """mul, div: as ``PROMOTE_OPMATH``, but a Python number (or 0-dim tensor) enters unrounded."""
 
 TRUE_DIVIDE = Rule("integers give the default float, opmath, round once; numbers unrounded in "
-                   "opmath", result="float", scalars="opmath")
+                   "opmath", result="float", scalars="opmath", cpu_scalar=True)
 """div (true division): integer operands give the default float dtype."""
+
+ROUNDED_SCALAR = Rule("promote, opmath, round once; numbers and 0-dim tensors rounded to the "
+                      "result dtype first", cpu_scalar=True)
+"""remainder, fmod: a number (or 0-dim tensor) operand is converted to the result dtype."""
 
 FLOAT_OPMATH = Rule("integers give the default float, opmath, round once", result="float")
 """sqrt, reciprocal, sigmoid: an integer input gives the default float dtype."""

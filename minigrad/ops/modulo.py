@@ -21,59 +21,46 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ..numerics import scalar_in
-from ._binary import arr, check_binary, is_scalar_other, scalar_value
-from ._util import wrap
+from .kernel import ROUNDED_SCALAR, Kernel
 
 
-def _operands(input, other, op):
-    check_binary(input, other, op)
-    rt = _dt.result_type(input, other)
+def _check_kernel(rt, b, op):
     if rt is _dt.bool_:
         raise NotImplementedError(f'"{op}_cpu" not implemented for \'Bool\'')
-    a = arr(input, rt)
-    if is_scalar_other(other, input):
-        b = scalar_in(scalar_value(other), rt)     # 16-bit: the scalar rounded first
-    else:
-        b = arr(other, rt)
     if not rt.is_floating_point and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
-    return rt, a, b
 
 
-def _remainder(a, b, rt):
+def _remainder(rt, a, b):
+    """PyTorch's remainder kernel: ``fmod``, then ``+ b`` where the signs differ."""
+    _check_kernel(rt, b, "remainder")
     if not rt.is_floating_point:
         return np.remainder(a, b)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m = np.fmod(a, b)
-        return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
 
 
-def _fmod(a, b, rt):
-    if not rt.is_floating_point:
-        return np.fmod(a, b)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.fmod(a, b)
+def _fmod(rt, a, b):
+    _check_kernel(rt, b, "fmod")
+    return np.fmod(a, b)
 
 
-class _ModBase(Function):
+class _ModBase(Kernel):
     """Shared forward/backward of remainder and fmod; subclasses set the kernel and the
     rounding mode of ``a / b`` in ``b``'s gradient."""
 
+    rule = ROUNDED_SCALAR
+    operands = 2
     _scalar_edges = True
     _rounding = "floor"
 
-    @staticmethod
-    def _kernel(a, b, rt):
-        raise NotImplementedError
-
     @classmethod
-    def _run(cls, ctx, input, other):
-        rt, a, b = _operands(input, other, cls._op_name)
+    def forward(cls, ctx, input, other):
         nig = ctx.needs_input_grad
+        out = cls.rule.run(cls.kernel, (input, other), op=cls._name)
         if isinstance(other, Tensor) and len(nig) > 1 and nig[1]:
             ctx.save_for_backward(input, other)   # only then, as PyTorch (freed-graph rule)
-        return wrap(cls._kernel(a, b, rt), rt)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -87,12 +74,8 @@ class _ModBase(Function):
 
 
 class _Remainder(_ModBase):
-    _op_name = "remainder"
-    _kernel = staticmethod(_remainder)
-
-    @staticmethod
-    def forward(ctx, input, other):
-        return _Remainder._run(ctx, input, other)
+    _name = "remainder"
+    kernel = staticmethod(_remainder)
 
 
 class RemainderScalar(_Remainder):
@@ -104,13 +87,9 @@ class RemainderTensor(_Remainder):
 
 
 class _Fmod(_ModBase):
-    _op_name = "fmod"
-    _kernel = staticmethod(_fmod)
+    _name = "fmod"
+    kernel = staticmethod(_fmod)
     _rounding = "trunc"
-
-    @staticmethod
-    def forward(ctx, input, other):
-        return _Fmod._run(ctx, input, other)
 
 
 class FmodScalar(_Fmod):
@@ -164,6 +143,9 @@ def fmod(input, other):
     """
     cls = FmodTensor if isinstance(other, Tensor) else FmodScalar
     return cls.apply(input, other)
+
+
+remainder.rule = fmod.rule = ROUNDED_SCALAR
 
 
 @register_op("floor_divide")

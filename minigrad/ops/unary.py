@@ -14,12 +14,10 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import numerics as _nx
-from ..autograd.function import Function
 from ..dispatch import dispatch, register_op, register_packet
 from ..tensor import Tensor
-from ..numerics import scalar_add, scalar_in
-from ._binary import _r16, arr, check_binary, tail_mask
-from ._util import check_scalar, wrap
+from ._binary import _r16, tail_mask
+from ._util import check_scalar
 from .kernel import FLOAT_FP64, FLOAT_OPMATH, KEEP_DTYPE, PROMOTE_OPMATH, Kernel
 
 
@@ -191,62 +189,69 @@ def _int_pow(a, b):
     return np.where(b < 0, neg, pos).astype(pos.dtype)
 
 
-def _pow_scalar_kernel(input, exponent, rt):
-    """PyTorch's ``pow_tensor_scalar`` kernel: exponent rounded to the result dtype; special
-    cases 0, 1, 2, 3, 0.5, -0.5, -1, -2 (bf16 rounds inside x**3 and x**-2; fp16 has no
-    sqrt/rsqrt special case: pow(-0.0, 0.5) is +0 and pow(-0.0, -0.5) is +inf there)."""
-    a = arr(input, rt)
+def _pow_scalar_kernel(rt, a, e16, exponent):
+    """PyTorch's ``pow_tensor_scalar`` kernel on the opmath input ``a``: ``e16`` is the exponent
+    as the kernel base loads it (rounded to the result dtype), ``exponent`` the number given
+    (fp32's scalar tail uses it as a double). Special cases 0, 1, 2, 3, 0.5, -0.5, -1, -2 (bf16
+    rounds inside x**3 and x**-2; fp16 has no sqrt/rsqrt special case: pow(-0.0, 0.5) is +0
+    and pow(-0.0, -0.5) is +inf there).
+
+    Raises:
+        RuntimeError: an integer tensor to a negative integer power; a 16-bit exponent out of
+            range (``check_scalar``).
+    """
+    if rt in (_dt.float16, _dt.bfloat16):     # the exponent is converted to the 16-bit type
+        check_scalar(exponent, rt)
     if not rt.is_floating_point:
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return np.power(a, a.dtype.type(exponent))
-    e = float(scalar_add(exponent, rt))
+    e = float(e16)
     bf = rt is _dt.bfloat16
-    with np.errstate(all="ignore"):
-        if e == 0:
-            return np.ones_like(a)
-        if e == 1:
-            return a.copy()
-        if e == 2:
-            return a * a
-        if e == 3:
-            return _r16(a * a, rt) * a if bf else a * a * a
-        if e == 0.5 or e == -0.5:
-            out = np.sqrt(a) if e > 0 else 1 / np.sqrt(a)
-            if rt is _dt.float16:      # IEEE pow, not sqrt, at -0.0 and -inf
-                out = np.where(a == 0, np.float32(np.inf if e < 0 else 0.0), out)
-                out = np.where(np.isneginf(a), np.float32(0.0 if e < 0 else np.inf), out)
-            return out
-        if e == -1:
-            return 1 / a
-        if e == -2:
-            return 1 / (_r16(a * a, rt) if bf else a * a)
-        if rt is not _dt.float32:
-            return np.power(a, a.dtype.type(e))
-        # fp32: vector body uses the fp32 exponent, the scalar tail the double one
-        a64 = a.astype(np.float64)
-        out = np.power(a64, e)
-        ed = float(exponent)
-        if ed != e and _nx.CPU_CAPABILITY != "DEFAULT":     # DEFAULT: fp32 exponent throughout
-            mask = tail_mask(a.shape, (a.shape,), _nx.loop_step(rt))
-            if mask is not None and mask.any():
-                out = np.where(mask, np.power(a64, ed), out)
+    if e == 0:
+        return np.ones_like(a)
+    if e == 1:
+        return a.copy()
+    if e == 2:
+        return a * a
+    if e == 3:
+        return _r16(a * a, rt) * a if bf else a * a * a
+    if e == 0.5 or e == -0.5:
+        out = np.sqrt(a) if e > 0 else 1 / np.sqrt(a)
+        if rt is _dt.float16:      # IEEE pow, not sqrt, at -0.0 and -inf
+            out = np.where(a == 0, np.float32(np.inf if e < 0 else 0.0), out)
+            out = np.where(np.isneginf(a), np.float32(0.0 if e < 0 else np.inf), out)
         return out
+    if e == -1:
+        return 1 / a
+    if e == -2:
+        return 1 / (_r16(a * a, rt) if bf else a * a)
+    if rt is not _dt.float32:
+        return np.power(a, a.dtype.type(e))
+    # fp32: vector body uses the fp32 exponent, the scalar tail the double one
+    a64 = a.astype(np.float64)
+    out = np.power(a64, e)
+    ed = float(exponent)
+    if ed != e and _nx.CPU_CAPABILITY != "DEFAULT":     # DEFAULT: fp32 exponent throughout
+        mask = tail_mask(a.shape, (a.shape,), _nx.loop_step(rt))
+        if mask is not None and mask.any():
+            out = np.where(mask, np.power(a64, ed), out)
+    return out
 
 
-def _pow_tensor_kernel(a, b, rt):
+def _pow_tensor_kernel(rt, a, b):
+    """``a ** b`` on opmath arrays; fp32 through float64 (libm's pow, correctly rounded there)."""
     if rt is _dt.bool_:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if not rt.is_floating_point:
         return _int_pow(a, b)
-    with np.errstate(all="ignore"):
-        if rt is _dt.float32:
-            return np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
-        return np.power(a, b)
+    if rt is _dt.float32:
+        return np.power(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    return np.power(a, b)
 
 
 @register_op("pow.Tensor_Scalar")
-class Pow(Function):
+class Pow(Kernel):
     """``pow(input, exponent)`` with a Python-number exponent (``torch.pow``, node
     ``PowBackward0``); a Tensor exponent goes to ``PowBackward1``.
 
@@ -255,17 +260,16 @@ class Pow(Function):
             integer powers are not allowed."); non-broadcastable shapes.
     """
 
+    rule = PROMOTE_OPMATH
+    operands = 2
     _backward_name = "PowBackward0"
 
-    @staticmethod
-    def forward(ctx, input, exponent):
-        check_binary(input, exponent, "pow")
-        rt = _dt.result_type(input, exponent)
-        if rt in (_dt.float16, _dt.bfloat16):     # the exponent is converted to the 16-bit type
-            check_scalar(exponent, rt)
+    @classmethod
+    def forward(cls, ctx, input, exponent):
+        out = cls.rule.run(_pow_scalar_kernel, (input, exponent), (exponent,), op="pow")
         ctx.exponent = exponent
         ctx.save_for_backward(input)
-        return wrap(_pow_scalar_kernel(input, exponent, rt), rt)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -280,18 +284,15 @@ class Pow(Function):
 
 
 @register_op("pow.Tensor_Tensor")
-class PowTensor(Function):
+class PowTensor(Kernel):
     """``pow(input, exponent)`` with a Tensor exponent (node ``PowBackward1``)."""
 
+    rule = PROMOTE_OPMATH
+    args = ("input", "exponent")
+    operands = 2
+    saves = ("input", "exponent", "result")
+    kernel = staticmethod(_pow_tensor_kernel)
     _backward_name = "PowBackward1"
-
-    @staticmethod
-    def forward(ctx, input, exponent):
-        check_binary(input, exponent, "pow")
-        rt = _dt.result_type(input, exponent)
-        out = wrap(_pow_tensor_kernel(arr(input, rt), arr(exponent, rt), rt), rt)
-        ctx.save_for_backward(input, exponent, out)
-        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -330,22 +331,23 @@ def _rpow(args, kwargs):
 
 
 @register_op("pow.Scalar")
-class RPow(Function):
+class RPow(Kernel):
     """``pow(self, exponent)`` for a Python-number base ``self`` and a Tensor ``exponent``
     (``torch.pow(Scalar, Tensor)``, node ``PowBackward2``); the base is rounded to the result
     dtype."""
 
+    rule = PROMOTE_OPMATH
     _backward_name = "PowBackward2"
 
-    @staticmethod
-    def forward(ctx, other, input):
+    @classmethod
+    def forward(cls, ctx, other, input):
         if not isinstance(input, Tensor):
             raise TypeError("pow() received an invalid combination of arguments - got "
                             f"({type(other).__name__}, {type(input).__name__})")
-        check_binary(input, other, "pow")
-        rt = _dt.result_type(other, input)
-        base = scalar_in(other, rt)
-        out = wrap(_pow_tensor_kernel(base, arr(input, rt), rt), rt)
+        # the tensor goes first through the kernel base (the base number is rounded to the
+        # result dtype there), then the kernel takes them in pow's order
+        out = cls.rule.run(lambda rt, e, base: _pow_tensor_kernel(rt, base, e), (input, other),
+                           op="pow")
         ctx.base = other
         ctx.save_for_backward(out, input if other == 0 else None)
         return out

@@ -393,3 +393,22 @@ def test_optimizer_load_state_dict_moves_state_to_the_parameters_device(make, fu
     for k, v in opt2.state[m.weight].items():
         want = "cpu" if (k == "step" and not fused) else "cuda"
         assert v.device.type == want, (k, v.device)
+
+
+TO_CALLS = [lambda L, x: x.to("cpu", device="cpu"), lambda L, x: x.to(L.float16, dtype=L.float32),
+            lambda L, x: x.to("cpu", L.float16, dtype=L.float16),
+            lambda L, x: x.to(x, device="cpu"), lambda L, x: x.to("cpu", dtype=L.float16),
+            lambda L, x: x.to(L.float16, copy=True),
+            lambda L, x: x.to(device="cpu", dtype=L.float16)]
+
+
+@pytest.mark.parametrize("i", range(len(TO_CALLS)))
+def test_to_rejects_a_keyword_repeating_a_positional_as_torch(i):
+    import torch
+    out = []
+    for lib in (torch, mg):
+        try:
+            out.append(str(TO_CALLS[i](lib, lib.ones(2)).dtype).split(".")[1])
+        except TypeError:
+            out.append("TypeError")
+    assert out[0] == out[1]

@@ -2,7 +2,9 @@
 
 A recording ``DispatchMode`` watches a whole AMP step (autocast forward, ``scale(loss)
 .backward()``, ``unscale_``, ``clip_grad_norm_``, ``step``, ``update``, ``zero_grad``) for SGD
-with momentum, Adam and AdamW in their for-loop, foreach and fused implementations. The tracked
+with momentum, Adam and AdamW in their for-loop, foreach and fused implementations, and for
+RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD and Rprop in their for-loop and foreach
+ones; an LBFGS step (closure evaluations, line search) is audited on its own. The tracked
 tensors are the parameters, their gradients, every optimizer-state tensor, the scale, the growth
 tracker and the found-inf flags. Two independent checks:
 
@@ -190,6 +192,22 @@ OPTIMIZERS = [
     ("AdamW", dict(lr=1e-2)),
     ("AdamW", dict(lr=1e-2, foreach=True, maximize=True)),
     ("AdamW", dict(lr=1e-2, fused=True, amsgrad=True)),
+    ("RMSprop", dict(lr=1e-2, momentum=0.9, centered=True, weight_decay=1e-2)),
+    ("RMSprop", dict(lr=1e-2, foreach=True, centered=True, maximize=True)),
+    ("Adagrad", dict(lr=0.1, lr_decay=1e-3, weight_decay=1e-2)),
+    ("Adagrad", dict(lr=0.1, foreach=True)),
+    ("Adamax", dict(lr=1e-2, weight_decay=1e-2)),
+    ("Adamax", dict(lr=1e-2, foreach=True)),
+    ("NAdam", dict(lr=1e-2, weight_decay=1e-2, decoupled_weight_decay=True)),
+    ("NAdam", dict(lr=1e-2, foreach=True)),
+    ("RAdam", dict(lr=1e-2, weight_decay=1e-2)),
+    ("RAdam", dict(lr=1e-2, foreach=True, decoupled_weight_decay=True, weight_decay=1e-2)),
+    ("Adadelta", dict(weight_decay=1e-2)),
+    ("Adadelta", dict(foreach=True, maximize=True)),
+    ("ASGD", dict(lr=0.05, t0=1, weight_decay=1e-2)),
+    ("ASGD", dict(lr=0.05, t0=1, foreach=True)),
+    ("Rprop", dict(lr=0.05, maximize=True)),
+    ("Rprop", dict(lr=0.05, foreach=True)),
 ]
 
 
@@ -284,3 +302,40 @@ def test_the_audit_catches_an_op_writing_a_tensor_it_was_not_given():
         _dispatch._OPS.pop("_test_bad_write_")
         _dispatch._CALL.pop("_test_bad_write_")
     assert mode.errors == ["_test_bad_write_ changed q, which it was not given"]
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(line_search_fn="strong_wolfe", history_size=2)])
+def test_lbfgs_step_reads_and_writes_only_through_dispatch(kw):
+    """LBFGS (closure evaluations, line search, history) with every parameter, gradient and
+    state tensor tracked and sealed between ops."""
+    model = _model(0)
+    opt = optim.LBFGS(model.parameters(), max_iter=5, **kw)
+    rng = np.random.default_rng(2)
+    x = mg.from_numpy(rng.standard_normal((5, 6)).astype(np.float32))
+    y = mg.from_numpy(rng.integers(0, 3, 5))
+
+    def collect():
+        out = {}
+        for i, p in enumerate(model.parameters()):
+            out[f"param{i}"] = p
+            if p.grad is not None:
+                out[f"param{i}.grad"] = p.grad
+        for k, v in opt.state[next(iter(model.parameters()))].items():
+            for j, t in enumerate(_tensors_in(v, [])):
+                out[f"state.{k}{j}"] = t
+        return out
+
+    def closure():
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        return loss
+
+    before = [p._data.copy() for p in model.parameters()]
+    for _ in range(2):
+        mode = WriteAudit(collect)
+        with mode:
+            opt.step(closure)
+        assert mode.errors == []
+        assert "dot" in [name for name, _ in mode.ops]
+    assert any(not np.array_equal(a, p._data) for a, p in zip(before, model.parameters()))

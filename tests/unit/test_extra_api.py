@@ -349,3 +349,17 @@ def test_split_chunk_unbind_grads():
         ((ta * 2).sum() + (tb * tb).sum() + (tc * 3).sum() + (tu * tu).sum()).backward()
         same(x.grad, tx.grad)
         assert a._base is not None or a.grad_fn is not None
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "float16", "bfloat16", "int64", "int32",
+                                "int16", "int8", "uint8", "bool"])
+def test_type_strings_match_torch(dt):
+    import torch
+    t = torch.ones(2).to(getattr(torch, dt))
+    m = mg.ones(2).to(getattr(mg, dt))
+    assert m.type() == t.type()
+    assert m.cuda().type() == t.type().replace("torch.", "torch.cuda.")
+    back = mg.ones(2).type(t.type())
+    assert back.dtype is m.dtype
+    with pytest.raises(ValueError, match="invalid type: 'torch.Foo'"):
+        m.type("torch.Foo")

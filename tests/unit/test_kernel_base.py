@@ -22,6 +22,13 @@ DECLARED = {
     "threshold_backward": K.EXACT,
     "eq": K.BOOL_RESULT, "ne": K.BOOL_RESULT, "lt": K.BOOL_RESULT, "le": K.BOOL_RESULT,
     "gt": K.BOOL_RESULT, "ge": K.BOOL_RESULT,
+    "isfinite": K.BOOL_RESULT, "isnan": K.BOOL_RESULT, "isinf": K.BOOL_RESULT,
+    "logical_not": K.BOOL_RESULT, "logical_and": K.BOOL_RESULT, "logical_or": K.BOOL_RESULT,
+    "pow.Tensor_Scalar": K.PROMOTE_OPMATH, "pow.Tensor_Tensor": K.PROMOTE_OPMATH,
+    "pow.Scalar": K.PROMOTE_OPMATH, "remainder": K.ROUNDED_SCALAR, "fmod": K.ROUNDED_SCALAR,
+    "bitwise_and": K.EXACT, "bitwise_or": K.EXACT, "bitwise_xor": K.EXACT,
+    "bitwise_left_shift": K.EXACT, "bitwise_right_shift": K.EXACT,
+    "bitwise_not": K.KEEP_DTYPE, "clamp": K.PROMOTE_OPMATH,
 }
 
 
@@ -178,3 +185,44 @@ def test_saves_and_keeps_are_declared_by_name():
     y = _Scale.apply(x, 3.0)
     y.sum().backward()
     assert x.grad.tolist() == [3.0, 3.0]
+
+
+FAST_CASES = [("mul", 2), ("add", 2), ("div", 2), ("sub", 2), ("maximum", 2), ("eq", 2),
+              ("lt", 2), ("remainder", 2), ("pow", 2), ("sqrt", 1), ("exp", 1), ("log", 1),
+              ("tanh", 1), ("sigmoid", 1), ("relu", 1), ("neg", 1), ("abs", 1), ("sign", 1),
+              ("reciprocal", 1), ("bitwise_and", 2), ("logical_and", 2), ("isfinite", 1)]
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "int64", "int32", "bool"])
+@pytest.mark.parametrize("name,n", FAST_CASES)
+def test_fast_path_agrees_with_the_general_path(name, n, dt, monkeypatch):
+    rng = np.random.default_rng(0)
+    vals = [rng.normal(size=(3, 4)) * 4 for _ in range(n)]
+    ops = [mg.tensor(v).to(getattr(mg, dt)) for v in vals]
+    if dt == "bool" and name in ("sub", "neg", "abs", "relu", "pow", "remainder", "div",
+                                  "bitwise_and"):
+        return
+    if name in ("bitwise_and",) and dt.startswith("float"):
+        return
+    if name == "remainder" and not dt.startswith("float"):
+        ops[1] = ops[1].abs() + 1
+    fast = D.dispatch(name, *ops)
+    monkeypatch.setattr(K.Rule, "_fast_load", lambda self, operands: None)
+    slow = D.dispatch(name, *ops)
+    assert fast.dtype is slow.dtype
+    assert np.array_equal(fast._data, slow._data, equal_nan=True)
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["mul", "add", "sub", "div", "eq", "lt", "maximum", "pow",
+                                  "remainder", "rsub"])
+@pytest.mark.parametrize("s", [2, -3, 0.1, 1e-30, 3.5e38, float("inf"), float("nan")])
+def test_fast_number_path_agrees_with_the_general_path(name, dt, s, monkeypatch):
+    x = mg.tensor([[-2.5, 0.0, 1.0, 7.0], [3.0, -0.0, 1e-3, 1e30]]).to(getattr(mg, dt))
+    if name == "maximum":
+        return      # maximum takes no number (a TypeError on both paths)
+    fast = D.dispatch(name, x, s)
+    monkeypatch.setattr(K.Rule, "_fast_load", lambda self, operands: None)
+    slow = D.dispatch(name, x, s)
+    assert fast.dtype is slow.dtype
+    assert np.array_equal(fast._data, slow._data, equal_nan=True)

@@ -2,9 +2,9 @@
 constructor arguments, the class weight kept as a buffer named ``weight``)."""
 from __future__ import annotations
 
-from . import functional as F
-from .functional import _legacy_reduction
-from .module import Module
+from .. import functional as F
+from ..functional import _legacy_reduction
+from ..module import Module
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss"]
 

@@ -1,0 +1,60 @@
+"""Factories as torch-level functions: ``torch.zeros``, ``torch.ones_like``, ``torch.randn``...
+
+Each is one ``dispatch`` call of the registered factory op of the same name (``minigrad/ops/
+factory.py`` holds the kernels and their docstrings), so a mode (a profiler, a memory counter)
+sees every tensor a script creates, as PyTorch's dispatcher sees ``aten::zeros``. ``as_tensor``
+is ``tensor`` (or ``Tensor.to`` for a Tensor) and ``from_numpy`` wraps the caller's array without
+a copy: PyTorch has no aten op for either.
+"""
+from __future__ import annotations
+
+import functools
+
+from ..dispatch import dispatch
+from ..ops import factory as _k
+from ..tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
+           "ones_like", "full_like", "empty_like", "arange", "eye", "linspace", "randn", "rand",
+           "randint", "randperm", "randn_like", "rand_like", "normal"]
+
+
+def _dispatched(op_name, kernel):
+    """The torch-level function of factory op ``op_name``: same signature and docstring as the
+    kernel, one ``dispatch`` call."""
+    @functools.wraps(kernel)
+    def factory(*args, **kwargs):
+        return dispatch(op_name, *args, **kwargs)
+    return factory
+
+
+tensor = _dispatched("tensor", _k.tensor)
+zeros = _dispatched("zeros", _k.zeros)
+ones = _dispatched("ones", _k.ones)
+full = _dispatched("full", _k.full)
+empty = _dispatched("empty", _k.empty)
+zeros_like = _dispatched("zeros_like", _k.zeros_like)
+ones_like = _dispatched("ones_like", _k.ones_like)
+full_like = _dispatched("full_like", _k.full_like)
+empty_like = _dispatched("empty_like", _k.empty_like)
+arange = _dispatched("arange", _k.arange)
+eye = _dispatched("eye", _k.eye)
+linspace = _dispatched("linspace", _k.linspace)
+randn = _dispatched("randn", _k.randn)
+rand = _dispatched("rand", _k.rand)
+randint = _dispatched("randint", _k.randint)
+randperm = _dispatched("randperm", _k.randperm)
+randn_like = _dispatched("randn_like", _k.randn_like)
+rand_like = _dispatched("rand_like", _k.rand_like)
+normal = _dispatched("normal.float_float", _k.normal)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype and
+    device (``torch.as_tensor``); a Tensor of another dtype/device goes through ``Tensor.to``."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+from_numpy = _k.from_numpy

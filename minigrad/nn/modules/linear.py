@@ -1,0 +1,69 @@
+"""Linear layers: ``Identity`` and ``Linear`` (``torch.nn.modules.linear``: same constructor
+arguments, parameter names, default initialisation and ``repr``)."""
+from __future__ import annotations
+
+import math
+
+from ..._functional.factories import empty
+from .. import functional as F
+from .. import init
+from ..module import Module
+from ..parameter import Parameter
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input unchanged (``torch.nn.Identity``); any constructor arguments are
+    ignored."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias`` (``torch.nn.Linear``).
+
+    Args:
+        in_features: size of the last input dim.
+        out_features: size of the last output dim.
+        bias: learn an additive bias (default True).
+        device: where the parameters live ("cpu", "cuda"...; default cpu).
+        dtype: parameter dtype (default: the default float dtype).
+
+    Shapes: input (*, in_features) -> output (*, out_features). weight (out_features,
+    in_features) ~ U(-1/sqrt(in_features), 1/sqrt(in_features)) via
+    ``kaiming_uniform_(a=sqrt(5))``; bias (out_features,) ~ the same bound (PyTorch's init,
+    minigrad's random stream).
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in_features), **factory_kwargs))
+        if bias:
+            self.bias = Parameter(empty((out_features,), **factory_kwargs))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Re-draw weight and bias with PyTorch's default init."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

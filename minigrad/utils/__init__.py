@@ -1,0 +1,19 @@
+"""``minigrad.utils`` (mirrors ``torch.utils``): helpers around the engine, not part of its core.
+
+Submodules are imported on first access, so that ``import minigrad`` stays light and
+``minigrad.utils.data`` works after a plain ``import minigrad`` exactly as ``torch.utils.data``
+does after ``import torch``:
+
+- ``data``: datasets, samplers, ``default_collate`` and ``DataLoader`` (``torch.utils.data``).
+"""
+import importlib as _importlib
+
+_SUBMODULES = ("data",)
+
+
+def __getattr__(name):
+    # ``minigrad.utils.data`` imported on first access; importing it also binds it here, so
+    # this runs once per submodule
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
