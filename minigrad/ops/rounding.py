@@ -15,6 +15,7 @@ from .. import dtypes as _dt
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .kernel import EXACT, FLOAT_OPMATH, KEEP_DTYPE, Kernel
+from .piecewise_activation import float_only
 
 
 def _zero_grad(ctx, grad):
@@ -92,11 +93,7 @@ class RoundDecimals(Kernel):
     _backward_name = "RoundBackward1"
     backward = staticmethod(_zero_grad)
 
-    @staticmethod
-    def check(input, decimals=0):
-        if isinstance(input, Tensor) and not input.dtype.is_floating_point:
-            raise NotImplementedError("\"round_cpu\" not implemented for "
-                                      f"'{input.dtype.scalar_name}'")
+    check = float_only("round_cpu")
 
     @staticmethod
     def kernel(dtype, x, decimals=0):
@@ -119,11 +116,7 @@ class Frac(Kernel):
     rule = FLOAT_OPMATH
     _backward_name = "FracBackward0"
 
-    @staticmethod
-    def check(input):
-        if isinstance(input, Tensor) and not input.dtype.is_floating_point:
-            raise NotImplementedError("\"frac_cpu\" not implemented for "
-                                      f"'{input.dtype.scalar_name}'")
+    check = float_only("frac_cpu")
 
     @staticmethod
     def kernel(dtype, x):

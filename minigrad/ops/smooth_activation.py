@@ -380,11 +380,7 @@ class LogSigmoid(Kernel):
     saves = ("input",)
     _backward_name = "LogSigmoidBackward0"
 
-    @staticmethod
-    def check(input):
-        if isinstance(input, Tensor) and not input.dtype.is_floating_point:
-            raise NotImplementedError("\"log_sigmoid_cpu\" not implemented for "
-                                      f"'{input.dtype.scalar_name}'")
+    check = float_only("log_sigmoid_cpu")
 
     @staticmethod
     def kernel(dtype, x):
