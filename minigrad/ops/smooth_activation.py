@@ -135,7 +135,9 @@ class GeluBackward(Kernel):
     """``gelu_backward(grad_output, self, approximate="none")``: PyTorch's fused kernel
     (``torch.ops.aten.gelu_backward``), ``dy * (cdf + x * pdf)`` (erf form) or the tanh form's
     ``dy * (0.5 * (1 + t) + 0.5 * x * (1 - t*t) * beta * (1 + 3 * kappa * x*x))``, in fp32 for
-    16-bit with one rounding. Differentiable (``GeluBackwardBackward0``): ``grad_output`` gets
+    16-bit with one rounding (fp16 over all 65,536 inputs paired with a rotated copy as the
+    gradient: 2 (erf form) and 1 (tanh form) results 1 ulp off, bf16 bit-exact).
+    Differentiable (``GeluBackwardBackward0``): ``grad_output`` gets
     ``gelu_backward(gg, self)``, ``self`` gets ``gg * grad_output * gelu''(self)``."""
 
     rule = PROMOTE_OPMATH
@@ -231,7 +233,8 @@ class Silu(Kernel):
 @register_op("silu_backward")
 class SiluBackward(Kernel):
     """``silu_backward(grad_output, self)`` = ``dy * s * (1 + x * (1 - s))``, ``s = 1/(1 +
-    exp(-x))`` (``torch.ops.aten.silu_backward``), fp32 steps, one rounding."""
+    exp(-x))`` (``torch.ops.aten.silu_backward``), fp32 steps, one rounding (fp16: 1 of 65,536
+    measured (grad, x) pairs 1 ulp off; bf16 bit-exact)."""
 
     rule = PROMOTE_OPMATH
     args = ("grad_output", "self")

@@ -143,7 +143,8 @@ class Atan2(Kernel):
     """``atan2(input, other)``: the angle of (other, input), broadcasting (``torch.atan2``,
     ``torch.arctan2``); integers give the default float; computed in float64 and rounded to a
     correctly rounded fp32, then once into 16 bits. Backward ``grad * other / (x² + y²)`` and
-    ``grad * -input / (x² + y²)``, 0 at the origin (``Atan2Backward0``).
+    ``grad * -input / (x² + y²)``, 0 at the origin (``Atan2Backward0``). fp16: 30 of 65,536
+    measured (x, next x) pairs near -3pi/4 are 1 ulp off (PyTorch's is the farther value).
 
     Raises:
         TypeError: ``other`` not a Tensor (PyTorch's atan2 takes tensors only).
