@@ -9,8 +9,8 @@ PyTorch computes erf two ways on the CPU, and 16-bit results depend on which:
   float dtype below fp64) evaluates Abramowitz & Stegun's formula 7.1.26 in fp32 with fused
   multiply-adds and an fp32 ``exp``: ``1 - t*(p1 + t*(p2 + ...))*exp(-x*x)`` with
   ``t = 1/(1 + p*|x|)``, sign copied from ``x`` (absolute error ~1.5e-7). ``erf_vec32`` repeats
-  those fp32 steps. Measured: 16-bit tensors of one element (the scalar tail of ATen's
-  loops) take this path too, not ``std::erf``.
+  those fp32 steps. Measured: the ``erf`` op takes this path for every 16-bit element (its
+  vector-math loop has no scalar tail), while ``gelu``'s scalar tail calls ``std::erf``.
 
 ``erfinv``: PyTorch's ``calc_erfinv`` (a rational first guess refined by two Newton steps) in the
 input's opmath; here the float64 inverse (bisection-free Newton on ``math.erf``), rounded once

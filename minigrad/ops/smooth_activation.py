@@ -85,16 +85,29 @@ _PDF_BETA = (2 / math.sqrt(math.pi)) * _SQRT1_2 * 0.5            # 1/sqrt(2 pi)
 _KAPPA = 0.044715
 
 
-def _erf(a):
-    return erf64(a) if a.dtype == np.float64 else erf_vec32(a)
+def _erf_tail(dtype, *arrays):
+    """Where gelu's scalar lambda calls ``std::erf``: the scalar tail of 16-bit loops (measured:
+    fp16/bf16 tensors of any length); fp32 gelu matches ATen's vector erf everywhere."""
+    return _tail(dtype, *arrays) if dtype.itemsize == 2 else None
+
+
+def _erf(a, tail=None):
+    """erf in the compute type; fp32: ATen's ``Vectorized<float>::erf``, ``std::erf``
+    (correctly rounded) where the bool mask ``tail`` is set."""
+    if a.dtype == np.float64:
+        return erf64(a)
+    out = erf_vec32(a)
+    if tail is not None and tail.any():
+        out = np.where(tail, erf64(a).astype(np.float32), out)
+    return out
 
 
 @register_op("gelu")
 class Gelu(Kernel):
     """``gelu(input, approximate="none")`` (``F.gelu``, node ``GeluBackward0``).
 
-    ``"none"``: ``x * 0.5 * (1 + erf(x * M_SQRT1_2))`` with ATen's fp32 erf (A&S 7.1.26,
-    measured on 16-bit tensors of any length); ``"tanh"``: ``0.5 * x * (1 + tanh(sqrt(2/pi) *
+    ``"none"``: ``x * 0.5 * (1 + erf(x * M_SQRT1_2))`` with ATen's fp32 erf (A&S 7.1.26) in
+    the vector body and ``std::erf`` in the scalar tail; ``"tanh"``: ``0.5 * x * (1 + tanh(sqrt(2/pi) *
     (x + 0.044715 * x*x*x)))`` (Sleef's tanh in the vector body, ``std::tanh`` in the scalar
     tail), both in PyTorch's fp32 operation order, one rounding for 16-bit.
     fp16/bf16 bit-exact on all inputs; fp32 within a few ulp except where ``1 + erf`` cancels
@@ -122,7 +135,7 @@ class Gelu(Kernel):
         if approximate == "tanh":
             inner = _c(_GELU_BETA, x) * (x + _c(_KAPPA, x) * (x * x * x))
             return half * x * (one + _tanh(inner, _tail(dtype, x)))
-        return x * half * (one + _erf(x * _c(_SQRT1_2, x)))
+        return x * half * (one + _erf(x * _c(_SQRT1_2, x), _erf_tail(dtype, x)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -164,7 +177,7 @@ class GeluBackward(Kernel):
             td = _nx.fma64(-t, t, one) if x.dtype == np.float64 else _nx.fma32(-t, t, one)
             right_d = (half * x) * td * (beta * (one + _c(3, x) * kappa * x_sq))
             return dy * (left_d + right_d)
-        cdf = half * (one + _erf(x * _c(_SQRT1_2, x)))
+        cdf = half * (one + _erf(x * _c(_SQRT1_2, x), _erf_tail(dtype, dy, x)))
         pdf = _c(_PDF_BETA, x) * _exp(x * x * _c(-0.5, x))
         return dy * (cdf + x * pdf)
 

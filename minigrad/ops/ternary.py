@@ -51,16 +51,11 @@ def _lerp(a, b, w):
     return np.where(np.abs(w) < 0.5, _fma(w, d, a), _fma(-(one - w), d, b))
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "uint8": "unsigned char", "int8": "signed char",
-              "int16": "short", "int32": "int", "int64": "long", "bool": "bool"}
-
-
 def _check_end(input, end):
     """PyTorch's lerp check that ``end`` has ``input``'s dtype (C++ type names)."""
     if isinstance(input, Tensor) and isinstance(end, Tensor) and end.dtype is not input.dtype:
-        names = [_CPP_NAMES.get(str(t.dtype).split(".")[-1], str(t.dtype)) for t in (input, end)]
-        raise RuntimeError(f"expected dtype {names[0]} for `end` but got dtype {names[1]}")
+        raise RuntimeError(f"expected dtype {input.dtype.cpp_name} for `end` but got dtype "
+                           f"{end.dtype.cpp_name}")
 
 
 def _check_float(kernel_name, *operands):
@@ -138,9 +133,8 @@ class LerpTensor(Kernel):
         _check_end(input, end)
         if isinstance(input, Tensor) and isinstance(weight, Tensor) and weight.ndim and \
                 weight.dtype is not input.dtype:       # a 0-dim weight is promoted instead
-            names = [_CPP_NAMES.get(str(t.dtype).split(".")[-1]) for t in (input, weight)]
-            raise RuntimeError(f"expected dtype {names[0]} for `weight` but got dtype "
-                               f"{names[1]}")
+            raise RuntimeError(f"expected dtype {input.dtype.cpp_name} for `weight` but got "
+                               f"dtype {weight.dtype.cpp_name}")
         _check_float("lerp_kernel_tensor", input, end, weight)
 
     @staticmethod
