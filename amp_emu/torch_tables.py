@@ -140,6 +140,12 @@ UNTOUCHED_OPS = frozenset("""
     as_strided split_with_sizes relu_ sigmoid_ tanh_ _strided_gather _strided_scatter_add _strided_put
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
+    asin acos atan sinh cosh log_sigmoid mish_backward hardswish_backward hardsigmoid_backward
+    round.decimals lerp.Scalar lerp.Tensor clamp_min.Tensor clamp_max.Tensor
+    sin_ cos_ tan_ asin_ acos_ atan_ sinh_ cosh_ log1p_ expm1_ log2_ log10_ rsqrt_ erf_ erfinv_
+    floor_ ceil_ trunc_ frac_ round_ nan_to_num_ atan2_ lerp_.Scalar lerp_.Tensor clamp_min_
+    clamp_min_.Tensor clamp_max_ clamp_max_.Tensor silu_ mish_ elu_ selu_ leaky_relu_ hardtanh_
+    relu6_ hardswish_ hardsigmoid_ logical_and_ logical_or_ logical_xor_ logical_not_
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

@@ -48,6 +48,7 @@ from .autograd.engine import _calibrate_steal
 
 _calibrate_steal()
 from . import linalg  # noqa: E402
+from . import special  # noqa: E402
 from . import nn
 from . import serialization
 from .serialization import save, load
@@ -58,6 +59,7 @@ from . import _aliases  # noqa: E402
 _aliases.install()
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
+from ._functional.pointwise_math import *  # noqa: F401,F403,E402
 from ._functional.bitwise import *  # noqa: F401,F403,E402
 from ._functional.comparison import *  # noqa: F401,F403,E402
 from ._functional.reduction import *  # noqa: F401,F403,E402
@@ -82,8 +84,9 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
-           "autograd", "nn", "serialization", "save", "load", "device", "cuda", "accelerator",
-           "backends", "optim", "amp", "autocast", "testing", "utils"] + list(_fn_all)
+           "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
+           "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils"
+           ] + list(_fn_all)
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)

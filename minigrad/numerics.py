@@ -197,6 +197,14 @@ def tail_mask(out_shape, in_shapes, step):
     return ((idx - seg_start) >= (m // step) * step).reshape(out_shape)
 
 
+def elementwise_tail(dtype, *arrays):
+    """``tail_mask`` for an elementwise kernel of result dtype ``dtype`` over ``arrays`` (their
+    broadcast shape): the elements ATen computes with the scalar lambda instead of the
+    ``Vectorized`` one. None when empty."""
+    shapes = [np.shape(x) for x in arrays]
+    return tail_mask(np.broadcast_shapes(*shapes), shapes, loop_step(dtype))
+
+
 def reduce_all(x, y=None):
     """``vec::reduce_all(+)`` of ``x`` along its last axis (keepdims), in ``x``'s float dtype;
     with ``y``, ``vec::map2_reduce_all(x*y, +)``, the sum of the products.

@@ -61,7 +61,102 @@ UNARY = {
     "lt1": ("lt", lambda L, a: a < 1),
     "logical_not": ("logical_not", lambda L, a: L.logical_not(a)),
     "to_float32": ("_to_copy", lambda L, a: a.float()),
+    # pointwise math and activations of issue 7 (each op, and its in-place form on a clone)
+    **{n: (n, lambda L, a, n=n: getattr(a, n)()) for n in (
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfinv", "log1p",
+        "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "round")},
+    **{n + "_": (n + "_", lambda L, a, n=n: getattr(a.clone(), n + "_")()) for n in (
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfinv", "log1p",
+        "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "round")},
+    "round2": ("round.decimals", lambda L, a: a.round(decimals=2)),
+    "round-1": ("round.decimals", lambda L, a: a.round(decimals=-1)),
+    "nan_to_num": ("nan_to_num", lambda L, a: a.nan_to_num()),
+    "nan_to_num_": ("nan_to_num_", lambda L, a: a.clone().nan_to_num_(1.5, 100.0, -3.0)),
+    "clamp_min0.3": ("clamp_min", lambda L, a: a.clamp_min(0.3)),
+    "clamp_max-0.7": ("clamp_max", lambda L, a: a.clamp_max(-0.7)),
+    "clamp_min_": ("clamp_min_", lambda L, a: a.clone().clamp_min_(0.3)),
+    "clamp_max_": ("clamp_max_", lambda L, a: a.clone().clamp_max_(-0.7)),
+    "clamp_min_t": ("clamp_min.Tensor", lambda L, a: a.clamp_min(_rot(L, a, 1))),
+    "clamp_max_t": ("clamp_max.Tensor", lambda L, a: a.clamp_max(_rot(L, a, 1))),
+    "atan2": ("atan2", lambda L, a: L.atan2(a, _rot(L, a, 1))),
+    "atan2_": ("atan2_", lambda L, a: a.clone().atan2_(_rot(L, a, 1))),
+    "lerp0.3": ("lerp.Scalar", lambda L, a: L.lerp(a, _rot(L, a, 1), 0.3)),
+    "lerp0.7_": ("lerp_.Scalar", lambda L, a: a.clone().lerp_(_rot(L, a, 1), 0.7)),
+    "lerp_t": ("lerp.Tensor", lambda L, a: L.lerp(a, _rot(L, a, 1), _rot(L, a, 7))),
+    "lerp_t_": ("lerp_.Tensor", lambda L, a: a.clone().lerp_(_rot(L, a, 1), _rot(L, a, 7))),
+    "addcmul": ("addcmul", lambda L, a: L.addcmul(a, _rot(L, a, 1), _rot(L, a, 7), value=0.3)),
+    "addcmul_": ("addcmul_", lambda L, a: a.clone().addcmul_(_rot(L, a, 1), _rot(L, a, 7))),
+    "addcdiv": ("addcdiv", lambda L, a: L.addcdiv(a, _rot(L, a, 1), _rot(L, a, 7), value=0.3)),
+    "addcdiv_": ("addcdiv_", lambda L, a: a.clone().addcdiv_(_rot(L, a, 1), _rot(L, a, 7))),
+    "gelu": ("gelu", lambda L, a: L.nn.functional.gelu(a)),
+    "gelu_tanh": ("gelu", lambda L, a: L.nn.functional.gelu(a, approximate="tanh")),
+    "silu": ("silu", lambda L, a: L.nn.functional.silu(a)),
+    "silu_": ("silu_", lambda L, a: L.nn.functional.silu(a.clone(), inplace=True)),
+    "mish": ("mish", lambda L, a: L.nn.functional.mish(a)),
+    "mish_": ("mish_", lambda L, a: L.nn.functional.mish(a.clone(), inplace=True)),
+    "softplus": ("softplus", lambda L, a: L.nn.functional.softplus(a)),
+    "softplus2_5": ("softplus", lambda L, a: L.nn.functional.softplus(a, 2.0, 5.0)),
+    "logsigmoid": ("log_sigmoid", lambda L, a: L.nn.functional.logsigmoid(a)),
+    "leaky_relu": ("leaky_relu", lambda L, a: L.nn.functional.leaky_relu(a)),
+    "leaky_relu0.2_": ("leaky_relu_", lambda L, a: L.nn.functional.leaky_relu(a.clone(), 0.2,
+                                                                           inplace=True)),
+    "elu": ("elu", lambda L, a: L.nn.functional.elu(a)),
+    "elu0.5_": ("elu_", lambda L, a: L.nn.functional.elu(a.clone(), 0.5, inplace=True)),
+    "selu": ("selu", lambda L, a: L.nn.functional.selu(a)),
+    "selu_": ("selu_", lambda L, a: L.nn.functional.selu(a.clone(), inplace=True)),
+    "hardtanh": ("hardtanh", lambda L, a: L.nn.functional.hardtanh(a)),
+    "hardtanh_": ("hardtanh_", lambda L, a: L.nn.functional.hardtanh(a.clone(), -0.3, 1.7,
+                                                                    inplace=True)),
+    "relu6": ("relu6", lambda L, a: L.nn.functional.relu6(a)),
+    "relu6_": ("relu6_", lambda L, a: L.nn.functional.relu6(a.clone(), inplace=True)),
+    "hardswish": ("hardswish", lambda L, a: L.nn.functional.hardswish(a)),
+    "hardswish_": ("hardswish_", lambda L, a: L.nn.functional.hardswish(a.clone(), inplace=True)),
+    "hardsigmoid": ("hardsigmoid", lambda L, a: L.nn.functional.hardsigmoid(a)),
+    "hardsigmoid_": ("hardsigmoid_", lambda L, a: L.nn.functional.hardsigmoid(a.clone(),
+                                                                             inplace=True)),
+    "logical_not_": ("logical_not_", lambda L, a: a.clone().logical_not_()),
+    "logical_and_": ("logical_and_", lambda L, a: a.clone().logical_and_(_rot(L, a, 1))),
+    "logical_or_": ("logical_or_", lambda L, a: a.clone().logical_or_(_rot(L, a, 1))),
+    "logical_xor_": ("logical_xor_", lambda L, a: a.clone().logical_xor_(_rot(L, a, 1))),
+    # the fused backward kernels, with an upstream gradient that is the input rotated
+    **{k: (op, lambda L, a, f=f: f(L.ops.aten if L.__name__ == "torch" else _MgAten(L), a, L))
+       for k, (op, f) in {
+        "gelu_backward": ("gelu_backward", lambda A, a, L: A.gelu_backward(_rot(L, a, 1), a)),
+        "gelu_backward_tanh": ("gelu_backward", lambda A, a, L: A.gelu_backward(
+            _rot(L, a, 1), a, approximate="tanh")),
+        "silu_backward": ("silu_backward", lambda A, a, L: A.silu_backward(_rot(L, a, 1), a)),
+        "mish_backward": ("mish_backward", lambda A, a, L: A.mish_backward(_rot(L, a, 1), a)),
+        "softplus_backward": ("softplus_backward",
+                              lambda A, a, L: A.softplus_backward(_rot(L, a, 1), a, 1.0, 20.0)),
+        "leaky_relu_backward": ("leaky_relu_backward", lambda A, a, L: A.leaky_relu_backward(
+            _rot(L, a, 1), a, 0.2, False)),
+        "elu_backward": ("elu_backward",
+                         lambda A, a, L: A.elu_backward(_rot(L, a, 1), 1.0, 1.0, 1.0, False, a)),
+        "elu_backward_result": ("elu_backward", lambda A, a, L: A.elu_backward(
+            _rot(L, a, 1), 0.7, 1.3, 1.0, True, a)),
+        "hardtanh_backward": ("hardtanh_backward",
+                              lambda A, a, L: A.hardtanh_backward(_rot(L, a, 1), a, -0.3, 1.7)),
+        "hardswish_backward": ("hardswish_backward",
+                               lambda A, a, L: A.hardswish_backward(_rot(L, a, 1), a)),
+        "hardsigmoid_backward": ("hardsigmoid_backward",
+                                 lambda A, a, L: A.hardsigmoid_backward(_rot(L, a, 1), a)),
+    }.items()},
 }
+
+def _rot(L, a, k):
+    """``a`` rotated left by ``k`` elements (``cat``): a second operand paired with every input."""
+    return L.cat([a[k:], a[:k]])
+
+
+class _MgAten:
+    """``torch.ops.aten.<op>(...)`` for minigrad: ``dispatch("<op>", ...)``."""
+
+    def __init__(self, lib):
+        self._dispatch = lib.dispatch.dispatch
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: self._dispatch(name, *args, **kwargs)
+
 
 # registered ops that take one tensor and keep its shape without doing arithmetic on it
 NOT_ELEMENTWISE_MATH = {"clone", "t", "squeeze", "flatten", "_to_copy", "zeros_like",

@@ -8,6 +8,8 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 
 - ``pointwise``: ``add``, ``sub``, ``mul``, ``div``, ``pow``, ``exp``, ``log``, ``clamp``,
   ``relu``...
+- ``pointwise_math``: ``sin``... ``erf``, ``log1p``, ``floor``, ``round``, ``lerp``,
+  ``addcmul``, ``addcdiv``, ``clamp_min``, ``nan_to_num``, ``selu``
 - ``bitwise``: ``bitwise_and``... shifts, ``logical_and``... ``logical_xor``
 - ``comparison``: ``eq``... ``ge``, ``isfinite``, ``isnan``, ``isinf``, ``isclose``, ``allclose``,
   ``equal``
@@ -24,11 +26,11 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 """
 from __future__ import annotations
 
-from . import (bitwise, comparison, joining, matmul, pointwise, reduction, selection, shape,
-               softmax, sorting, tensors)
+from . import (bitwise, comparison, joining, matmul, pointwise, pointwise_math, reduction,
+               selection, shape, softmax, sorting, tensors)
 
 __all__ = ["FAMILIES"]
 
-FAMILIES = (pointwise, bitwise, comparison, reduction, sorting, matmul, shape, joining, selection,
-            softmax, tensors)
+FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
+            joining, selection, softmax, tensors)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

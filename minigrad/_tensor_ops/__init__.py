@@ -7,6 +7,8 @@ family:
 
 - ``pointwise``: ``+ - * / ** //``, ``abs()``, ``add``... ``exp``, ``clamp``, ``relu``, in-place
   forms
+- ``pointwise_math``: ``sin``... ``erf``, ``log1p``, ``floor``, ``round``, ``lerp``,
+  ``addcmul``, ``clamp_min``, ``nan_to_num``, in-place forms, ``logical_*_``
 - ``bitwise``: ``& | ^ << >> ~``, ``bitwise_*``, ``logical_*``
 - ``comparison``: ``== != < <= > >=``, ``eq``... ``isnan``, ``isclose``, ``allclose``, ``equal``
 - ``matmul``: ``@``, ``matmul``, ``mm``, ``addmm``
@@ -26,6 +28,7 @@ from .factories import FactoriesMixin
 from .indexing import IndexingMixin
 from .matmul import MatmulMixin
 from .pointwise import PointwiseMixin
+from .pointwise_math import PointwiseMathMixin
 from .reduction import ReductionMixin
 from .shape import ShapeMixin
 from .softmax import SoftmaxMixin
@@ -34,8 +37,9 @@ from .writes import WritesMixin
 __all__ = ["TensorOpsMixin"]
 
 
-class TensorOpsMixin(PointwiseMixin, BitwiseMixin, ComparisonMixin, MatmulMixin, ReductionMixin,
-                     ShapeMixin, IndexingMixin, WritesMixin, SoftmaxMixin, FactoriesMixin):
+class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
+                     MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
+                     SoftmaxMixin, FactoriesMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()

@@ -8,9 +8,11 @@ from __future__ import annotations
 import warnings
 
 from ..dispatch import dispatch
+from . import _activation_functional
+from ._activation_functional import *  # noqa: F401,F403  (gelu, silu, elu, hardtanh...)
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
-           "nll_loss", "mse_loss"]
+           "nll_loss", "mse_loss"] + _activation_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:

@@ -5,3 +5,9 @@ from . import norm  # noqa: E402,F401
 from . import foreach, fused_optim, amp_kernels, scalar_read  # noqa: E402,F401
 from . import modulo, strided  # noqa: E402,F401
 from . import moments, scan, sorting, logsumexp  # noqa: E402,F401
+from . import erf, smooth_activation  # noqa: E402,F401
+from . import piecewise_activation  # noqa: E402,F401
+from . import transcendental  # noqa: E402,F401
+from . import rounding  # noqa: E402,F401
+from . import ternary  # noqa: E402,F401
+from . import inplace_math  # noqa: E402,F401

@@ -6,7 +6,9 @@ The file names are PyTorch's so that a pickled model names the same paths as a P
 of a whole model and ``load(weights_only=True)``'s "add this class" message then read as
 PyTorch's do. ``minigrad.nn`` re-exports every class.
 """
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+                         LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
+                         Softplus, Tanh)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
@@ -14,4 +16,6 @@ from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
            "Unflatten", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss"]
+           "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GELU", "SiLU", "Mish",
+           "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
+           "Hardsigmoid", "LogSigmoid"]

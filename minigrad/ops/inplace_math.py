@@ -1,0 +1,74 @@
+"""In-place forms of the pointwise math and activation ops: ``sin_``... ``erfinv_``,
+``floor_``... ``nan_to_num_``, ``clamp_min_``/``clamp_max_``, ``lerp_``, ``addcmul_``,
+``addcdiv_``, ``atan2_``, ``logical_*_`` and the activations' ``silu_``, ``mish_``, ``elu_``,
+``selu_``, ``leaky_relu_``, ``hardtanh_``, ``relu6_``, ``hardswish_``, ``hardsigmoid_``.
+
+Each is ``run_inplace`` (``minigrad/ops/inplace.py``: autograd's checks, memory overlap, the
+write into ``self``'s storage, history rebased onto the op's node) around the out-of-place op's
+``apply``, so the values are the out-of-place kernel's, rounded once into ``self``'s dtype.
+``elu_``/``selu_`` and ``leaky_relu_`` record the result-reading nodes ``EluBackward1`` and
+``LeakyReluBackward1``, as PyTorch does.
+"""
+from __future__ import annotations
+
+from ..dispatch import register_op
+from . import erf, piecewise_activation as pw, rounding, smooth_activation as sm, \
+    ternary, transcendental as tr
+from .compare import logical_and, logical_not, logical_or
+from .bitwise import logical_xor
+from .inplace import run_inplace
+
+
+def _inplace(name, fn, doc):
+    """Register ``name`` as the in-place form of ``fn`` (an out-of-place op's ``apply``)."""
+    def op(self, *args, **kwargs):
+        return run_inplace(self, fn, *args, **kwargs)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc + "\n\n    Raises:\n        RuntimeError: ``run_inplace``'s errors " \
+        "(a leaf that requires grad, overlap, a result that cannot be cast to self's dtype)."
+    return register_op(name, op)
+
+
+_UNARY = {
+    "sin_": tr.Sin, "cos_": tr.Cos, "tan_": tr.Tan, "asin_": tr.Asin, "acos_": tr.Acos,
+    "atan_": tr.Atan, "sinh_": tr.Sinh, "cosh_": tr.Cosh, "log1p_": tr.Log1p,
+    "expm1_": tr.Expm1, "log2_": tr.Log2, "log10_": tr.Log10, "rsqrt_": tr.Rsqrt,
+    "erf_": erf.Erf, "erfinv_": erf.Erfinv, "floor_": rounding.Floor, "ceil_": rounding.Ceil,
+    "trunc_": rounding.Trunc, "frac_": rounding.Frac, "nan_to_num_": rounding.NanToNum,
+    "atan2_": tr.Atan2, "lerp_.Scalar": ternary.Lerp, "lerp_.Tensor": ternary.LerpTensor,
+    "addcmul_": ternary.Addcmul, "addcdiv_": ternary.Addcdiv,
+    "clamp_min_": rounding.ClampMin, "clamp_min_.Tensor": rounding.ClampMinTensor,
+    "clamp_max_": rounding.ClampMax, "clamp_max_.Tensor": rounding.ClampMaxTensor,
+    "silu_": sm.Silu, "mish_": sm.Mish, "elu_": pw.EluResult,
+    "leaky_relu_": pw.LeakyReluResult, "hardtanh_": pw.Hardtanh,
+    "hardswish_": pw.Hardswish, "hardsigmoid_": pw.Hardsigmoid,
+}
+for _name, _cls in _UNARY.items():
+    _base = _name.split("_.")[0].rstrip("_")
+    _inplace(_name, _cls.apply, f"In-place ``{_base}`` (``Tensor.{_name.split('.')[0]}``; "
+             f"node ``{_cls._backward_name}``).")
+
+
+def _round_(self, decimals=None):
+    return rounding.Round.apply(self) if not decimals else \
+        rounding.RoundDecimals.apply(self, decimals)
+
+
+_inplace("round_", _round_, "In-place ``round`` (``Tensor.round_``, optional ``decimals``).")
+_inplace("selu_", lambda self: pw.EluResult.apply(self, pw.SELU_ALPHA, pw.SELU_SCALE),
+         "In-place ``selu`` (``torch.selu_``; node ``EluBackward1``).")
+_inplace("relu6_", lambda self: pw.Hardtanh.apply(self, 0, 6),
+         "In-place ``relu6`` (``F.relu6(x, inplace=True)``; node ``HardtanhBackward0``).")
+
+
+def _logical(fn):
+    return lambda self, other: fn(self, other)
+
+
+_inplace("logical_and_", _logical(logical_and), "In-place ``logical_and`` (0/1 in self's "
+         "dtype; ``Tensor.logical_and_``).")
+_inplace("logical_or_", _logical(logical_or), "In-place ``logical_or`` (``Tensor.logical_or_``).")
+_inplace("logical_xor_", _logical(logical_xor),
+         "In-place ``logical_xor`` (``Tensor.logical_xor_``).")
+_inplace("logical_not_", lambda self: logical_not(self),
+         "In-place ``logical_not`` (``Tensor.logical_not_``).")

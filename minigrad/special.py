@@ -1,0 +1,38 @@
+"""``minigrad.special`` (mirrors ``torch.special``): the special functions minigrad has so far,
+each one dispatch of the op of the same name (``erf``, ``erfinv``, ``expm1``, ``log1p``) or its
+alias (``expit`` is ``sigmoid``, ``round`` is ``round``)."""
+from __future__ import annotations
+
+from .dispatch import dispatch
+
+__all__ = ["erf", "erfinv", "expm1", "log1p", "expit", "round"]
+
+
+def erf(input):
+    """The error function (``torch.special.erf``); fp16/bf16 as ATen's fp32 evaluation."""
+    return dispatch("erf", input)
+
+
+def erfinv(input):
+    """The inverse error function (``torch.special.erfinv``); +-inf at +-1, nan outside."""
+    return dispatch("erfinv", input)
+
+
+def expm1(input):
+    """``exp(x) - 1`` (``torch.special.expm1``), accurate near 0."""
+    return dispatch("expm1", input)
+
+
+def log1p(input):
+    """``log(1 + x)`` (``torch.special.log1p``), accurate near 0."""
+    return dispatch("log1p", input)
+
+
+def expit(input):
+    """The logistic sigmoid (``torch.special.expit``): the ``sigmoid`` op."""
+    return dispatch("sigmoid", input)
+
+
+def round(input, *, decimals=0):
+    """``torch.special.round``: ``torch.round`` (halves to even, ``decimals`` places)."""
+    return dispatch("round.decimals", input, decimals) if decimals else dispatch("round", input)
