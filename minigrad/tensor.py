@@ -49,9 +49,14 @@ class Tensor(TensorOpsMixin):
     Build tensors with ``minigrad.tensor(...)`` and the factories, not with this class.
     """
 
-    __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base",
-                 "_vc", "_grad_accumulator", "_hooks", "_post_acc_hooks", "_retains_grad",
-                 "_view", "__weakref__", "__dict__")
+    __slots__ = ("_data", "dtype", "_requires_grad", "_grad_fn", "_output_nr", "_base",
+                 "_vc", "_view", "__weakref__", "__dict__")
+    # rarely set (leaves, hooks): class-level defaults, so that making a tensor sets none of them
+    _grad = None
+    _grad_accumulator = None
+    _hooks = None
+    _post_acc_hooks = None
+    _retains_grad = None
     __array_priority__ = 1000
     __array_ufunc__ = None       # NumPy operators defer to ours: ``ndarray * t`` is a Tensor
     _inference = False           # set per tensor (in __dict__) for inference tensors
@@ -75,16 +80,11 @@ class Tensor(TensorOpsMixin):
         t._data = arr
         t.dtype = _dt.from_numpy(arr.dtype) if dtype is None else dtype
         t._requires_grad = requires_grad
-        t._grad = None
         t._grad_fn = None
         t._output_nr = 0
         t._base = None
         t._view = None
         t._vc = [0]
-        t._grad_accumulator = None
-        t._hooks = None
-        t._post_acc_hooks = None
-        t._retains_grad = None
         if _INFERENCE_ACTIVE[0] and _grad_state.inference:
             t._inference = True
         return t
