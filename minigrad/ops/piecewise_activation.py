@@ -352,8 +352,8 @@ class Hardswish(Kernel):
 class HardswishBackward(Kernel):
     """``hardswish_backward(grad_output, self)`` = 0 for ``x <= -3``, ``g`` for ``x >= 3``, else
     ``g * (x / 3 + 0.5)`` (NaN there; ATen's vectorised selections, which take ``x = +-3`` as
-    the outer pieces; the scalar tail takes ``x < -3`` as 0, ``x <= 3`` as the middle piece, NaN
-    as ``g``: ``torch.ops.aten.hardswish_backward``). Differentiable
+    the outer pieces, as does the scalar tail, which differs only in taking NaN as ``g``
+    (measured on torch 2.13: ``torch.ops.aten.hardswish_backward``). Differentiable
     (``HardswishBackwardBackward0``)."""
 
     rule = PROMOTE_OPMATH
@@ -368,7 +368,7 @@ class HardswishBackward(Kernel):
         three = _c(3, x)
         mid = g * (x / three + _c(0.5, x))
         body = np.where(x <= -three, _c(0, x), np.where(x >= three, g, mid))
-        tail = np.where(x < -three, _c(0, x), np.where(x <= three, mid, g))
+        tail = np.where(x <= -three, _c(0, x), np.where(x < three, mid, g))
         return np.where(_in_tail(dtype, g, x), tail, body)
 
     @staticmethod

@@ -11,6 +11,8 @@ A Python-number ``weight``/``value`` enters in opmath unrounded (fp32 for 16-bit
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -40,6 +42,17 @@ def _fma(x, y, z):
         ys = np.where(x_big, y, np.multiply(y, _SCALE))
         scaled = _nx.fma64(xs, ys, np.multiply(z, _SCALE)) / _SCALE
         out = np.where(redo, scaled, out)
+    # a product below the normal range loses the splitting's exactness (and scaling it up would
+    # round twice): those few elements are computed exactly with fractions, rounded once
+    with np.errstate(all="ignore"):
+        prod = np.abs(np.multiply(x, y))
+    tiny = (prod < 2.0 ** -968) & (x != 0) & (y != 0) & np.isfinite(x) & np.isfinite(y) & \
+        np.isfinite(z)
+    if np.any(tiny):
+        out = np.array(out, copy=True)
+        for row in np.argwhere(tiny):
+            i = tuple(row)
+            out[i] = float(Fraction(float(x[i])) * Fraction(float(y[i])) + Fraction(float(z[i])))
     return out
 
 

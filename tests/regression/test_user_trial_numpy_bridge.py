@@ -109,3 +109,27 @@ def test_equality_with_ndarray_and_objects(lib):
     assert (x == "a") is False
     with pytest.raises(TypeError):
         x.eq(None)
+
+
+# found by the fresh-clone CI run (hypothesis examples): checked against torch directly
+@pytest.mark.parametrize("dt", ["bfloat16", "float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 17, 33])
+@pytest.mark.parametrize("v", [-3.0, 3.0, float("nan"), 2.9])
+def test_hardswish_backward_edges_match_torch(dt, n, v):
+    out = []
+    for lib in (torch, mg):
+        x = lib.full((n,), v, dtype=getattr(lib, dt))
+        g = lib.full((n,), 2.0, dtype=getattr(lib, dt))
+        r = torch.ops.aten.hardswish_backward(g, x) if lib is torch else \
+            mg.dispatch.dispatch("hardswish_backward", g, x)
+        out.append([str(z) for z in r.tolist()])
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("lib", [torch, mg])
+def test_fp64_fma_with_a_subnormal_product_rounds_once(lib):
+    f64 = lib.float64
+    assert lib.lerp(lib.zeros(2, 1, dtype=f64), lib.tensor(5e-324, dtype=f64),
+                    lib.tensor(1.5, dtype=f64)).tolist() == [[1e-323], [1e-323]]
+    assert lib.addcmul(lib.tensor([5e-324], dtype=f64), lib.tensor([0.5], dtype=f64),
+                       lib.tensor([5e-324], dtype=f64)).tolist() == [1e-323]
