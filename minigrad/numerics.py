@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
+from fractions import Fraction
 
 import numpy as np
 
@@ -285,8 +287,9 @@ def fma32(x, y, z):
 
 
 def fma64(x, y, z):
-    """``x*y + z`` in float64 with (nearly always) one rounding, as a hardware fma: the
-    product's rounding error comes from Dekker's exact two-product (Veltkamp splitting)."""
+    """``x*y + z`` in float64 with one rounding, as a hardware fma: the product's rounding error
+    comes from Dekker's exact two-product (Veltkamp splitting); the few elements whose product
+    leaves the range where that is exact are computed with fractions."""
     with np.errstate(all="ignore"):
         x = np.asarray(x, np.float64)
         y = np.asarray(y, np.float64)
@@ -301,7 +304,25 @@ def fma64(x, y, z):
         bb = s - p
         e = (p - (s - bb)) + (z - bb)
         out = s + (e + err)
-    return np.where(np.isfinite(out), out, s)
+        out = np.where(np.isfinite(out), out, s)
+        # the splitting is exact only while the product stays inside the normal range: a
+        # product near overflow or below 2**-968 is computed exactly (fractions), rounded once
+        ap = np.abs(p)
+        edge = ((ap > 2.0 ** 990) | (np.maximum(np.abs(x), np.abs(y)) > 2.0 ** 990) |
+                ((ap < 2.0 ** -968) & (x != 0) & (y != 0))) & \
+            np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
+    if np.any(edge):
+        out = np.array(np.broadcast_to(out, np.broadcast_shapes(x.shape, y.shape,
+                                                                np.shape(z))))
+        xb, yb, zb = np.broadcast_arrays(x, y, np.asarray(z, np.float64))
+        for row in np.argwhere(np.broadcast_to(edge, out.shape)):
+            i = tuple(row)
+            exact = Fraction(float(xb[i])) * Fraction(float(yb[i])) + Fraction(float(zb[i]))
+            try:
+                out[i] = float(exact)
+            except OverflowError:
+                out[i] = math.inf if exact > 0 else -math.inf
+    return out
 
 
 # ------------------------------------------------------------------------ PyTorch's scalar rules

@@ -11,8 +11,6 @@ A Python-number ``weight``/``value`` enters in opmath unrounded (fp32 for 16-bit
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 from .. import dtypes as _dt
@@ -22,38 +20,12 @@ from ..tensor import Tensor
 from .kernel import PROMOTE_OPMATH, Kernel
 
 
-_SCALE = 2.0 ** -600
-
 
 def _fma(x, y, z):
+    """One fma in the operands' float type (``numerics.fma32`` / ``fma64``)."""
     if np.result_type(x, y, z) != np.float64:
         return _nx.fma32(x, y, z)
-    x, y, z = np.broadcast_arrays(x, y, z)
-    out = _nx.fma64(x, y, z)
-    # fma64's exact product (Veltkamp splitting: x * (2**27 + 1)) overflows near the top of the
-    # range: redo those operands scaled by a power of two (exact)
-    with np.errstate(all="ignore"):
-        big = np.maximum(np.abs(x), np.abs(y))
-        redo = (big > 2.0 ** 990) | (np.abs(np.multiply(x, y)) > 2.0 ** 990)
-        redo &= np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
-    if np.any(redo):
-        x_big = np.abs(x) >= np.abs(y)          # scale the larger factor
-        xs = np.where(x_big, np.multiply(x, _SCALE), x)
-        ys = np.where(x_big, y, np.multiply(y, _SCALE))
-        scaled = _nx.fma64(xs, ys, np.multiply(z, _SCALE)) / _SCALE
-        out = np.where(redo, scaled, out)
-    # a product below the normal range loses the splitting's exactness (and scaling it up would
-    # round twice): those few elements are computed exactly with fractions, rounded once
-    with np.errstate(all="ignore"):
-        prod = np.abs(np.multiply(x, y))
-    tiny = (prod < 2.0 ** -968) & (x != 0) & (y != 0) & np.isfinite(x) & np.isfinite(y) & \
-        np.isfinite(z)
-    if np.any(tiny):
-        out = np.array(out, copy=True)
-        for row in np.argwhere(tiny):
-            i = tuple(row)
-            out[i] = float(Fraction(float(x[i])) * Fraction(float(y[i])) + Fraction(float(z[i])))
-    return out
+    return _nx.fma64(x, y, z)
 
 
 def _lerp(a, b, w):
