@@ -1,9 +1,10 @@
-"""``minigrad.linalg`` (mirrors ``torch.linalg``): ``vector_norm``, ``matrix_norm``, ``norm``."""
+"""``minigrad.linalg`` (mirrors ``torch.linalg``): ``vector_norm``, ``matrix_norm``, ``norm``,
+``multi_dot``."""
 from __future__ import annotations
 
 from .dispatch import dispatch
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "multi_dot"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -51,3 +52,16 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
                            f"1D or 2D. Got {A.ndim}D.")
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of a chain of matrices in the cheapest order (``torch.linalg.multi_dot``):
+    the first may be 1-D (a row vector), the last 1-D (a column); PyTorch's order choice.
+
+    Raises:
+        RuntimeError: fewer than 2 tensors, wrong dims, sizes or dtypes (PyTorch's messages).
+        NotImplementedError: ``out=``.
+    """
+    if out is not None:
+        raise NotImplementedError("multi_dot(out=...) is not supported by minigrad")
+    return dispatch("linalg_multi_dot", tensors)

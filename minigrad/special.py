@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .dispatch import dispatch
 
-__all__ = ["erf", "erfinv", "expm1", "log1p", "expit", "round"]
+__all__ = ["erf", "erfinv", "expm1", "log1p", "expit", "round", "xlogy"]
 
 
 def erf(input):
@@ -36,3 +36,8 @@ def expit(input):
 def round(input, *, decimals=0):
     """``torch.special.round``: ``torch.round`` (halves to even, ``decimals`` places)."""
     return dispatch("round.decimals", input, decimals) if decimals else dispatch("round", input)
+
+
+def xlogy(input, other):
+    """``input * log(other)``, 0 where ``input == 0`` (``torch.special.xlogy``)."""
+    return dispatch("xlogy", input, other)

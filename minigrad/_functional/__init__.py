@@ -16,7 +16,9 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``reduction``: ``sum``, ``mean``, ``var``, ``std``, ``max``, ``min``, ``amax``, ``argmax``,
   ``all``, ``any``, ``logsumexp``, ``prod``, ``cumsum``, ``cumprod``, ``count_nonzero``, ``norm``...
 - ``sorting``: ``sort``, ``argsort``, ``topk``, ``kthvalue``, ``median``
-- ``matmul``: ``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``, ``addmm``
+- ``matmul``: ``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``, ``addmm``, ``baddbmm``, ``addbmm``,
+  ``addmv``, ``addr``, ``outer``, ``einsum``, ``tensordot``, ``bilinear``
+- ``distance``: ``cosine_similarity``, ``pairwise_distance``, ``xlogy``
 - ``shape``: ``reshape``, ``transpose``, ``permute``, ``t``, ``unsqueeze``, ``squeeze``,
   ``flatten``, ``unflatten``
 - ``joining``: ``cat``, ``stack``, ``split``, ``chunk``, ``unbind``
@@ -28,9 +30,10 @@ from __future__ import annotations
 
 from . import (bitwise, comparison, joining, matmul, pointwise, pointwise_math, reduction,
                selection, shape, softmax, sorting, tensors)
+from . import distance
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
-            joining, selection, softmax, tensors)
+            joining, selection, softmax, tensors, distance)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

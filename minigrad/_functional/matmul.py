@@ -1,11 +1,13 @@
 """Matrix products as torch-level functions (``torch.matmul``, ``mm``, ``bmm``, ``mv``, ``dot``,
-``addmm``): each is one ``dispatch`` call.
+``addmm``, ``baddbmm``, ``addbmm``, ``addmv``, ``addr``, ``outer``/``ger``, ``einsum``,
+``tensordot``, ``bilinear``): each is one ``dispatch`` call.
 """
 from __future__ import annotations
 
 from ..dispatch import dispatch
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot", "addmm"]
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "addmm", "baddbmm", "addbmm", "addmv", "addr",
+           "outer", "ger", "einsum", "tensordot", "bilinear"]
 
 
 def matmul(input, other):
@@ -65,3 +67,82 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         RuntimeError: shape or dtype mismatch (PyTorch's messages).
     """
     return dispatch("addmm", input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2)`` (``torch.baddbmm``); ``input`` broadcasts
+    to (b, n, p); one rounding for fp16/bf16.
+
+    Raises:
+        RuntimeError: not 3-D, batch or inner sizes differ, dtypes differ (PyTorch's messages).
+    """
+    return dispatch("baddbmm", input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_i batch1[i] @ batch2[i]`` (``torch.addbmm``); ``input``
+    broadcasts to (n, p).
+
+    Raises:
+        RuntimeError: not 3-D, batch or inner sizes differ, dtypes differ.
+    """
+    return dispatch("addbmm", input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)`` (``torch.addmv``); ``input`` broadcasts to (n,).
+
+    Raises:
+        RuntimeError: wrong dims, size mismatch, dtypes differ.
+    """
+    return dispatch("addmv", input, mat, vec, beta=beta, alpha=alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``); inputs promote.
+
+    Raises:
+        RuntimeError: vectors not 1-D, ``input`` not broadcastable to (n, m).
+    """
+    return dispatch("addr", input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def outer(input, vec2):
+    """Outer product of two 1-D tensors, (n,) x (m,) -> (n, m) (``torch.outer``).
+
+    Raises:
+        RuntimeError: an argument that is not 1-D.
+    """
+    return dispatch("outer", input, vec2)
+
+
+def ger(input, vec2):
+    """Alias of ``outer`` (``torch.ger``)."""
+    return dispatch("outer", input, vec2)
+
+
+def einsum(equation, *operands):
+    """Einstein summation (``torch.einsum``), e.g. ``einsum("bij,bjk->bik", a, b)``; lowered to
+    PyTorch's permute/reshape + ``bmm`` path.
+
+    Raises:
+        RuntimeError: equation errors (PyTorch's messages). NotImplementedError: a subscript
+            repeated within one operand (diagonals).
+    """
+    return dispatch("einsum", equation, *operands)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contraction over ``dims`` (an int, or two dim lists) (``torch.tensordot``).
+
+    Raises:
+        RuntimeError: mismatched contracted sizes or dtypes. NotImplementedError: ``out=``.
+    """
+    if out is not None:
+        raise NotImplementedError("tensordot(out=...) is not supported by minigrad")
+    return dispatch("tensordot", a, b, dims)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``x1^T A x2 + b`` (``torch.bilinear``); see ``F.bilinear``."""
+    return dispatch("bilinear", input1, input2, weight, bias)

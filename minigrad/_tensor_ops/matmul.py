@@ -1,4 +1,5 @@
-"""Matrix-product methods of ``Tensor``: ``@`` (both sides), ``matmul``, ``mm``, ``addmm``.
+"""Matrix-product methods of ``Tensor``: ``@`` (both sides), ``matmul``, ``mm``, ``addmm``,
+``baddbmm``, ``addbmm``, ``addmv``, ``addr``, ``outer``/``ger``.
 """
 from __future__ import annotations
 
@@ -29,3 +30,27 @@ class MatmulMixin:
     def addmm(self, mat1, mat2, beta=1, alpha=1):
         """Mirrors ``torch.Tensor.addmm``: the ``addmm`` op (its errors apply)."""
         return dispatch("addmm", self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """Mirrors ``torch.Tensor.baddbmm``: the ``baddbmm`` op (its errors apply)."""
+        return dispatch("baddbmm", self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """Mirrors ``torch.Tensor.addbmm``: the ``addbmm`` op (its errors apply)."""
+        return dispatch("addbmm", self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        """Mirrors ``torch.Tensor.addmv``: the ``addmv`` op (its errors apply)."""
+        return dispatch("addmv", self, mat, vec, beta=beta, alpha=alpha)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        """Mirrors ``torch.Tensor.addr``: the ``addr`` op (its errors apply)."""
+        return dispatch("addr", self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def outer(self, vec2):
+        """Mirrors ``torch.Tensor.outer``: the ``outer`` op (its errors apply)."""
+        return dispatch("outer", self, vec2)
+
+    def ger(self, vec2):
+        """Mirrors ``torch.Tensor.ger`` (alias of ``outer``)."""
+        return dispatch("outer", self, vec2)

@@ -6,6 +6,11 @@ from .modules import (CrossEntropyLoss, Flatten, Identity, Linear, LogSoftmax, M
                       Sequential, Sigmoid, Softmax, Tanh, Unflatten)
 from .modules import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                       LogSigmoid, Mish, ReLU6, SiLU, Softplus)
+from .modules import (GLU, BCELoss, BCEWithLogitsLoss, Bilinear, CosineEmbeddingLoss,
+                      CosineSimilarity, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss,
+                      KLDivLoss, L1Loss, MarginRankingLoss, MultiLabelSoftMarginLoss,
+                      MultiMarginLoss, PairwiseDistance, PoissonNLLLoss, SmoothL1Loss,
+                      SoftMarginLoss, TripletMarginLoss)
 from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
@@ -13,4 +18,8 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "ParameterList", "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss",
            "functional", "init", "modules", "utils", "GELU", "SiLU", "Mish", "Softplus",
            "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid",
-           "LogSigmoid"]
+           "LogSigmoid", "GLU", "Bilinear", "CosineSimilarity", "PairwiseDistance", "L1Loss",
+           "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+           "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
+           "HingeEmbeddingLoss", "SoftMarginLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss",
+           "TripletMarginLoss"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..dispatch import dispatch
 
 __all__ = ["gelu", "silu", "mish", "softplus", "leaky_relu", "leaky_relu_", "elu", "elu_",
-           "selu", "hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "logsigmoid"]
+           "selu", "hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "logsigmoid", "glu"]
 
 
 def gelu(input, approximate: str = "none"):
@@ -99,3 +99,16 @@ def hardsigmoid(input, inplace: bool = False):
 def logsigmoid(input):
     """``log(sigmoid(x))``, computed stably (``F.logsigmoid``; node ``LogSigmoidBackward0``)."""
     return dispatch("log_sigmoid", input)
+
+
+def glu(input, dim: int = -1):
+    """Gated linear unit ``a * sigmoid(b)`` of the two halves of ``input`` along ``dim``
+    (``F.glu``; the ``glu`` op in ``minigrad/ops/glu.py``).
+
+    Raises:
+        RuntimeError: "glu does not support scalars because halving size must be even", an odd
+            ``dim`` size.
+    """
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return dispatch("glu", input, dim)

@@ -10,9 +10,13 @@ import warnings
 from ..dispatch import dispatch
 from . import _activation_functional
 from ._activation_functional import *  # noqa: F401,F403  (gelu, silu, elu, hardtanh...)
+from . import _distance_functional, _loss_functional
+from ._distance_functional import *  # noqa: F401,F403  (normalize, cosine_similarity...)
+from ._loss_functional import *  # noqa: F401,F403  (l1_loss, binary_cross_entropy...)
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
-           "nll_loss", "mse_loss"] + _activation_functional.__all__
+           "nll_loss", "mse_loss", "bilinear"] + _activation_functional.__all__ + \
+    _loss_functional.__all__ + _distance_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:
@@ -45,6 +49,17 @@ def linear(input, weight, bias=None):
     Errors come from the ``linear`` op (mismatched shapes or dtypes: RuntimeError).
     """
     return dispatch("linear", input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``x1^T A x2 + b`` per output feature (``F.bilinear``): input1 (*, in1), input2 (*, in2),
+    weight (out, in1, in2), bias (out,) -> (*, out); the ``bilinear`` op (PyTorch's
+    ``_trilinear`` path).
+
+    Raises:
+        RuntimeError: dtype or size mismatches (PyTorch's messages).
+    """
+    return dispatch("bilinear", input1, input2, weight, bias)
 
 
 def relu(input, inplace: bool = False):

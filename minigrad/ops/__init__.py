@@ -11,3 +11,6 @@ from . import transcendental  # noqa: E402,F401
 from . import rounding  # noqa: E402,F401
 from . import ternary  # noqa: E402,F401
 from . import inplace_math  # noqa: E402,F401
+from . import regression_loss, binary_loss  # noqa: E402,F401
+from . import margin_loss, distribution_loss, glu, distance  # noqa: E402,F401
+from . import add_products, contraction  # noqa: E402,F401

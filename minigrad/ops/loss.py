@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
@@ -33,6 +34,24 @@ def _rounder(dt):
         return lambda a: np.asarray(a, np.float32).astype(npd).astype(np.float32)
     cd = dt.np
     return lambda a: np.asarray(a, cd)
+
+
+def apply_reduction(loss, reduction, dt):
+    """PyTorch's ``apply_loss_reduction`` for a fused loss kernel: ``loss`` (per-element values
+    in the compute dtype, already holding ``dt``'s stored values) wrapped as a Tensor of ``dt``
+    ('none'), or summed in the compute dtype (fp32 for 16-bit) and, for 'mean', divided by the
+    element count, rounded once into ``dt`` (0-D)."""
+    if reduction == "none":
+        return wrap(loss, dt)
+    acc = np.float64 if loss.dtype == np.float64 else np.float32
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        if dt in LOW and loss.size > _nx.GRAIN_SIZE:
+            s = _nx.thread_partial_sum(loss, dt)
+        else:
+            s = np.add.reduce(np.asarray(loss).reshape(-1), dtype=acc)
+        if reduction == "mean":
+            s = s / acc(np.asarray(loss).size)
+    return wrap(np.asarray(s), dt)
 
 
 def _cascade(vals, rnd, keep):

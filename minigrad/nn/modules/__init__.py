@@ -1,5 +1,6 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
-``linear`` (``Identity``, ``Linear``), ``activation``, ``flatten``, ``container``, ``loss``.
+``linear`` (``Identity``, ``Linear``, ``Bilinear``), ``activation``, ``flatten``, ``container``,
+``loss``, ``distance``.
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -8,14 +9,18 @@ PyTorch's do. ``minigrad.nn`` re-exports every class.
 """
 from .activation import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
-                         Softplus, Tanh)
+                         Softplus, Tanh, GLU)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .flatten import Flatten, Unflatten
-from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .distance import CosineSimilarity, PairwiseDistance
+from .linear import Bilinear, Identity, Linear
+from . import loss as _loss
+from .loss import *  # noqa: F401,F403  (every loss module)
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
            "Unflatten", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GELU", "SiLU", "Mish",
            "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
-           "Hardsigmoid", "LogSigmoid"]
+           "Hardsigmoid", "LogSigmoid", "GLU", "Bilinear", "CosineSimilarity",
+           "PairwiseDistance"] + [n for n in _loss.__all__ if n not in
+                                  ("CrossEntropyLoss", "NLLLoss", "MSELoss")]

@@ -13,7 +13,7 @@ from ..module import Module
 
 __all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "GELU", "SiLU", "Mish",
            "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
-           "Hardsigmoid", "LogSigmoid"]
+           "Hardsigmoid", "LogSigmoid", "GLU"]
 
 
 class ReLU(Module):
@@ -251,3 +251,17 @@ class LogSigmoid(Module):
 
     def forward(self, input):
         return F.logsigmoid(input)
+
+
+class GLU(Module):
+    """Gated linear unit ``a * sigmoid(b)`` over the halves of ``dim`` (``torch.nn.GLU``)."""
+
+    def __init__(self, dim: int = -1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

@@ -1,4 +1,4 @@
-"""Linear layers: ``Identity`` and ``Linear`` (``torch.nn.modules.linear``: same constructor
+"""Linear layers: ``Identity``, ``Linear`` and ``Bilinear`` (``torch.nn.modules.linear``: same constructor
 arguments, parameter names, default initialisation and ``repr``)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 class Identity(Module):
@@ -67,3 +67,46 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b`` (``torch.nn.Bilinear``).
+
+    Args:
+        in1_features, in2_features: sizes of the last dims of the two inputs.
+        out_features: size of the last output dim.
+        bias: learn an additive bias (default True).
+        device, dtype: of the parameters.
+
+    Shapes: input1 (*, in1), input2 (*, in2) -> (*, out). weight (out, in1, in2) and bias
+    (out,) ~ U(-1/sqrt(in1), 1/sqrt(in1)) (PyTorch's init, minigrad's random stream).
+    """
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device=None, dtype=None):
+        super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features),
+                                      **factory_kwargs))
+        if bias:
+            self.bias = Parameter(empty((out_features,), **factory_kwargs))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Re-draw weight and bias from U(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

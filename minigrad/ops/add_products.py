@@ -1,0 +1,292 @@
+"""Fused "beta * input + alpha * product" ops beside ``addmm``: ``baddbmm``, ``addbmm``,
+``addmv`` and ``addr``.
+
+Numerics, as PyTorch's CPU kernels:
+- ``baddbmm`` and ``addmv``: the product accumulates in opmath (fp32 for 16-bit) and
+  ``beta * input + alpha * product`` rounds once; ``beta == 0`` ignores ``input`` (nan too).
+- ``addbmm``: ``addmm_`` once per batch into the result (``beta`` on the first only), so 16-bit
+  results round once per batch, as ``addbmm_impl_``.
+- ``addr``: a ``TensorIterator`` kernel in the storage dtype, ``beta * input + (alpha * vec1) *
+  vec2`` with ``alpha``/``beta`` converted to it; inputs promote (unlike the other three).
+Summation order differs from MKL's, so fp32 may differ from PyTorch by a few ULPs and 16-bit
+products by 1 ULP (the catalogue's stated bound).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from ._util import broadcast_shapes, opmath, wrap
+from .linalg import _check_tensor, _int_scalar, _product
+from .loss import _rounder
+
+__all__ = ["Baddbmm", "Addbmm", "Addmv", "Addr"]
+
+
+def _same_dtypes(input, a, b, names):
+    if not (input.dtype is a.dtype is b.dtype):
+        raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype.cpp_name}, "
+                           f"{names[0]}: {a.dtype.cpp_name}, {names[1]}: {b.dtype.cpp_name}")
+
+
+def _scalars(dt, alpha, beta):
+    """``alpha``/``beta`` as the kernel uses them: opmath numbers, integers checked."""
+    if dt.is_floating_point:
+        cd = _dt.opmath_dtype(dt).np
+        return cd.type(alpha), cd.type(beta)
+    if isinstance(beta, float) or isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument beta must not be a floating "
+                           "point number." if isinstance(beta, float) else
+                           "For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return _int_scalar(alpha, dt), _int_scalar(beta, dt)
+
+
+def _combine(c, prod, alpha, beta):
+    """``beta * c + alpha * prod`` (``c`` ignored where ``beta == 0``), in opmath."""
+    p = prod if alpha == 1 else prod * alpha
+    if beta == 0:
+        return p
+    return (c if beta == 1 else c * beta) + p
+
+
+def _scaled(grad, k):
+    return grad if k == 1 else dispatch("mul", grad, k)
+
+
+def _expand_input(input, shape):
+    if tuple(input.shape) != tuple(shape):
+        dispatch("expand", input, shape)          # raises PyTorch's expand message
+    return np.broadcast_to(input._data, shape)
+
+
+@register_op("baddbmm")
+class Baddbmm(Function):
+    """``baddbmm(input, batch1, batch2, *, beta=1, alpha=1)`` = ``beta * input + alpha *
+    bmm(batch1, batch2)`` (``torch.baddbmm``); ``input`` broadcasts to (b, n, p); one rounding
+    for 16-bit. Node ``BaddbmmBackward0``.
+
+    Raises:
+        RuntimeError: "batch1 must be a 3D tensor", "Expected size for first two dimensions of
+            batch2 tensor to be: [2, 4] but got: [3, 4].", "Input dtypes must be the same, got:
+            input double, batch1: float, batch2: float", expand's message for ``input``.
+    """
+
+    _backward_name = "BaddbmmBackward0"
+
+    @staticmethod
+    def forward(ctx, input, batch1, batch2, *, beta=1, alpha=1):
+        for x, nm in ((input, "input"), (batch1, "batch1"), (batch2, "batch2")):
+            _check_tensor(x, "baddbmm", nm)
+        if batch1.ndim != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        if batch2.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+        b, n, m = batch1.shape
+        if tuple(batch2.shape[:2]) != (b, m):
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{b}, {m}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
+        shape = (b, n, batch2.shape[2])
+        c = _expand_input(input, shape)
+        _same_dtypes(input, batch1, batch2, ("batch1", "batch2"))
+        dt = input.dtype
+        al, be = _scalars(dt, alpha, beta)
+        with np.errstate(all="ignore"):
+            out = _combine(opmath(c, dt), _product(batch1, batch2, dt), al, be)
+        ctx.alpha, ctx.beta = alpha, beta
+        nig = ctx.needs_input_grad
+        ctx.save_for_backward(batch1 if nig[2] else None, batch2 if nig[1] else None)
+        return wrap(np.ascontiguousarray(out), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        b1, b2 = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        gi = _scaled(grad, ctx.beta) if n[0] else None
+        g1 = _scaled(dispatch("bmm", grad, dispatch("transpose", b2, 1, 2)), ctx.alpha) \
+            if n[1] else None
+        g2 = _scaled(dispatch("bmm", dispatch("transpose", b1, 1, 2), grad), ctx.alpha) \
+            if n[2] else None
+        return gi, g1, g2
+
+
+@register_op("addbmm")
+class Addbmm(Function):
+    """``addbmm(input, batch1, batch2, *, beta=1, alpha=1)`` = ``beta * input + alpha *
+    sum_i batch1[i] @ batch2[i]`` (``torch.addbmm``); ``input`` broadcasts to (n, p). 16-bit
+    results round after each batch (PyTorch adds one ``addmm_`` per batch into the result).
+    Node ``AddbmmBackward0``.
+
+    Raises:
+        RuntimeError: "batch1 must be a 3D tensor", "batch1 and batch2 must have same number of
+            batches, got 2 and 3", "Incompatible matrix sizes for bmm (3x4 and 5x5)", "self and
+            mat2 must have the same dtype, but got Double and Float".
+    """
+
+    _backward_name = "AddbmmBackward0"
+
+    @staticmethod
+    def forward(ctx, input, batch1, batch2, *, beta=1, alpha=1):
+        for x, nm in ((input, "input"), (batch1, "batch1"), (batch2, "batch2")):
+            _check_tensor(x, "addbmm", nm)
+        if batch1.ndim != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        if batch2.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+        if batch1.shape[0] != batch2.shape[0]:
+            raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                               f"{batch1.shape[0]} and {batch2.shape[0]}")
+        if batch1.shape[2] != batch2.shape[1]:
+            raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                               f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+        shape = (batch1.shape[1], batch2.shape[2])
+        c = _expand_input(input, shape)
+        if input.dtype is not batch2.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{input.dtype.scalar_name} and {batch2.dtype.scalar_name}")
+        if batch1.dtype is not batch2.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{batch1.dtype.scalar_name} and {batch2.dtype.scalar_name}")
+        dt = input.dtype
+        al, be = _scalars(dt, alpha, beta)
+        rnd = _rounder(dt) if dt.is_floating_point else (lambda v: v)
+        acc = opmath(c, dt)
+        with np.errstate(all="ignore"):
+            if batch1.shape[0] == 0:
+                acc = acc * be if be != 0 else np.zeros(shape, acc.dtype)
+            a1, a2 = opmath(batch1, dt), opmath(batch2, dt)
+            k = be
+            for i in range(batch1.shape[0]):
+                acc = rnd(_combine(acc, np.matmul(a1[i], a2[i]), al, k))
+                k = 1
+        ctx.alpha, ctx.beta = alpha, beta
+        ctx.shapes = (batch1.shape, batch2.shape)
+        nig = ctx.needs_input_grad
+        ctx.save_for_backward(batch1 if nig[2] else None, batch2 if nig[1] else None)
+        return wrap(np.ascontiguousarray(acc), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        b1, b2 = ctx.saved_tensors
+        (b, n, m), (_, _, p) = ctx.shapes
+        nig = ctx.needs_input_grad
+        gi = _scaled(grad, ctx.beta) if nig[0] else None
+        g1 = g2 = None
+        if nig[1]:
+            ge = dispatch("expand", dispatch("unsqueeze", grad, 0), (b, n, p))
+            g1 = _scaled(dispatch("bmm", ge, dispatch("transpose", b2, 1, 2)), ctx.alpha)
+        if nig[2]:
+            ge = dispatch("expand", dispatch("unsqueeze", grad, 0), (b, n, p))
+            g2 = _scaled(dispatch("bmm", dispatch("transpose", b1, 1, 2), ge), ctx.alpha)
+        return gi, g1, g2
+
+
+@register_op("addmv")
+class Addmv(Function):
+    """``addmv(input, mat, vec, *, beta=1, alpha=1)`` = ``beta * input + alpha * (mat @ vec)``
+    (``torch.addmv``); ``input`` broadcasts to (n,); one rounding for 16-bit. Node
+    ``AddmvBackward0``.
+
+    Raises:
+        RuntimeError: "vector + matrix @ vector expected, got 1, 2, 2", "size mismatch, got
+            input (3), mat (3x4), vec (5)", "addmv input tensors must have the same dtype, but
+            got Double, Float, and Float".
+    """
+
+    _backward_name = "AddmvBackward0"
+
+    @staticmethod
+    def forward(ctx, input, mat, vec, *, beta=1, alpha=1):
+        for x, nm in ((input, "input"), (mat, "mat"), (vec, "vec")):
+            _check_tensor(x, "addmv", nm)
+        if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, "
+                               f"{mat.ndim}, {vec.ndim}")
+        n = mat.shape[0]
+        if mat.shape[1] != vec.shape[0] or (input.numel() != 1 and input.shape != (n,)):
+            raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 1})"
+                               f", mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+        if not (input.dtype is mat.dtype is vec.dtype):
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{input.dtype.scalar_name}, {mat.dtype.scalar_name}, and "
+                               f"{vec.dtype.scalar_name}")
+        dt = input.dtype
+        al, be = _scalars(dt, alpha, beta)
+        c = np.broadcast_to(input._data.reshape(-1), (n,))
+        with np.errstate(all="ignore"):
+            out = _combine(opmath(c, dt), _product(mat, vec, dt), al, be)
+        ctx.alpha, ctx.beta = alpha, beta
+        nig = ctx.needs_input_grad
+        ctx.save_for_backward(mat if nig[2] else None, vec if nig[1] else None)
+        return wrap(np.ascontiguousarray(out), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        mat, vec = ctx.saved_tensors
+        nig = ctx.needs_input_grad
+        gi = _scaled(grad, ctx.beta) if nig[0] else None
+        gm = _scaled(dispatch("outer", grad, vec), ctx.alpha) if nig[1] else None
+        gv = _scaled(dispatch("mv", dispatch("t", mat), grad), ctx.alpha) if nig[2] else None
+        return gi, gm, gv
+
+
+def _check_vec(v, name):
+    if v.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+
+
+@register_op("addr")
+class Addr(Function):
+    """``addr(input, vec1, vec2, *, beta=1, alpha=1)`` = ``beta * input + alpha * outer(vec1,
+    vec2)`` (``torch.addr``): a pointwise kernel in the promoted dtype, each step rounded there
+    (``alpha``/``beta`` converted to it); ``input`` broadcasts to (n, m). Node
+    ``AddrBackward0``.
+
+    Raises:
+        RuntimeError: "addr: Expected 1-D argument vec1, but got 2-D", "For integral input
+            tensors, argument beta must not be a floating point number.", expand's message.
+    """
+
+    _backward_name = "AddrBackward0"
+
+    @staticmethod
+    def forward(ctx, input, vec1, vec2, *, beta=1, alpha=1):
+        for x, nm in ((input, "input"), (vec1, "vec1"), (vec2, "vec2")):
+            _check_tensor(x, "addr", nm)
+        _check_vec(vec1, "vec1")
+        _check_vec(vec2, "vec2")
+        shape = (vec1.shape[0], vec2.shape[0])
+        if tuple(input.shape) != shape:
+            broadcast_shapes(input.shape, shape)
+            dispatch("expand", input, shape)
+        dt = _dt.result_type(input, vec1, vec2)
+        if dt is _dt.bool_:
+            out = np.logical_or(np.logical_and(bool(beta), input._data),
+                                np.logical_and(bool(alpha), np.outer(vec1._data, vec2._data)))
+            ctx.alpha, ctx.beta = alpha, beta
+            ctx.save_for_backward(vec1, vec2)
+            return Tensor._make(np.ascontiguousarray(np.broadcast_to(out, shape)), dt)
+        al, be = _scalars(dt, alpha, beta)
+        rnd = _rounder(dt) if dt.is_floating_point else (lambda v: v)
+        if dt.is_floating_point:
+            al, be = rnd(al), rnd(be)
+        load = (lambda t: opmath(t._data.astype(dt.np), dt))
+        with np.errstate(all="ignore"):
+            p = rnd(rnd(al * load(vec1))[:, None] * load(vec2)[None, :])
+            out = p if be == 0 else rnd(rnd(be * load(input)) + p)
+        ctx.alpha, ctx.beta = alpha, beta
+        nig = ctx.needs_input_grad
+        ctx.save_for_backward(vec1 if nig[2] else None, vec2 if nig[1] else None)
+        return wrap(np.ascontiguousarray(np.broadcast_to(out, shape)), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        v1, v2 = ctx.saved_tensors
+        nig = ctx.needs_input_grad
+        gi = _scaled(grad, ctx.beta) if nig[0] else None
+        g1 = _scaled(dispatch("mv", grad, v2), ctx.alpha) if nig[1] else None
+        g2 = _scaled(dispatch("mv", dispatch("t", grad), v1), ctx.alpha) if nig[2] else None
+        return gi, g1, g2

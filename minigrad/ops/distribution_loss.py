@@ -1,0 +1,105 @@
+"""Losses between distributions: ``kl_div`` and ``poisson_nll_loss`` (composite ops, composed of
+dispatched ops as PyTorch's ``aten/src/ATen/native/Loss.cpp``), and the ``xlogy`` kernel that
+``kl_div`` is made of.
+
+The composites are registered under their aten names so that autocast's policy sees them
+(PyTorch's CPU and CUDA lists run both in fp32).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from .kernel import FLOAT_OPMATH, Kernel
+from .margin_loss import _apply_reduction
+from .loss import _check_reduction, _rounder
+
+__all__ = ["Xlogy", "kl_div", "poisson_nll_loss"]
+
+
+@register_op("xlogy")
+class Xlogy(Kernel):
+    """``xlogy(input, other)`` = ``input * log(other)``, 0 where ``input == 0`` (unless
+    ``other`` is nan) (``torch.xlogy``, ``torch.special.xlogy``). Integer inputs give the
+    default float; 16-bit rounds ``log(other)`` (correctly rounded in fp32) to the dtype, then
+    the product once, as ATen's scalar_t kernel (bit-exact in our measurements).
+    Node ``XlogyBackward0``: ``grad * xlogy(input != 0, other)``, ``grad * input / other``.
+    """
+
+    rule = FLOAT_OPMATH
+    operands = 2
+    saves = ("input", "other")
+    _backward_name = "XlogyBackward0"
+
+    @staticmethod
+    def kernel(dtype, x, y):
+        yy = np.asarray(y)
+        if yy.dtype != np.float64:
+            # ATen stores std::log(y) in the 16-bit scalar_t before the product (measured)
+            logy = _rounder(dtype)(np.log(yy.astype(np.float64)).astype(yy.dtype))
+        else:
+            logy = np.log(yy)
+        out = np.where(x == 0, np.zeros((), logy.dtype), x * logy)
+        return np.where(np.isnan(yy), yy, out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        n = ctx.needs_input_grad
+        gx = gy = None
+        if n[0]:
+            gx = dispatch("mul", grad, dispatch("xlogy", dispatch("ne", x, 0), y))
+        if n[1]:
+            gy = dispatch("div", dispatch("mul", grad, x), y)
+        return gx, gy
+
+
+@register_op("kl_div")
+def kl_div(input, target, reduction="mean", log_target=False):
+    """``kl_div(input, target, reduction='mean', log_target=False)`` (``torch.kl_div``, the
+    kernel under ``F.kl_div``): ``target * (log(target) - input)`` per element, as
+    ``xlogy(target, target) - target * input`` (``exp(target) * (target - input)`` with
+    ``log_target``), reduced. ``input`` holds log-probabilities. ``reduction`` here is
+    'none' | 'mean' | 'sum'; ``F.kl_div`` adds 'batchmean' and the warning for 'mean'.
+
+    Raises:
+        RuntimeError: "kl_div: Integral inputs not supported.". ValueError: an unknown reduction.
+    """
+    _check_reduction(reduction)
+    for t in (input, target):
+        if isinstance(t, Tensor) and not t.dtype.is_floating_point:
+            raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        out = dispatch("mul", dispatch("exp", target), dispatch("sub", target, input))
+    else:
+        out = dispatch("sub", dispatch("xlogy", target, target), dispatch("mul", target, input))
+    return _apply_reduction(out, reduction)
+
+
+@register_op("poisson_nll_loss")
+def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction="mean"):
+    """``poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8,
+    reduction='mean')`` (``torch.poisson_nll_loss``): ``exp(input) - target * input``
+    (``log_input``) or ``input - target * log(input + eps)``, plus Stirling's term
+    ``t log t - t + 0.5 log(2 pi t)`` where ``target > 1`` when ``full``, reduced.
+
+    Raises:
+        ValueError: an unknown reduction ("foo is not a valid value for reduction").
+    """
+    _check_reduction(reduction)
+    if log_input:
+        loss = dispatch("sub", dispatch("exp", input), dispatch("mul", target, input))
+    else:
+        loss = dispatch("sub", input, dispatch("mul", target,
+                                               dispatch("log", dispatch("add", input, eps))))
+    if full:
+        stirling = dispatch("add", dispatch("sub", dispatch("mul", target,
+                                                            dispatch("log", target)), target),
+                            dispatch("mul", dispatch("log", dispatch("mul", target,
+                                                                     2 * math.pi)), 0.5))
+        loss = dispatch("add", loss, dispatch("masked_fill", stirling,
+                                              dispatch("le", target, 1), 0))
+    return _apply_reduction(loss, reduction)
