@@ -19,9 +19,9 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes, opmath, wrap
+from ._util import broadcast_shapes, opmath
 from .linalg import _check_tensor, _int_scalar, _product
-from .loss import _rounder
+from .loss import _rounder, quiet_wrap
 
 __all__ = ["Baddbmm", "Addbmm", "Addmv", "Addr"]
 
@@ -99,7 +99,7 @@ class Baddbmm(Function):
         ctx.alpha, ctx.beta = alpha, beta
         nig = ctx.needs_input_grad
         ctx.save_for_backward(batch1 if nig[2] else None, batch2 if nig[1] else None)
-        return wrap(np.ascontiguousarray(out), dt)
+        return quiet_wrap(np.ascontiguousarray(out), dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -166,7 +166,7 @@ class Addbmm(Function):
         ctx.shapes = (batch1.shape, batch2.shape)
         nig = ctx.needs_input_grad
         ctx.save_for_backward(batch1 if nig[2] else None, batch2 if nig[1] else None)
-        return wrap(np.ascontiguousarray(acc), dt)
+        return quiet_wrap(np.ascontiguousarray(acc), dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -221,7 +221,7 @@ class Addmv(Function):
         ctx.alpha, ctx.beta = alpha, beta
         nig = ctx.needs_input_grad
         ctx.save_for_backward(mat if nig[2] else None, vec if nig[1] else None)
-        return wrap(np.ascontiguousarray(out), dt)
+        return quiet_wrap(np.ascontiguousarray(out), dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -280,7 +280,7 @@ class Addr(Function):
         ctx.alpha, ctx.beta = alpha, beta
         nig = ctx.needs_input_grad
         ctx.save_for_backward(vec1 if nig[2] else None, vec2 if nig[1] else None)
-        return wrap(np.ascontiguousarray(np.broadcast_to(out, shape)), dt)
+        return quiet_wrap(np.ascontiguousarray(np.broadcast_to(out, shape)), dt)
 
     @staticmethod
     def backward(ctx, grad):

@@ -19,8 +19,8 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes, wrap
-from .loss import _check_reduction, _rounder, apply_reduction
+from ._util import broadcast_shapes
+from .loss import _check_reduction, _rounder, apply_reduction, quiet_wrap
 from .smooth_activation import LogSigmoid, _exp, _log1p
 
 __all__ = ["BinaryCrossEntropy", "BinaryCrossEntropyBackward", "BinaryCrossEntropyWithLogits",
@@ -154,7 +154,7 @@ class BinaryCrossEntropyBackward(Function):
                 out = out / _dt.opmath_dtype(dt).np.type(x.size)
         ctx.save_for_backward(grad_output, input, target, weight)
         ctx.reduction = reduction
-        return wrap(out, dt)
+        return quiet_wrap(out, dt)
 
     @staticmethod
     def backward(ctx, gg):
@@ -322,8 +322,8 @@ class SoftMarginLoss(Function):
 @register_op("soft_margin_loss_backward")
 class SoftMarginLossBackward(Function):
     """``soft_margin_loss_backward(grad_output, input, target, reduction)`` =
-    ``-norm * t * z / (1 + z) * grad`` with ``z = exp(-t * x)``, as PyTorch's in-place chain
-    (each step rounded); node ``SoftMarginLossBackwardBackward0``."""
+    ``((-norm * t) * z / (1 + z)) * grad`` with ``z = exp(-t * x)``, each step rounded in the
+    dtype (the order measured against torch 2.13); node ``SoftMarginLossBackwardBackward0``."""
 
     _backward_name = "SoftMarginLossBackwardBackward0"
 
@@ -338,11 +338,12 @@ class SoftMarginLossBackward(Function):
             t = np.broadcast_to(rnd(t), x.shape)
             norm = 1.0 / x.size if reduction == "mean" and x.size else 1.0
             z = rnd(_exp(rnd(-t * x)))
-            gi = rnd(rnd(t * z) * cd(-norm))
-            gi = rnd(rnd(gi / rnd(z + cd(1))) * np.broadcast_to(_load(grad_output, dt), x.shape))
+            g = np.broadcast_to(_load(grad_output, dt), x.shape)
+            # measured against torch 2.13: ((-norm * t) * z / (1 + z)) * grad, each rounded
+            gi = rnd(rnd(rnd(rnd(cd(-norm) * t) * z) / rnd(z + cd(1))) * g)
         ctx.save_for_backward(grad_output, input, target)
         ctx.reduction = reduction
-        return wrap(gi, dt)
+        return quiet_wrap(gi, dt)
 
     @staticmethod
     def backward(ctx, gg):

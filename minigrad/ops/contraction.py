@@ -18,9 +18,9 @@ import numpy as np
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import opmath, wrap, wrap_dim
+from ._util import opmath, wrap_dim
 from .linalg import _check_tensor, _numel
-from .loss import _rounder
+from .loss import _rounder, quiet_wrap
 
 __all__ = ["outer", "einsum", "tensordot", "linalg_multi_dot", "Trilinear", "bilinear"]
 
@@ -50,8 +50,8 @@ def _label_index(c):
         return ord(c) - ord("A")
     if "a" <= c <= "z":
         return 26 + ord(c) - ord("a")
-    raise RuntimeError(f"einsum(): invalid subscript given at index 0 in the equation string, "
-                       f"subscripts must be in [a-zA-Z]")
+    raise RuntimeError(f"einsum(): invalid subscript {c!r} given in the equation string, "
+                       "subscripts must be in [a-zA-Z]")
 
 
 def _parse(equation, operands):
@@ -59,8 +59,8 @@ def _parse(equation, operands):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(operands):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
-                           f"equation" if len(terms) < len(operands) else
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(terms) < len(operands) else
                            "einsum(): fewer operands were provided than specified in the "
                            "equation")
     ell_dims = 0
@@ -443,7 +443,7 @@ class Trilinear(Function):
             out = np.squeeze(buf, axis=tuple(sumdim)) if sumdim else buf
         ctx.expands = (tuple(expand1), tuple(expand2), tuple(expand3), tuple(sumdim))
         ctx.save_for_backward(i1, i2, i3)
-        return wrap(np.ascontiguousarray(out), dt)
+        return quiet_wrap(np.ascontiguousarray(out), dt)
 
     @staticmethod
     def backward(ctx, grad):

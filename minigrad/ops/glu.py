@@ -8,9 +8,9 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import opmath, wrap, wrap_dim
+from ._util import opmath, wrap_dim
 from .activation import Sigmoid
-from .loss import _rounder
+from .loss import _rounder, quiet_wrap
 
 
 def _halves(input, dim):
@@ -51,7 +51,7 @@ class Glu(Function):
             out = a * Sigmoid.kernel(input.dtype, b)
         ctx.save_for_backward(input)
         ctx.dim = d
-        return wrap(out, input.dtype)
+        return quiet_wrap(out, input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -80,7 +80,7 @@ class GluBackward(Function):
             ga = s * g
         ctx.save_for_backward(grad_output, input)
         ctx.dim = d
-        return wrap(np.concatenate([rnd(ga), rnd(gb)], axis=d).astype(
+        return quiet_wrap(np.concatenate([rnd(ga), rnd(gb)], axis=d).astype(
             _dt.opmath_dtype(dt).np), dt)
 
     @staticmethod

@@ -36,13 +36,20 @@ def _rounder(dt):
     return lambda a: np.asarray(a, cd)
 
 
+def quiet_wrap(arr, dt):
+    """``wrap`` without NumPy's overflow warning: a 16-bit result that overflows is inf, as in
+    PyTorch, which never warns."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return wrap(arr, dt)
+
+
 def apply_reduction(loss, reduction, dt):
     """PyTorch's ``apply_loss_reduction`` for a fused loss kernel: ``loss`` (per-element values
     in the compute dtype, already holding ``dt``'s stored values) wrapped as a Tensor of ``dt``
     ('none'), or summed in the compute dtype (fp32 for 16-bit) and, for 'mean', divided by the
     element count, rounded once into ``dt`` (0-D)."""
     if reduction == "none":
-        return wrap(loss, dt)
+        return quiet_wrap(loss, dt)
     acc = np.float64 if loss.dtype == np.float64 else np.float32
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if dt in LOW and loss.size > _nx.GRAIN_SIZE:
@@ -51,7 +58,7 @@ def apply_reduction(loss, reduction, dt):
             s = np.add.reduce(np.asarray(loss).reshape(-1), dtype=acc)
         if reduction == "mean":
             s = s / acc(np.asarray(loss).size)
-    return wrap(np.asarray(s), dt)
+    return quiet_wrap(np.asarray(s), dt)
 
 
 def _cascade(vals, rnd, keep):

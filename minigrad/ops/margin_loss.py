@@ -13,9 +13,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
-from ..tensor import Tensor
-from ._util import wrap
-from .loss import _check_reduction
+from .loss import _check_reduction, quiet_wrap
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "triplet_margin_loss", "MultiMarginLoss", "MultiMarginLossBackward"]
@@ -202,13 +200,13 @@ class MultiMarginLoss(Function):
         ctx.save_for_backward(input, target, weight)
         ctx.p, ctx.margin, ctx.reduction = p, margin, reduction
         if reduction == "none":
-            return wrap(per.reshape(target.shape if input.ndim == 2 else ()), input.dtype)
+            return quiet_wrap(per.reshape(target.shape if input.ndim == 2 else ()), input.dtype)
         s = cd(0)
         for v in per:                             # sequential, in the dtype
             s = cd(s + v)
         if reduction == "mean":
             s = cd(s / cd(nframe))
-        return wrap(np.asarray(s), input.dtype)
+        return quiet_wrap(np.asarray(s), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -244,7 +242,7 @@ class MultiMarginLossBackward(Function):
             h[rows, t] = acc
             go = grad_output._data.astype(x.dtype)
             h = h * (go.reshape(nframe, 1) if reduction == "none" and go.ndim else go)
-        return wrap(h.reshape(input.shape), input.dtype)
+        return quiet_wrap(h.reshape(input.shape), input.dtype)
 
     @staticmethod
     def backward(ctx, gg):

@@ -20,8 +20,8 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes, wrap
-from .loss import _check_reduction, _rounder, apply_reduction
+from ._util import broadcast_shapes
+from .loss import _check_reduction, _rounder, apply_reduction, quiet_wrap
 
 __all__ = ["SmoothL1Loss", "HuberLoss", "l1_loss"]
 
@@ -135,7 +135,7 @@ class SmoothL1LossBackward(Function):
                            np.where(x >= bt, norm * g, norm * (x / bt) * g))
         ctx.save_for_backward(grad_output, input, target)
         ctx.reduction, ctx.beta, ctx.norm = reduction, beta, float(norm)
-        return wrap(np.broadcast_to(out, shape), rt)
+        return quiet_wrap(np.broadcast_to(out, shape), rt)
 
     @staticmethod
     def backward(ctx, gg):
@@ -222,7 +222,7 @@ class HuberLossBackward(Function):
                            np.where(x >= d, rnd(rnd(norm * g) * d), rnd(rnd(norm * x) * g)))
         ctx.save_for_backward(grad_output, input, target)
         ctx.reduction, ctx.delta, ctx.norm = reduction, delta, float(norm)
-        return wrap(np.broadcast_to(out, shape), rt)
+        return quiet_wrap(np.broadcast_to(out, shape), rt)
 
     @staticmethod
     def backward(ctx, gg):
