@@ -32,12 +32,14 @@ def _same_dtypes(input, a, b, names):
                            f"{names[0]}: {a.dtype.cpp_name}, {names[1]}: {b.dtype.cpp_name}")
 
 
-def _scalars(dt, alpha, beta):
-    """``alpha``/``beta`` as the kernel uses them: opmath numbers, integers checked."""
+def _scalars(dt, alpha, beta, strict=False):
+    """``alpha``/``beta`` as the kernel uses them: opmath numbers; for integer dtypes converted
+    as c10's ``checked_convert`` (floats truncate), or, ``strict`` (``addr``), float values
+    refused as PyTorch's ``addr`` does."""
     if dt.is_floating_point:
         cd = _dt.opmath_dtype(dt).np
         return cd.type(alpha), cd.type(beta)
-    if isinstance(beta, float) or isinstance(alpha, float):
+    if strict and (isinstance(beta, float) or isinstance(alpha, float)):
         raise RuntimeError("For integral input tensors, argument beta must not be a floating "
                            "point number." if isinstance(beta, float) else
                            "For integral input tensors, argument alpha must not be a floating "
@@ -55,6 +57,23 @@ def _combine(c, prod, alpha, beta):
 
 def _scaled(grad, k):
     return grad if k == 1 else dispatch("mul", grad, k)
+
+
+def _check_batches(op, input, batch1, batch2):
+    for x, nm in ((input, "input"), (batch1, "batch1"), (batch2, "batch2")):
+        _check_tensor(x, op, nm)
+    if batch1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+
+
+def _finish(ctx, out, dt, alpha, beta, first, second):
+    """Keep ``alpha``/``beta`` and the factors each gradient needs on the node; wrap ``out``."""
+    ctx.alpha, ctx.beta = alpha, beta
+    nig = ctx.needs_input_grad
+    ctx.save_for_backward(first if nig[2] else None, second if nig[1] else None)
+    return quiet_wrap(np.ascontiguousarray(out), dt)
 
 
 def _expand_input(input, shape):
@@ -79,12 +98,7 @@ class Baddbmm(Function):
 
     @staticmethod
     def forward(ctx, input, batch1, batch2, *, beta=1, alpha=1):
-        for x, nm in ((input, "input"), (batch1, "batch1"), (batch2, "batch2")):
-            _check_tensor(x, "baddbmm", nm)
-        if batch1.ndim != 3:
-            raise RuntimeError("batch1 must be a 3D tensor")
-        if batch2.ndim != 3:
-            raise RuntimeError("batch2 must be a 3D tensor")
+        _check_batches("baddbmm", input, batch1, batch2)
         b, n, m = batch1.shape
         if tuple(batch2.shape[:2]) != (b, m):
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -96,10 +110,7 @@ class Baddbmm(Function):
         al, be = _scalars(dt, alpha, beta)
         with np.errstate(all="ignore"):
             out = _combine(opmath(c, dt), _product(batch1, batch2, dt), al, be)
-        ctx.alpha, ctx.beta = alpha, beta
-        nig = ctx.needs_input_grad
-        ctx.save_for_backward(batch1 if nig[2] else None, batch2 if nig[1] else None)
-        return quiet_wrap(np.ascontiguousarray(out), dt)
+        return _finish(ctx, out, dt, alpha, beta, batch1, batch2)
 
     @staticmethod
     def backward(ctx, grad):
@@ -130,12 +141,7 @@ class Addbmm(Function):
 
     @staticmethod
     def forward(ctx, input, batch1, batch2, *, beta=1, alpha=1):
-        for x, nm in ((input, "input"), (batch1, "batch1"), (batch2, "batch2")):
-            _check_tensor(x, "addbmm", nm)
-        if batch1.ndim != 3:
-            raise RuntimeError("batch1 must be a 3D tensor")
-        if batch2.ndim != 3:
-            raise RuntimeError("batch2 must be a 3D tensor")
+        _check_batches("addbmm", input, batch1, batch2)
         if batch1.shape[0] != batch2.shape[0]:
             raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
                                f"{batch1.shape[0]} and {batch2.shape[0]}")
@@ -162,11 +168,8 @@ class Addbmm(Function):
             for i in range(batch1.shape[0]):
                 acc = rnd(_combine(acc, np.matmul(a1[i], a2[i]), al, k))
                 k = 1
-        ctx.alpha, ctx.beta = alpha, beta
         ctx.shapes = (batch1.shape, batch2.shape)
-        nig = ctx.needs_input_grad
-        ctx.save_for_backward(batch1 if nig[2] else None, batch2 if nig[1] else None)
-        return quiet_wrap(np.ascontiguousarray(acc), dt)
+        return _finish(ctx, acc, dt, alpha, beta, batch1, batch2)
 
     @staticmethod
     def backward(ctx, grad):
@@ -218,10 +221,7 @@ class Addmv(Function):
         c = np.broadcast_to(input._data.reshape(-1), (n,))
         with np.errstate(all="ignore"):
             out = _combine(opmath(c, dt), _product(mat, vec, dt), al, be)
-        ctx.alpha, ctx.beta = alpha, beta
-        nig = ctx.needs_input_grad
-        ctx.save_for_backward(mat if nig[2] else None, vec if nig[1] else None)
-        return quiet_wrap(np.ascontiguousarray(out), dt)
+        return _finish(ctx, out, dt, alpha, beta, mat, vec)
 
     @staticmethod
     def backward(ctx, grad):
@@ -269,7 +269,7 @@ class Addr(Function):
             ctx.alpha, ctx.beta = alpha, beta
             ctx.save_for_backward(vec1, vec2)
             return Tensor._make(np.ascontiguousarray(np.broadcast_to(out, shape)), dt)
-        al, be = _scalars(dt, alpha, beta)
+        al, be = _scalars(dt, alpha, beta, strict=True)
         rnd = _rounder(dt) if dt.is_floating_point else (lambda v: v)
         if dt.is_floating_point:
             al, be = rnd(al), rnd(be)
@@ -277,10 +277,7 @@ class Addr(Function):
         with np.errstate(all="ignore"):
             p = rnd(rnd(al * load(vec1))[:, None] * load(vec2)[None, :])
             out = p if be == 0 else rnd(rnd(be * load(input)) + p)
-        ctx.alpha, ctx.beta = alpha, beta
-        nig = ctx.needs_input_grad
-        ctx.save_for_backward(vec1 if nig[2] else None, vec2 if nig[1] else None)
-        return quiet_wrap(np.ascontiguousarray(np.broadcast_to(out, shape)), dt)
+        return _finish(ctx, np.broadcast_to(out, shape), dt, alpha, beta, vec1, vec2)
 
     @staticmethod
     def backward(ctx, grad):

@@ -210,6 +210,8 @@ def einsum(equation, *operands):
             out_keys.append(c)
     used = {c for labels in parsed for c in labels if c != "..."}
     contracted = sorted((c for c in used if c not in out), key=_label_index)
+    if "..." not in out:          # ellipsis dims missing from the output are summed too
+        contracted = [("...", k) for k in range(ell_dims)] + contracted
     order = out_keys + contracted
     ops = [_aligned(op, labels, order, ell_dims) for op, labels in zip(operands, parsed)]
     n_out = len(out_keys)
@@ -295,10 +297,10 @@ def tensordot(a, b, dims=2):
     t1, t2, csize = a, b, 1
     for x, y in zip(d1, d2):
         s1, s2 = a.shape[x], b.shape[y]
-        if s2 == 1:
-            t1 = dispatch("sum", t1, x, True)
+        if s2 == 1:             # (PyTorch sums in the operand's own dtype)
+            t1 = dispatch("sum", t1, x, True, dtype=t1.dtype)
         elif s1 == 1:
-            t2 = dispatch("sum", t2, y, True)
+            t2 = dispatch("sum", t2, y, True, dtype=t2.dtype)
         else:
             if s1 != s2:
                 raise RuntimeError(f"contracted dimensions need to match, but first has size "
@@ -349,7 +351,8 @@ def linalg_multi_dot(tensors):
     Raises:
         RuntimeError: "multi_dot(): expected at least 2 tensors but got 1", "multi_dot(): the
             first tensor must be 1D or 2D but got 3D", "multi_dot(): tensor 1 must be 2D but got
-            1D", "multi_dot(): tensors 0 and 1 cannot be multiplied (2x3 and 4x5)",
+            1D", "multi_dot(): tensors 0 and 1 with shapes [2, 3] and [4, 5] cannot be
+            multiplied",
             "multi_dot(): all tensors must have be the same dtype but tensor 0 is Float and
             tensor 1 is Double".
     """
@@ -376,9 +379,9 @@ def linalg_multi_dot(tensors):
         ts[-1] = dispatch("unsqueeze", ts[-1], -1)
     for i in range(n - 1):
         if ts[i].shape[1] != ts[i + 1].shape[0]:
-            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} cannot be multiplied "
-                               f"({ts[i].shape[0]}x{ts[i].shape[1]} and {ts[i + 1].shape[0]}x"
-                               f"{ts[i + 1].shape[1]})")
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(ts[i].shape)} and {list(ts[i + 1].shape)} cannot be "
+                               "multiplied")
     if n == 2:
         result = dispatch("mm", ts[0], ts[1])
     elif n == 3:
@@ -482,7 +485,7 @@ def bilinear(input1, input2, weight, bias=None):
                            f"{input2.ndim}")
     for i in range(input1.ndim - 1):
         if input1.shape[i] != input2.shape[i]:
-            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got "
                                f"{input1.shape[i]} and {input2.shape[i]}")
     if input1.shape[-1] != weight.shape[1]:
         raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "

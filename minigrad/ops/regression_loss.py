@@ -139,21 +139,25 @@ class SmoothL1LossBackward(Function):
 
     @staticmethod
     def backward(ctx, gg):
-        # derivatives.yaml: grad_output -> smooth_l1_loss_double_backward_grad_output;
-        # self/target -> smooth_l1_loss_double_backward (norm/beta where |x| < beta)
-        g, a, b = ctx.saved_tensors
-        n = ctx.needs_input_grad
-        dg = dispatch("smooth_l1_loss_backward", gg, a, b, ctx.reduction, ctx.beta) \
-            if n[0] else None
-        da = db = None
-        if n[1] or n[2]:
-            x = dispatch("sub", a, b)
-            inside = dispatch("lt", dispatch("abs", x), ctx.beta)
-            t = dispatch("mul", dispatch("mul", dispatch("mul", inside, ctx.norm / ctx.beta),
-                                         gg), g)
-            da = t if n[1] else None
-            db = dispatch("neg", t) if n[2] else None
-        return dg, da, db, None, None
+        # derivatives.yaml: smooth_l1_loss_double_backward{,_grad_output}
+        return _double_backward(ctx, gg, "smooth_l1_loss_backward", ctx.beta,
+                                ctx.norm / ctx.beta)
+
+
+def _double_backward(ctx, gg, op, param, slope):
+    """The gradients of a ``*_loss_backward`` kernel: itself for ``grad_output``; ``slope *
+    grad * gg`` where ``|input - target| < param`` (zero outside) for input, negated for
+    target."""
+    g, a, b = ctx.saved_tensors
+    n = ctx.needs_input_grad
+    dg = dispatch(op, gg, a, b, ctx.reduction, param) if n[0] else None
+    da = db = None
+    if n[1] or n[2]:
+        inside = dispatch("lt", dispatch("abs", dispatch("sub", a, b)), param)
+        t = dispatch("mul", dispatch("mul", dispatch("mul", inside, slope), gg), g)
+        da = t if n[1] else None
+        db = dispatch("neg", t) if n[2] else None
+    return dg, da, db, None, None
 
 
 # ---------------------------------------------------------------------------- huber_loss
@@ -226,17 +230,8 @@ class HuberLossBackward(Function):
 
     @staticmethod
     def backward(ctx, gg):
-        g, a, b = ctx.saved_tensors
-        n = ctx.needs_input_grad
-        dg = dispatch("huber_loss_backward", gg, a, b, ctx.reduction, ctx.delta) \
-            if n[0] else None
-        da = db = None
-        if n[1] or n[2]:
-            inside = dispatch("lt", dispatch("abs", dispatch("sub", a, b)), ctx.delta)
-            t = dispatch("mul", dispatch("mul", dispatch("mul", inside, ctx.norm), gg), g)
-            da = t if n[1] else None
-            db = dispatch("neg", t) if n[2] else None
-        return dg, da, db, None, None
+        # derivatives.yaml: huber_loss_double_backward{,_grad_output}
+        return _double_backward(ctx, gg, "huber_loss_backward", ctx.delta, ctx.norm)
 
 
 # ---------------------------------------------------------------------------- l1_loss

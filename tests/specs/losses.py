@@ -229,6 +229,11 @@ SPECS = [
            cos_sim_sample, dtypes=(F32,), fwd_ulp=BOUND, bwd_ulp=BOUND, scale="abs",
            bwd_scale="max", dtype_test=False),
     OpSpec("glu", lambda lib, F, x, **kw: F.glu(x, **kw), glu_sample, dtypes=(F16,),
-           dtype_test=False, notes="fp32 sigmoid and product, one rounding; the backward "
-                                   "stores sigmoid in the dtype first, as ATen"),
+           fwd_ulp=_u(4, 4, 0, 0), bwd_ulp=_u(4, 4, 0, 0), scale="max", bwd_scale="max",
+           dtype_test=False,
+           notes="fp32 sigmoid and product, one rounding (16-bit bit-exact); the backward "
+                 "stores sigmoid in the dtype first, as ATen; fp32/fp64: exp correctly rounded "
+                 "here, Sleef's in PyTorch (<= 3 ulp forward on OpInfo's samples; the "
+                 "backward's (1 - s) cancels near s = 1: slack relative to the largest "
+                 "gradient)"),
 ]
