@@ -13,4 +13,4 @@ from . import ternary  # noqa: E402,F401
 from . import inplace_math  # noqa: E402,F401
 from . import regression_loss, binary_loss  # noqa: E402,F401
 from . import margin_loss, distribution_loss, glu, distance  # noqa: E402,F401
-from . import add_products, contraction  # noqa: E402,F401
+from . import add_products, contraction, einsum  # noqa: E402,F401
