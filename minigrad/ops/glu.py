@@ -89,8 +89,8 @@ class GluBackward(Function):
         g, x = ctx.saved_tensors
         n = ctx.needs_input_grad
         half = x.shape[ctx.dim] // 2
-        a, b = dispatch("split", x, half, ctx.dim)
-        gga, ggb = dispatch("split", gg, half, ctx.dim)
+        a, b = dispatch("split", x, [half, half], ctx.dim)
+        gga, ggb = dispatch("split", gg, [half, half], ctx.dim)
         s = dispatch("sigmoid", b)
         ds = dispatch("mul", s, dispatch("rsub.Scalar", s, 1))       # s (1 - s)
         dg = dx = None
