@@ -154,7 +154,7 @@ def _double_backward(ctx, gg, op, param, slope):
     da = db = None
     if n[1] or n[2]:
         inside = dispatch("lt", dispatch("abs", dispatch("sub", a, b)), param)
-        t = dispatch("mul", dispatch("mul", dispatch("mul", inside, slope), gg), g)
+        t = dispatch("mul", dispatch("mul", dispatch("mul", gg, inside), slope), g)
         da = t if n[1] else None
         db = dispatch("neg", t) if n[2] else None
     return dg, da, db, None, None

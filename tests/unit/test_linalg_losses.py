@@ -319,3 +319,43 @@ def test_autocast_output_dtypes_match_torch():
         with autocast("cpu", dtype=mg.bfloat16):
             em = fn(mg, F, *[_mg(i) for i in ins]).dtype
         assert em.name == str(et).replace("torch.", "")
+
+
+def _double_backward(ft, fm, inputs):
+    """d/dx of sum(grad**2) for every input, in both frameworks (create_graph=True)."""
+    mins = [_mg(x) for x in inputs]
+    tl = [x for x in inputs if x.requires_grad]
+    ml = [x for x in mins if isinstance(x, mg.Tensor) and x.requires_grad]
+    g1 = torch.autograd.grad(ft(*inputs), tl, create_graph=True)
+    h1 = mg.autograd.grad(fm(*mins), ml, create_graph=True)
+    g2 = torch.autograd.grad(sum((g * g).sum() for g in g1), tl, allow_unused=True)
+    h2 = mg.autograd.grad(sum((h * h).sum() for h in h1), ml, allow_unused=True)
+    for a, b in zip(h2, g2):
+        assert (a is None) == (b is None)
+        if a is not None:
+            _close(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_double_backward_matches_torch():
+    torch.manual_seed(5)
+    p, q, x, y = _r(3, 4, lo=0), _r(3, 4, lo=0), _r(3, 4), _r(3, 4)
+    pw = torch.full((4,), 2.0, dtype=torch.float64)
+    cases = [
+        (lambda a, b: TF.binary_cross_entropy(a, b), lambda a, b: F.binary_cross_entropy(a, b),
+         [p, q]),
+        (lambda a, b: TF.binary_cross_entropy_with_logits(a, b, pos_weight=pw),
+         lambda a, b: F.binary_cross_entropy_with_logits(a, b, pos_weight=_mg(pw)), [x, q]),
+        (lambda a, b: TF.smooth_l1_loss(a, b, beta=2.0),
+         lambda a, b: F.smooth_l1_loss(a, b, beta=2.0), [x, y]),
+        (lambda a, b: TF.huber_loss(a, b, delta=1.5, reduction="sum"),
+         lambda a, b: F.huber_loss(a, b, delta=1.5, reduction="sum"), [x, y]),
+        (lambda a: TF.soft_margin_loss(a, torch.ones(3, 4, dtype=torch.float64)),
+         lambda a: F.soft_margin_loss(a, mg.ones(3, 4, dtype=mg.float64)), [x]),
+        (lambda a: TF.glu(a, 1).sum(), lambda a: F.glu(a, 1).sum(), [x]),
+        (lambda a, b: torch.xlogy(a, b.abs() + 1).sum(), lambda a, b: mg.xlogy(a, b.abs() + 1).sum(),
+         [x, y]),
+        (lambda a, b, w: TF.bilinear(a, b, w).sum(), lambda a, b, w: F.bilinear(a, b, w).sum(),
+         [x[:, :2], y, _r(3, 2, 4)]),
+    ]
+    for ft, fm, ins in cases:
+        _double_backward(ft, fm, ins)
