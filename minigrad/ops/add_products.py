@@ -218,8 +218,16 @@ class Addmv(Function):
                                f"{vec.dtype.scalar_name}")
         dt = input.dtype
         al, be = _scalars(dt, alpha, beta)
-        c = np.broadcast_to(input._data.reshape(-1), (n,))
+        ctx.empty = mat.numel() == 0
         with np.errstate(all="ignore"):
+            if ctx.empty:
+                # PyTorch's shortcut for an empty matrix: beta * input, in input's own shape
+                c = opmath(input, dt)
+                out = np.zeros(input.shape, c.dtype) if be == 0 else c * be
+                ctx.save_for_backward(mat, vec)
+                ctx.alpha, ctx.beta = alpha, beta
+                return quiet_wrap(np.array(out).reshape(input.shape), dt)
+            c = np.broadcast_to(input._data.reshape(-1), (n,))
             out = _combine(opmath(c, dt), _product(mat, vec, dt), al, be)
         return _finish(ctx, out, dt, alpha, beta, mat, vec)
 
@@ -228,6 +236,9 @@ class Addmv(Function):
         mat, vec = ctx.saved_tensors
         nig = ctx.needs_input_grad
         gi = _scaled(grad, ctx.beta) if nig[0] else None
+        if ctx.empty:
+            return (gi, dispatch("zeros_like", mat) if nig[1] else None,
+                    dispatch("zeros_like", vec) if nig[2] else None)
         gm = _scaled(dispatch("outer", grad, vec), ctx.alpha) if nig[1] else None
         gv = _scaled(dispatch("mv", dispatch("t", mat), grad), ctx.alpha) if nig[2] else None
         return gi, gm, gv
