@@ -177,7 +177,13 @@ class ShapeMixin:
         return dispatch("flip", self, _shape_args(dims))
 
     def repeat(self, *repeats):
-        """Mirrors ``torch.Tensor.repeat``: the ``repeat`` op (its errors apply)."""
+        """Mirrors ``torch.Tensor.repeat``: the ``repeat`` op (its errors apply).
+
+        Raises:
+            TypeError: no repeats given (PyTorch's message).
+        """
+        if not repeats:
+            raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
         return dispatch("repeat", self, _shape_args(repeats))
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):

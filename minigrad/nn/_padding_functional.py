@@ -24,8 +24,11 @@ def pad(input, pad, mode: str = "constant", value=None):
 
     Modes: "constant" (``value``, default 0; any number of dims; negative pads crop),
     "reflect", "replicate" (the last 1 or 2 dims of a 2-D/3-D or 3-D/4-D input), "circular"
-    (the last 1, 2 or 3 dims of a batched or unbatched input). Deliberate difference: the 3-D
-    reflect/replicate pads (``reflection_pad3d``...) are not implemented.
+    (the last 1, 2 or 3 dims of a batched or unbatched input). Deliberate differences: the 3-D
+    reflect/replicate pads (``reflection_pad3d``...) are not implemented; a circular right pad
+    wider than what a negative left pad leaves of the dim repeats those columns as PyTorch's
+    overlapping ``copy_`` does, but its gradient is the forward's true one (PyTorch's differs
+    there).
 
     Raises:
         RuntimeError: an odd ``pad`` length ("Padding length must be divisible by 2"), too long
@@ -100,8 +103,14 @@ def _pad_circular(input, pad):
             dispatch("copy_", dispatch("index", out, sl(d, 0, lo)),
                      dispatch("index", out, sl(d, size - lo - max(hi, 0), size - max(hi, 0))))
         if hi > 0:
-            dispatch("copy_", dispatch("index", out, sl(d, size - hi, size)),
-                     dispatch("index", out, sl(d, max(lo, 0), max(lo, 0) + hi)))
+            # PyTorch copies out[lo:lo+hi] onto out[size-hi:]; the two overlap when a negative
+            # left pad leaves fewer than hi columns, and its element-by-element copy then
+            # repeats the first ``period`` columns: copied here in non-overlapping chunks
+            start, period = max(lo, 0), size - hi - max(lo, 0)
+            for c in range(0, hi, max(period, 1)):
+                w = min(period, hi - c) if period > 0 else hi
+                dispatch("copy_", dispatch("index", out, sl(d, size - hi + c, size - hi + c + w)),
+                         dispatch("index", out, sl(d, start + c, start + c + w)))
     return out
 
 

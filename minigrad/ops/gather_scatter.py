@@ -32,11 +32,11 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
 def check_index(index, op, kinds=(_dt.int64, _dt.int32)):
-    """Raise PyTorch's error for an index tensor of another dtype ("gather(): Expected dtype
-    int32/int64 for index")."""
+    """Raise PyTorch's error for a non-empty index tensor of another dtype ("gather(): Expected
+    dtype int32/int64 for index"); an empty one may have any dtype, as in PyTorch."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    if index.dtype not in kinds:
+    if index.dtype not in kinds and index.numel():
         want = "int32/int64" if len(kinds) == 2 else "int64"
         raise RuntimeError(f"{op}(): Expected dtype {want} for index")
 
@@ -132,17 +132,19 @@ class Gather(Function):
     def forward(ctx, input, dim, index, sparse_grad=False):
         check_index(index, "gather")
         d = _check_shapes("gather", input, dim, index)
-        ctx.dim, ctx.index, ctx.in_shape = d, index, input.shape
+        ctx.dim, ctx.in_shape = d, input.shape
+        ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         if index.numel() == 0:
             return Tensor._make(np.zeros(index.shape, input._data.dtype), input.dtype)
         data = input._data.reshape(input.shape or (1,))
         out = data[_positions(index, d)]
-        return Tensor._make(np.ascontiguousarray(out).reshape(index.shape), input.dtype)
+        return Tensor._make(np.array(out, order="C").reshape(index.shape), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
         zeros = dispatch("zeros", ctx.in_shape, dtype=grad.dtype)
-        return dispatch("scatter_add", zeros, ctx.dim, ctx.index, grad), None, None, None
+        return dispatch("scatter_add", zeros, ctx.dim, index, grad), None, None, None
 
 
 # ------------------------------------------------------------------ scatter
@@ -157,7 +159,8 @@ class _ScatterBase(Function):
         if reduce is not None and reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         d = _check_shapes("scatter", input, dim, index, src)
-        ctx.dim, ctx.index = d, index
+        ctx.dim = d
+        ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         if reduce is not None:
             out = _opmath_copy(input)
             if index.numel():
@@ -171,9 +174,10 @@ class _ScatterBase(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
         nig = ctx.needs_input_grad
-        gi = dispatch("scatter.value", grad, ctx.dim, ctx.index, 0.0) if nig[0] else None
-        gs = dispatch("gather", grad, ctx.dim, ctx.index) if nig[3] else None
+        gi = dispatch("scatter.value", grad, ctx.dim, index, 0.0) if nig[0] else None
+        gs = dispatch("gather", grad, ctx.dim, index) if nig[3] else None
         return (gi, None, None, gs) + (None,) * (len(nig) - 4)
 
 
@@ -241,7 +245,8 @@ class ScatterAdd(Function):
         if src.dtype is not input.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         d = _check_shapes("scatter_add", input, dim, index, src)
-        ctx.dim, ctx.index = d, index
+        ctx.dim = d
+        ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         out = _opmath_copy(input)
         if index.numel():
             np.add.at(out, _positions(index, d), _opmath_vals(src, index, input.dtype))
@@ -249,9 +254,10 @@ class ScatterAdd(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
         nig = ctx.needs_input_grad
         return (grad if nig[0] else None), None, None, \
-            (dispatch("gather", grad, ctx.dim, ctx.index) if nig[3] else None)
+            (dispatch("gather", grad, ctx.dim, index) if nig[3] else None)
 
 
 # ------------------------------------------------------------------ scatter_reduce

@@ -61,8 +61,9 @@ class Im2Col(Function):
     node ``Im2ColBackward0``, whose gradient is ``col2im``).
 
     Raises:
-        RuntimeError: an input that is not 3-D/4-D, non-positive kernel/stride/dilation,
-            negative padding, a kernel larger than the padded image (PyTorch's messages).
+        RuntimeError: an input of more than 4 dims, non-positive kernel/stride/dilation,
+            negative padding, a kernel larger than the padded image (PyTorch's messages);
+            IndexError: fewer than 3 dims.
     """
 
     _backward_name = "Im2ColBackward0"
@@ -70,9 +71,15 @@ class Im2Col(Function):
     @staticmethod
     def forward(ctx, input, kernel_size, dilation, padding, stride):
         k, d, p, s = _params(kernel_size, dilation, padding, stride)
-        if input.ndim not in (3, 4):
-            raise RuntimeError("Expected 3D or 4D (batch mode) tensor for input with possibly 0 "
-                               f"batch size and non-zero dimensions, but got: {list(input.shape)}")
+        n = input.ndim
+        if n < 3:       # PyTorch reads input.size(-3)... first
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, "
+                             f"{n - 1}], but got {n})" if n else
+                             "Dimension specified as 1 but tensor has no dimensions")
+        if n != 4 and n != 3:
+            raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                               "and other non-zero dimensions for input, but got: "
+                               f"{list(input.shape)}")
         x = input._data if input.ndim == 4 else input._data[None]
         n, c, h, w = x.shape
         o = _blocks((h, w), k, d, p, s)
@@ -115,7 +122,8 @@ class Col2Im(Function):
         hw = _pair(output_size, "output_size")
         if input.ndim not in (2, 3):
             raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
-                               f"batch size and non-zero dimensions, but got: {list(input.shape)}")
+                               "batch size and non-zero dimensions for input, but got: "
+                               f"{list(input.shape)}")
         x = input._data if input.ndim == 3 else input._data[None]
         n, ckk, length = x.shape
         if ckk % (k[0] * k[1]):
@@ -135,7 +143,7 @@ class Col2Im(Function):
         out = np.zeros((n, c, hw[0] + 2 * p[0], hw[1] + 2 * p[1]), x.dtype)
         for i, j, rs, cs in _windows(k, d, s, o):
             out[:, :, rs, cs] += cols[:, :, i, j]
-        out = np.ascontiguousarray(out[:, :, p[0]:p[0] + hw[0], p[1]:p[1] + hw[1]])
+        out = np.array(out[:, :, p[0]:p[0] + hw[0], p[1]:p[1] + hw[1]], order="C")
         return Tensor._make(out if input.ndim == 3 else out[0], input.dtype)
 
     @staticmethod

@@ -5,10 +5,10 @@
 the 1-D (or 0-D) ``index``; the others write slices of ``source`` (``source.select(dim, k)``)
 into ``input.select(dim, index[k])``.
 
-Numerics as PyTorch's CPU kernels: ``index_add`` on a tensor with more than one dim adds the
-slices one after the other (``self.select(dim, index[k]).add_(source.select(dim, k),
-alpha=alpha)``: each step rounded once into the storage dtype from ``self + alpha * source``
-computed in opmath). Backward formulas as ``tools/autograd/derivatives.yaml``
+Numerics as PyTorch's CPU kernels: ``index_add`` adds the slices one after the other
+(``self.select(dim, index[k]).add_(source.select(dim, k), alpha=alpha)``), each step with
+``add``'s own kernel (``ops/_binary.add_kernel``: opmath, one rounding, fp32 fma and the 16-bit
+rounding of ``alpha * source`` in PyTorch's scalar tail). Backward formulas as ``tools/autograd/derivatives.yaml``
 (``index_select_backward`` is an ``index_add`` into zeros).
 """
 from __future__ import annotations
@@ -19,7 +19,8 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import check_scalar, wrap_dim
+from ._binary import add_kernel
+from ._util import check_scalar, opmath, wrap_dim
 from .factory import _convert
 from .inplace import run_inplace
 
@@ -72,7 +73,8 @@ class IndexSelect(Function):
         if bad.size:
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} "
                                f"axis_dim={size}")
-        ctx.dim, ctx.index, ctx.in_shape = d, index, input.shape
+        ctx.dim, ctx.in_shape = d, input.shape
+        ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         out = np.take(input._data.reshape(input.shape or (1,)), idx, axis=d)
         if input.ndim == 0 or (index.ndim == 0 and input.ndim <= 1):
             out = out.reshape(() if input.ndim == 0 else (idx.size,))
@@ -80,8 +82,9 @@ class IndexSelect(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
         zeros = dispatch("zeros", ctx.in_shape, dtype=grad.dtype)
-        return dispatch("index_add", zeros, ctx.dim, ctx.index, grad), None, None
+        return dispatch("index_add", zeros, ctx.dim, index, grad), None, None
 
 
 def _source_check(op, input, d, idx, source, sep=":"):
@@ -135,23 +138,24 @@ class IndexAdd(Function):
         except IndexError as e:
             raise RuntimeError(str(e)) from None
         check_scalar(alpha, input.dtype)
-        ctx.dim, ctx.index, ctx.alpha, ctx.src_shape = d, index, alpha, source.shape
+        ctx.dim, ctx.alpha, ctx.src_shape = d, alpha, source.shape
+        ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         dt = input.dtype
         out = input._data.reshape(input.shape or (1,)).copy()
         dst = _moved(out, d)
         src = _moved(source._data, 0 if source.ndim == 0 else d)
-        opm = dt.opmath.np
-        a = opm.type(alpha) if dt.is_floating_point else alpha
-        for k, i in enumerate(idx):
-            dst[i] = _convert(np.asarray(dst[i].astype(opm) + a * src[k].astype(opm)), dt)
+        for k, i in enumerate(idx):     # self.select(dim, i).add_(source.select(dim, k), alpha)
+            step = add_kernel(dt, opmath(dst[i], dt), opmath(src[k], dt), alpha)
+            dst[i] = _convert(np.asarray(step), dt)
         return Tensor._make(out.reshape(input.shape), dt)
 
     @staticmethod
     def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
         nig = ctx.needs_input_grad
         gs = None
         if nig[3]:
-            gs = dispatch("index_select", grad, ctx.dim, ctx.index)
+            gs = dispatch("index_select", grad, ctx.dim, index)
             if tuple(gs.shape) != tuple(ctx.src_shape):
                 gs = dispatch("reshape", gs, ctx.src_shape)
             if ctx.alpha != 1:
@@ -188,7 +192,8 @@ class IndexCopy(Function):
                                f"{source.dtype.scalar_name}")
         _source_check("index_copy_", input, d, idx, source)
         _in_range(idx, (input.shape or (1,))[d], d, "index_copy_(): ")
-        ctx.dim, ctx.index, ctx.src_shape = d, index, source.shape
+        ctx.dim, ctx.src_shape = d, source.shape
+        ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         out = input._data.reshape(input.shape or (1,)).copy()
         dst = _moved(out, d)
         src = _moved(source._data, 0 if source.ndim == 0 else d)
@@ -198,11 +203,12 @@ class IndexCopy(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
         nig = ctx.needs_input_grad
-        gi = dispatch("index_fill.int_Scalar", grad, ctx.dim, ctx.index, 0) if nig[0] else None
+        gi = dispatch("index_fill.int_Scalar", grad, ctx.dim, index, 0) if nig[0] else None
         gs = None
         if nig[3]:
-            gs = dispatch("index_select", grad, ctx.dim, ctx.index)
+            gs = dispatch("index_select", grad, ctx.dim, index)
             if tuple(gs.shape) != tuple(ctx.src_shape):
                 gs = dispatch("reshape", gs, ctx.src_shape)
         return gi, None, None, gs
@@ -235,14 +241,16 @@ class IndexFill(Function):
         if isinstance(value, Tensor):
             value = value.item()
         check_scalar(value, input.dtype)
-        ctx.dim, ctx.index = d, index
+        ctx.dim = d
+        ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         out = input._data.reshape(input.shape or (1,)).copy()
         _moved(out, d)[idx] = _convert(np.asarray(value), input.dtype)
         return Tensor._make(out.reshape(input.shape), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return dispatch("index_fill.int_Scalar", grad, ctx.dim, ctx.index, 0), None, None, None
+        (index,) = ctx.saved_tensors
+        return dispatch("index_fill.int_Scalar", grad, ctx.dim, index, 0), None, None, None
 
 
 @register_op("index_add_")

@@ -42,15 +42,17 @@ class MaskedSelect(Function):
     def forward(ctx, input, mask):
         _mask_check(mask, "masked_select: expected BoolTensor for mask")
         shape = broadcast_shapes(input.shape, mask.shape)
-        ctx.mask, ctx.in_shape, ctx.shape = mask, input.shape, shape
+        ctx.in_shape, ctx.shape = input.shape, shape
+        ctx.save_for_backward(input, mask)      # as PyTorch: freed after backward
         data = np.broadcast_to(input._data, shape)
-        return Tensor._make(np.ascontiguousarray(data[np.broadcast_to(mask._data, shape)]),
+        return Tensor._make(np.array(data[np.broadcast_to(mask._data, shape)], order="C"),
                             input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
+        _, mask = ctx.saved_tensors
         zeros = dispatch("zeros", ctx.shape, dtype=grad.dtype)
-        g = dispatch("masked_scatter", zeros, ctx.mask, grad)
+        g = dispatch("masked_scatter", zeros, mask, grad)
         if tuple(ctx.shape) != tuple(ctx.in_shape):
             g = dispatch("sum_to_size", g, ctx.in_shape)
         return g, None
@@ -83,7 +85,8 @@ class MaskedScatter(Function):
         n = int(m.sum())
         if n > source.numel():
             raise RuntimeError("Number of elements of source < number of ones in mask")
-        ctx.mask, ctx.in_shape, ctx.shape, ctx.src_shape = mask, input.shape, shape, source.shape
+        ctx.in_shape, ctx.shape, ctx.src_shape = input.shape, shape, source.shape
+        ctx.save_for_backward(mask)             # as PyTorch: freed after backward
         out = np.array(np.broadcast_to(input._data, shape))
         out[m] = source._data.reshape(-1)[:n]
         return Tensor._make(out, input.dtype)
@@ -91,13 +94,14 @@ class MaskedScatter(Function):
     @staticmethod
     def backward(ctx, grad):
         nig = ctx.needs_input_grad
+        (mask,) = ctx.saved_tensors
         gi = gs = None
         if nig[0]:
-            gi = dispatch("masked_fill", grad, ctx.mask, 0.0)
+            gi = dispatch("masked_fill", grad, mask, 0.0)
             if tuple(ctx.shape) != tuple(ctx.in_shape):
                 gi = dispatch("sum_to_size", gi, ctx.in_shape)
         if nig[2]:
-            sel = dispatch("masked_select", grad, ctx.mask)
+            sel = dispatch("masked_select", grad, mask)
             numel = int(np.prod(ctx.src_shape, dtype=np.int64))
             if numel > sel.numel():
                 pad = dispatch("zeros", (numel - sel.numel(),), dtype=grad.dtype)
@@ -126,7 +130,7 @@ class Nonzero(Function):
             data = data.astype(np.float32) if input.dtype is _dt.bfloat16 else data
         nz = np.argwhere(data.reshape(data.shape) != 0) if data.ndim else \
             np.zeros((int(data != 0), 0), np.int64)
-        return Tensor._make(np.ascontiguousarray(nz.astype(np.int64)), _dt.int64)
+        return Tensor._make(np.array(nz.astype(np.int64), order="C"), _dt.int64)
 
     @staticmethod
     def backward(ctx, grad):

@@ -123,13 +123,15 @@ class _BorderPad(Function):
                 raise RuntimeError(f"input ({'x'.join(str(s) for s in shape[-k:])}) is too small. "
                                    f"Calculated output W: {n + lo + hi}")
             maps.insert(0, _source(n, lo, hi, cls._mode))
-        ctx.padding, ctx.in_shape, ctx.maps = padding, shape, maps
+        ctx.padding, ctx.in_shape = padding, shape
+        ctx.save_for_backward(input)            # as PyTorch: freed after backward
         grids = np.ix_(*maps)
         idx = (Ellipsis,) + tuple(grids)
-        return Tensor._make(np.ascontiguousarray(input._data[idx]), input.dtype)
+        return Tensor._make(np.array(input._data[idx], order="C"), input.dtype)
 
     @classmethod
     def backward(cls, ctx, grad):
+        ctx.saved_tensors                       # raises once the graph was freed, as PyTorch
         return dispatch(cls._op + "_backward", grad, ctx.in_shape, ctx.padding), None
 
 

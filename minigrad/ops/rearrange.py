@@ -42,13 +42,18 @@ class Roll(Function):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                f"dims:{len(dims)}")
         ctx.shifts, ctx.dims = shifts, dims
+        if input.numel() == 0:          # PyTorch: an empty tensor is cloned, dims unchecked
+            return Tensor._make(input._data.copy(), input.dtype)
+        if dims and input.ndim == 0:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+        ctx.shifts, ctx.dims = shifts, dims
         data = input._data
         if not dims:
             out = np.roll(data.reshape(-1), shifts[0]).reshape(data.shape)
         else:
             axes = tuple(wrap_dim(d, input.ndim) for d in dims)
             out = np.roll(data.reshape(data.shape or (1,)), shifts, axes).reshape(data.shape)
-        return Tensor._make(np.ascontiguousarray(out), input.dtype)
+        return Tensor._make(np.array(out, order="C"), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,7 +80,7 @@ class Flip(Function):
         data = input._data
         out = np.flip(data.reshape(data.shape or (1,)), axes).reshape(data.shape) if axes \
             else data.copy()
-        return Tensor._make(np.ascontiguousarray(out), input.dtype)
+        return Tensor._make(np.array(out, order="C"), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -111,7 +116,7 @@ class Repeat(Function):
                                    f"{target}")
         ctx.repeats, ctx.in_shape = repeats, input.shape
         out = np.tile(input._data.reshape(shape), repeats) if repeats else input._data.copy()
-        return Tensor._make(np.ascontiguousarray(out), input.dtype)
+        return Tensor._make(np.array(out, order="C"), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -266,7 +271,7 @@ class DiagonalCopy(Function):
     def forward(ctx, input, offset=0, dim1=0, dim2=1):
         d1, d2 = _diag_dims(input.ndim, offset, dim1, dim2)
         ctx.args = (input.shape, offset, d1, d2)
-        return Tensor._make(np.ascontiguousarray(_diagonal_view(input._data, offset, d1, d2)),
+        return Tensor._make(np.array(_diagonal_view(input._data, offset, d1, d2), order="C"),
                             input.dtype)
 
     backward = Diagonal.backward
