@@ -41,7 +41,7 @@ class MaskedSelect(Function):
     @staticmethod
     def forward(ctx, input, mask):
         _mask_check(mask, "masked_select: expected BoolTensor for mask")
-        shape = broadcast_shapes(input.shape, mask.shape)
+        shape = broadcast_shapes(mask.shape, input.shape)     # PyTorch's order (its message)
         ctx.in_shape, ctx.shape = input.shape, shape
         ctx.save_for_backward(input, mask)      # as PyTorch: freed after backward
         data = np.broadcast_to(input._data, shape)
@@ -80,7 +80,7 @@ class MaskedScatter(Function):
         if source.dtype is not input.dtype:
             raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
                                f"got{input.dtype.scalar_name} and {source.dtype.scalar_name}")
-        shape = broadcast_shapes(input.shape, mask.shape)
+        shape = broadcast_shapes(mask.shape, input.shape)     # PyTorch's order (its message)
         m = np.broadcast_to(mask._data, shape)
         n = int(m.sum())
         if n > source.numel():
@@ -113,7 +113,10 @@ class MaskedScatter(Function):
 @register_op("masked_scatter_")
 def masked_scatter_(self, mask, source):
     """In-place ``masked_scatter`` (``Tensor.masked_scatter_``); ``mask`` must broadcast to
-    ``self``'s shape. Returns ``self``."""
+    ``self``'s shape (it is expanded to it first, as PyTorch: ``expand``'s errors apply).
+    Returns ``self``."""
+    if isinstance(mask, Tensor) and tuple(mask.shape) != tuple(self.shape):
+        mask = dispatch("expand", mask, tuple(self.shape))
     return run_inplace(self, MaskedScatter.apply, mask, source)
 
 
