@@ -144,7 +144,9 @@ UNTOUCHED_OPS = frozenset("""
     repeat_interleave.Tensor diag_embed diagonal_copy diagonal_backward unfold unfold_backward
     reflection_pad1d reflection_pad2d replication_pad1d replication_pad2d
     reflection_pad1d_backward reflection_pad2d_backward replication_pad1d_backward
-    replication_pad2d_backward im2col col2im
+    replication_pad2d_backward im2col col2im reflection_pad3d replication_pad3d
+    reflection_pad3d_backward replication_pad3d_backward index_fill.int_Tensor
+    index_fill_.int_Tensor
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
     asin acos atan sinh cosh log_sigmoid mish_backward hardswish_backward hardsigmoid_backward

@@ -104,25 +104,21 @@ def index_copy(input, dim, index, source):
     return dispatch("index_copy", input, dim, index, source)
 
 
-def _fill_value(value):
-    if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
-                               f"tensor with {value.ndim} dimension(s).")
-        return value.item()
-    return value
+def _fill_op(value, inplace=False):
+    """The index_fill overload for a number or a 0-dim tensor ``value``."""
+    kind = "int_Tensor" if isinstance(value, Tensor) else "int_Scalar"
+    return f"index_fill{'_' if inplace else ''}.{kind}"
 
 
 def index_fill(input, dim, index, value):
-    """``input`` with the slices at ``index`` along ``dim`` set to ``value`` (a number or a
-    0-dim tensor; ``torch.index_fill``). Deliberate difference: a 0-dim tensor value is read as
-    a number (PyTorch's ``index_fill.int_Tensor`` also gives it a gradient).
+    """``input`` with the slices at ``index`` along ``dim`` set to ``value`` (a number, or a
+    0-dim tensor that gets a gradient; ``torch.index_fill``).
 
     Raises:
         IndexError: an index that is not int64 or out of range; RuntimeError: a value tensor
             with dims.
     """
-    return dispatch("index_fill.int_Scalar", input, dim, index, _fill_value(value))
+    return dispatch(_fill_op(value), input, dim, index, value)
 
 
 def masked_select(input, mask):

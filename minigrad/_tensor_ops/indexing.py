@@ -102,9 +102,9 @@ class IndexingMixin:
         return _index_fns().index_fill(self, dim, index, value)
 
     def index_fill_(self, dim, index, value):
-        """Mirrors ``torch.Tensor.index_fill_``: the ``index_fill_.int_Scalar`` op."""
-        return dispatch("index_fill_.int_Scalar", self, dim, index,
-                        _index_fns()._fill_value(value))
+        """Mirrors ``torch.Tensor.index_fill_``: the ``index_fill_.int_Scalar`` /
+        ``index_fill_.int_Tensor`` op."""
+        return dispatch(_index_fns()._fill_op(value, True), self, dim, index, value)
 
     def masked_select(self, mask):
         """Mirrors ``torch.Tensor.masked_select``: the ``masked_select`` op."""

@@ -3,7 +3,7 @@
 re-exports them. The ops are in ``minigrad/ops/padding.py`` and ``im2col.py``.
 
 ``F.pad`` dispatches as PyTorch 2.13 does: mode "constant" is ``constant_pad_nd``; "reflect"
-and "replicate" are ``reflection_pad1d/2d`` / ``replication_pad1d/2d``; "circular" is
+and "replicate" are ``reflection_pad1d/2d/3d`` / ``replication_pad1d/2d/3d``; "circular" is
 PyTorch's ``_pad_circular`` composite: a new tensor whose middle is copied from the input and
 whose borders are copied from its own wrapped-around parts, all with ``copy_`` into slices (so
 the result's node is ``CopySlices``, as in PyTorch).
@@ -23,9 +23,8 @@ def pad(input, pad, mode: str = "constant", value=None):
     """Pad ``input`` by the (left, right) pairs of ``pad``, last dim first (``F.pad``).
 
     Modes: "constant" (``value``, default 0; any number of dims; negative pads crop),
-    "reflect", "replicate" (the last 1 or 2 dims of a 2-D/3-D or 3-D/4-D input), "circular"
-    (the last 1, 2 or 3 dims of a batched or unbatched input). Deliberate differences: the 3-D
-    reflect/replicate pads (``reflection_pad3d``...) are not implemented; a circular right pad
+    "reflect", "replicate", "circular" (the last 1, 2 or 3 dims of a batched or unbatched
+    input: ``reflection_pad1d/2d/3d``...). Deliberate difference: a circular right pad
     wider than what a negative left pad leaves of the dim repeats those columns as PyTorch's
     overlapping ``copy_`` does, but its gradient is the forward's true one (PyTorch's differs
     there).
@@ -56,9 +55,6 @@ def pad(input, pad, mode: str = "constant", value=None):
         raise not_supported(len(pad), input.ndim)
     if mode == "circular":
         return _pad_circular(input, pad)
-    if k == 3:
-        raise NotImplementedError(f"F.pad mode {mode!r} of 3 dims ({_BORDER[mode]}3d) is not "
-                                  "implemented in minigrad")
     return dispatch(f"{_BORDER[mode]}{k}d", input, pad)
 
 

@@ -267,8 +267,11 @@ def _reduce_into(out, pos, vals, reduce, include_self, dtype):
     if not include_self:
         # positions that receive a value start from the reduction's identity
         ident = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
-        if not dtype.is_floating_point and reduce in ("amax", "amin"):
-            info = np.iinfo(np.int64)
+        if out.dtype == np.bool_:
+            ident = {"sum": False, "mean": False, "prod": True, "amax": False,
+                     "amin": True}[reduce]
+        elif out.dtype.kind in "iu" and reduce in ("amax", "amin"):
+            info = np.iinfo(out.dtype)
             ident = info.min if reduce == "amax" else info.max
         out[pos] = ident
     if reduce in ("sum", "mean"):

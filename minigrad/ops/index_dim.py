@@ -1,12 +1,15 @@
 """Indexing one dim with a vector of indices: ``index_select``, ``index_add``, ``index_copy``,
-``index_fill`` and their in-place forms (``index_add_``, ``index_copy_``, ``index_fill_``).
+``index_fill`` (a number or a 0-dim tensor value) and their in-place forms (``index_add_``,
+``index_copy_``, ``index_fill_``).
 
 ``index_select(input, dim, index)`` takes the slices ``input.select(dim, i)`` for each ``i`` in
 the 1-D (or 0-D) ``index``; the others write slices of ``source`` (``source.select(dim, k)``)
 into ``input.select(dim, index[k])``.
 
-Numerics as PyTorch's CPU kernels: ``index_add`` adds the slices one after the other
-(``self.select(dim, index[k]).add_(source.select(dim, k), alpha=alpha)``), each step with
+Numerics as PyTorch's CPU kernels (``index_add_cpu_out``): on a tensor of 2+ dims indexed along
+its first or last dim with ``alpha=1`` and an int64 index, ``index_add`` is a ``scatter_add``
+(all contributions summed in opmath, one rounding); otherwise it adds the slices one after the
+other (``self.select(dim, index[k]).add_(source.select(dim, k), alpha=alpha)``), each step with
 ``add``'s own kernel (``ops/_binary.add_kernel``: opmath, one rounding, fp32 fma and the 16-bit
 rounding of ``alpha * source`` in PyTorch's scalar tail). Backward formulas as ``tools/autograd/derivatives.yaml``
 (``index_select_backward`` is an ``index_add`` into zeros).
@@ -20,7 +23,7 @@ from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._binary import add_kernel
-from ._util import check_scalar, opmath, wrap_dim
+from ._util import check_scalar, opmath, wrap, wrap_dim
 from .factory import _convert
 from .inplace import run_inplace
 
@@ -141,6 +144,12 @@ class IndexAdd(Function):
         ctx.dim, ctx.alpha, ctx.src_shape = d, alpha, source.shape
         ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         dt = input.dtype
+        if input.ndim > 1 and d in (0, input.ndim - 1) and alpha == 1 and \
+                index.dtype is _dt.int64 and idx.size and input.numel():
+            # PyTorch's fast path: a scatter_add of the expanded index (opmath, one rounding)
+            acc = np.array(opmath(input, dt), copy=True)
+            np.add.at(_moved(acc, d), idx, _moved(opmath(source, dt), d))
+            return wrap(acc, dt)
         out = input._data.reshape(input.shape or (1,)).copy()
         dst = _moved(out, d)
         src = _moved(source._data, 0 if source.ndim == 0 else d)
@@ -253,6 +262,41 @@ class IndexFill(Function):
         return dispatch("index_fill.int_Scalar", grad, ctx.dim, index, 0), None, None, None
 
 
+@register_op("index_fill.int_Tensor")
+class IndexFillTensor(IndexFill):
+    """``index_fill(input, dim, index, value)`` with a 0-dim tensor ``value`` (node
+    ``IndexFillBackward1``: the value's gradient is the sum of ``grad`` over the filled slices,
+    each slice once however often its index repeats, as PyTorch's ``_unique(index)``).
+
+    Raises:
+        RuntimeError: a value tensor with dims ("index_fill_ only supports a 0-dimensional
+            value tensor, but got tensor with 1 dimension(s)."); errors of the number form.
+    """
+
+    _backward_name = "IndexFillBackward1"
+
+    @staticmethod
+    def forward(ctx, input, dim, index, value):
+        if value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.ndim} dimension(s).")
+        v = _convert(np.asarray(value._data), input.dtype)
+        return IndexFill.forward(ctx, input, dim, index, v.item())
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        gi = gv = None
+        if ctx.needs_input_grad[0]:
+            gi = dispatch("index_fill.int_Scalar", grad, ctx.dim, index, 0)
+        if ctx.needs_input_grad[3]:
+            size = (grad.shape or (1,))[ctx.dim]
+            idx = index._data.reshape(-1).astype(np.int64)
+            uniq = Tensor._make(np.unique(np.where(idx < 0, idx + size, idx)), _dt.int64)
+            gv = dispatch("sum", dispatch("index_select", grad, ctx.dim, uniq))
+        return gi, None, None, gv
+
+
 @register_op("index_add_")
 def index_add_(self, dim, index, source, *, alpha=1):
     """In-place ``index_add`` (``Tensor.index_add_``); returns ``self``."""
@@ -267,5 +311,11 @@ def index_copy_(self, dim, index, source):
 
 @register_op("index_fill_.int_Scalar")
 def index_fill_(self, dim, index, value):
-    """In-place ``index_fill`` (``Tensor.index_fill_``); returns ``self``."""
+    """In-place ``index_fill`` with a number (``Tensor.index_fill_``); returns ``self``."""
     return run_inplace(self, IndexFill.apply, dim, index, value)
+
+
+@register_op("index_fill_.int_Tensor")
+def index_fill_tensor_(self, dim, index, value):
+    """In-place ``index_fill`` with a 0-dim tensor value (``Tensor.index_fill_``)."""
+    return run_inplace(self, IndexFillTensor.apply, dim, index, value)

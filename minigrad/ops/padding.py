@@ -1,5 +1,5 @@
-"""Padding: ``constant_pad_nd`` and the border-reading pads ``reflection_pad1d/2d``,
-``replication_pad1d/2d`` with their backward ops (``reflection_pad1d_backward``...), the aten
+"""Padding: ``constant_pad_nd`` and the border-reading pads ``reflection_pad1d/2d/3d``,
+``replication_pad1d/2d/3d`` with their backward ops (``reflection_pad1d_backward``...), the aten
 ops ``F.pad`` dispatches to in PyTorch 2.13 (circular padding is a composite of slices and
 ``copy_`` in ``minigrad.nn.functional.pad``, as PyTorch's ``_pad_circular``).
 
@@ -102,7 +102,7 @@ class _BorderPad(Function):
         padding = tuple(int(p) for p in padding)
         k = cls._k
         if input.ndim not in (k + 1, k + 2) or any(s == 0 for s in input.shape[-k - 1:]):
-            want = {1: "2D or 3D", 2: "3D or 4D"}[k]
+            want = {1: "2D or 3D", 2: "3D or 4D", 3: "4D or 5D"}[k]
             raise RuntimeError(f"Expected {want} (batch mode) tensor with possibly 0 batch size "
                                "and other non-zero dimensions for input, but got: "
                                f"{list(input.shape)}")
@@ -151,7 +151,7 @@ class _BorderPadBackward(Function):
         flat = np.ravel_multi_index(np.ix_(*maps), inner).reshape(-1)
         lead = in_shape[:-k]
         m = int(np.prod(lead, dtype=np.int64)) if lead else 1
-        g2 = grad._data.reshape(m, -1)
+        g2 = grad._data.reshape(m, int(np.prod(grad.shape[-k:], dtype=np.int64)))
         o2 = np.zeros((m, int(np.prod(inner, dtype=np.int64))), g2.dtype)
         np.add.at(o2, (np.arange(m)[:, None], flat[None, :]), g2)
         return Tensor._make(o2.reshape(in_shape), grad.dtype)
@@ -187,6 +187,10 @@ ReplicationPad1d, ReplicationPad1dBackward = _pad_pair("replication_pad1d", 1, "
                                                        "ReplicationPad1DBackward0")
 ReplicationPad2d, ReplicationPad2dBackward = _pad_pair("replication_pad2d", 2, "replicate",
                                                        "ReplicationPad2DBackward0")
+ReflectionPad3d, ReflectionPad3dBackward = _pad_pair("reflection_pad3d", 3, "reflect",
+                                                     "ReflectionPad3DBackward0")
+ReplicationPad3d, ReplicationPad3dBackward = _pad_pair("replication_pad3d", 3, "replicate",
+                                                       "ReplicationPad3DBackward0")
 
 
 def not_supported(pad_len, ndim):

@@ -198,8 +198,10 @@ def index_src_sample(distinct=False, alpha=False):
 
 
 def index_fill_sample(d):
+    """A number or a 0-dim tensor value (index_fill.int_Scalar / .int_Tensor)."""
     s = index_select_sample(d)
-    s.args.append(d.choice([1.5, -2.0, 0.0]))
+    s.args.append(d.floats((), "real") if d.choice([False, True]) else
+                  d.choice([1.5, -2.0, 0.0]))
     return s
 
 
@@ -239,10 +241,10 @@ def pad_constant_sample(d):
 
 def pad_border_sample(mode):
     def gen(d):
-        k = d.choice([1, 2])
+        k = d.choice([1, 2, 3])
         nd = d.choice([k + 1, k + 2])
         shape = tuple(d.integer(1, 2) for _ in range(nd - k)) + tuple(
-            d.integer(1 if mode == "circular" else 2, 4) for _ in range(k))
+            d.integer(1 if mode == "circular" else 2, 4 if k < 3 else 2) for _ in range(k))
         pad = []
         for j in range(k):
             n = shape[nd - 1 - j]
@@ -253,8 +255,7 @@ def pad_border_sample(mode):
             # PyTorch's overlapping copy_ gives a forward its gradient does not match)
             hi = d.integer(0, min(top, n + lo) if mode == "circular" else top)
             pad += [lo, hi]
-        return Sample([d.floats(shape), tuple(pad)], {"mode": mode or d.choice(
-            ["reflect", "replicate"])})
+        return Sample([d.floats(shape), tuple(pad)], {"mode": mode} if mode else {})
     return gen
 
 
@@ -381,9 +382,10 @@ SPECS = [
            differentiable=False, dtype_test=False),
     OpSpec("pad.constant", lambda lib, F, a, pad, **kw: F.pad(a, pad, **kw),
            pad_constant_sample, dtypes=ONE, dtype_test=False),
-    OpSpec("pad.border", lambda lib, F, a, pad, **kw: F.pad(a, pad, **kw),
+    OpSpec("pad.border", lambda lib, F, a, pad: (F.pad(a, pad, mode="reflect"),
+                                                 F.pad(a, pad, mode="replicate")),
            pad_border_sample(None), dtypes=ONE, bwd_ulp=ACC, bwd_scale="abs",
-           dtype_test=False, notes="reflect/replicate, 1 or 2 dims; backward adds each output "
+           dtype_test=False, notes="reflect/replicate, 1 to 3 dims; backward adds each output "
            "gradient onto its source in output order, rounded per addition as PyTorch's "
            "cpu_padding_backward"),
     OpSpec("pad.circular", lambda lib, F, a, pad, **kw: F.pad(a, pad, **kw),
