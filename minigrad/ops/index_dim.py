@@ -11,8 +11,8 @@ its first or last dim with ``alpha=1`` and an int64 index, ``index_add`` is a ``
 (all contributions summed in opmath, one rounding); otherwise it adds the slices one after the
 other (``self.select(dim, index[k]).add_(source.select(dim, k), alpha=alpha)``), each step with
 ``add``'s own kernel (``ops/_binary.add_kernel``: opmath, one rounding, fp32 fma and the 16-bit
-rounding of ``alpha * source`` in PyTorch's scalar tail). Backward formulas as ``tools/autograd/derivatives.yaml``
-(``index_select_backward`` is an ``index_add`` into zeros).
+rounding of ``alpha * source`` in PyTorch's scalar tail). Backward formulas as
+``tools/autograd/derivatives.yaml`` (``index_select_backward`` is an ``index_add`` into zeros).
 """
 from __future__ import annotations
 

@@ -162,6 +162,7 @@ class _BorderPadBackward(Function):
 
 
 def _pad_pair(name, k, mode, node):
+    """Register the pad op ``name`` of the last ``k`` dims and its ``name_backward``."""
     fwd = type(name, (_BorderPad,), {
         "_k": k, "_mode": mode, "_op": name, "_backward_name": node,
         "__doc__": f"``{name}(input, padding)``: {mode} padding of the last {k} dim(s) "
@@ -176,21 +177,11 @@ def _pad_pair(name, k, mode, node):
                    f"is ``{name}``."})
     register_op(name, fwd)
     register_op(name + "_backward", bwd)
-    return fwd, bwd
 
 
-ReflectionPad1d, ReflectionPad1dBackward = _pad_pair("reflection_pad1d", 1, "reflect",
-                                                     "ReflectionPad1DBackward0")
-ReflectionPad2d, ReflectionPad2dBackward = _pad_pair("reflection_pad2d", 2, "reflect",
-                                                     "ReflectionPad2DBackward0")
-ReplicationPad1d, ReplicationPad1dBackward = _pad_pair("replication_pad1d", 1, "replicate",
-                                                       "ReplicationPad1DBackward0")
-ReplicationPad2d, ReplicationPad2dBackward = _pad_pair("replication_pad2d", 2, "replicate",
-                                                       "ReplicationPad2DBackward0")
-ReflectionPad3d, ReflectionPad3dBackward = _pad_pair("reflection_pad3d", 3, "reflect",
-                                                     "ReflectionPad3DBackward0")
-ReplicationPad3d, ReplicationPad3dBackward = _pad_pair("replication_pad3d", 3, "replicate",
-                                                       "ReplicationPad3DBackward0")
+for _k in (1, 2, 3):
+    _pad_pair(f"reflection_pad{_k}d", _k, "reflect", f"ReflectionPad{_k}DBackward0")
+    _pad_pair(f"replication_pad{_k}d", _k, "replicate", f"ReplicationPad{_k}DBackward0")
 
 
 def not_supported(pad_len, ndim):
