@@ -118,7 +118,8 @@ def _opmath_vals(src, index, dtype):
 class Gather(Function):
     """``gather(input, dim, index, *, sparse_grad=False)``: values of ``input`` at ``index``
     along ``dim`` (``torch.gather``; node ``GatherBackward0``). Output: ``index``'s shape, the
-    input's dtype.
+    input's dtype. Deliberate difference: minigrad has no sparse tensors, so ``sparse_grad=True``
+    gives the same dense gradient.
 
     Raises:
         RuntimeError: an index that is not int32/int64, of another number of dims, larger than
