@@ -10,13 +10,14 @@ import warnings
 from ..dispatch import dispatch
 from . import _activation_functional
 from ._activation_functional import *  # noqa: F401,F403  (gelu, silu, elu, hardtanh...)
-from . import _distance_functional, _loss_functional
+from . import _distance_functional, _loss_functional, _padding_functional
 from ._distance_functional import *  # noqa: F401,F403  (normalize, cosine_similarity...)
 from ._loss_functional import *  # noqa: F401,F403  (l1_loss, binary_cross_entropy...)
+from ._padding_functional import *  # noqa: F401,F403  (pad, one_hot, unfold, fold)
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
            "nll_loss", "mse_loss", "bilinear"] + _activation_functional.__all__ + \
-    _loss_functional.__all__ + _distance_functional.__all__
+    _padding_functional.__all__ + _loss_functional.__all__ + _distance_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:
