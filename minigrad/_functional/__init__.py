@@ -22,15 +22,16 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``joining``: ``cat``, ``stack``, ``split``, ``chunk``, ``unbind``
 - ``selection``: ``where``, ``masked_fill``
 - ``softmax``: ``softmax``, ``log_softmax``
+- ``sampling``: ``bernoulli``, ``multinomial``, ``randint_like``
 - ``tensors``: ``is_tensor``, ``numel``, ``clone``
 """
 from __future__ import annotations
 
 from . import (bitwise, comparison, joining, matmul, pointwise, pointwise_math, reduction,
-               selection, shape, softmax, sorting, tensors)
+               sampling, selection, shape, softmax, sorting, tensors)
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
-            joining, selection, softmax, tensors)
+            joining, selection, softmax, tensors, sampling)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""
