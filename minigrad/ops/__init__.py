@@ -12,3 +12,4 @@ from . import rounding  # noqa: E402,F401
 from . import ternary  # noqa: E402,F401
 from . import inplace_math  # noqa: E402,F401
 from . import sampling  # noqa: E402,F401
+from . import dropout  # noqa: E402,F401

@@ -1,5 +1,5 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
-``linear`` (``Identity``, ``Linear``), ``activation``, ``flatten``, ``container``, ``loss``.
+``linear`` (``Identity``, ``Linear``), ``activation``, ``dropout``, ``flatten``, ``container``, ``loss``.
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -10,6 +10,8 @@ from .activation import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, Leak
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
+                      FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
@@ -18,4 +20,5 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "Unflatten", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GELU", "SiLU", "Mish",
            "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
-           "Hardsigmoid", "LogSigmoid"]
+           "Hardsigmoid", "LogSigmoid", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "AlphaDropout", "FeatureAlphaDropout"]
