@@ -13,3 +13,4 @@ from . import ternary  # noqa: E402,F401
 from . import inplace_math  # noqa: E402,F401
 from . import sampling  # noqa: E402,F401
 from . import dropout  # noqa: E402,F401
+from . import embedding  # noqa: E402,F401

@@ -1,5 +1,5 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
-``linear`` (``Identity``, ``Linear``), ``activation``, ``dropout``, ``flatten``, ``container``, ``loss``.
+``linear`` (``Identity``, ``Linear``), ``activation``, ``dropout``, ``sparse`` (``Embedding``), ``flatten``, ``container``, ``loss``.
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -14,6 +14,7 @@ from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
+from .sparse import Embedding
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
@@ -21,4 +22,4 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GELU", "SiLU", "Mish",
            "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
            "Hardsigmoid", "LogSigmoid", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-           "AlphaDropout", "FeatureAlphaDropout"]
+           "AlphaDropout", "FeatureAlphaDropout", "Embedding"]
