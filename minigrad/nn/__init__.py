@@ -7,7 +7,7 @@ from .modules import (CrossEntropyLoss, Flatten, Identity, Linear, LogSoftmax, M
 from .modules import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                       LogSigmoid, Mish, ReLU6, SiLU, Softplus)
 from .modules import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
-                      Embedding, FeatureAlphaDropout)
+                      Embedding, FeatureAlphaDropout, MultiheadAttention)
 from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
@@ -16,4 +16,4 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "functional", "init", "modules", "utils", "GELU", "SiLU", "Mish", "Softplus",
            "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid",
            "LogSigmoid", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-           "FeatureAlphaDropout", "Embedding"]
+           "FeatureAlphaDropout", "Embedding", "MultiheadAttention"]

@@ -14,10 +14,13 @@ from . import _dropout_functional
 from ._dropout_functional import *  # noqa: F401,F403  (dropout, dropout2d, alpha_dropout...)
 from . import _embedding_functional
 from ._embedding_functional import *  # noqa: F401,F403  (embedding)
+from . import _attention_functional
+from ._attention_functional import *  # noqa: F401,F403  (scaled_dot_product_attention...)
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
            "nll_loss", "mse_loss"] + _activation_functional.__all__ + \
-    _dropout_functional.__all__ + _embedding_functional.__all__
+    _dropout_functional.__all__ + _embedding_functional.__all__ + \
+    _attention_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:

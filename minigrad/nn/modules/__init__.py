@@ -8,7 +8,7 @@ PyTorch's do. ``minigrad.nn`` re-exports every class.
 """
 from .activation import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
-                         Softplus, Tanh)
+                         Softplus, Tanh, MultiheadAttention)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
@@ -22,4 +22,4 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GELU", "SiLU", "Mish",
            "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
            "Hardsigmoid", "LogSigmoid", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-           "AlphaDropout", "FeatureAlphaDropout", "Embedding"]
+           "AlphaDropout", "FeatureAlphaDropout", "Embedding", "MultiheadAttention"]

@@ -10,7 +10,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -67,3 +67,9 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` under PyTorch's name for ``MultiheadAttention.out_proj``
+    (``torch.nn.modules.linear.NonDynamicallyQuantizableLinear``), so checkpoints and reprs
+    name the same class; it behaves exactly as ``Linear``."""
