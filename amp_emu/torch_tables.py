@@ -146,6 +146,10 @@ UNTOUCHED_OPS = frozenset("""
     floor_ ceil_ trunc_ frac_ round_ nan_to_num_ atan2_ lerp_.Scalar lerp_.Tensor clamp_min_
     clamp_min_.Tensor clamp_max_ clamp_max_.Tensor silu_ mish_ elu_ selu_ leaky_relu_ hardtanh_
     relu6_ hardswish_ hardsigmoid_ logical_and_ logical_or_ logical_xor_ logical_not_
+    bernoulli.p bernoulli_.float bernoulli_.Tensor exponential_ random_ normal.Tensor_float
+    normal.float_Tensor normal.Tensor_Tensor dropout_ feature_dropout feature_dropout_
+    alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ embedding_renorm_
+    _scaled_dot_product_flash_attention_for_cpu _scaled_dot_product_flash_attention_for_cpu_backward
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

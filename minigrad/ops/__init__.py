@@ -14,4 +14,4 @@ from . import inplace_math  # noqa: E402,F401
 from . import sampling  # noqa: E402,F401
 from . import dropout  # noqa: E402,F401
 from . import embedding  # noqa: E402,F401
-from . import attention  # noqa: E402,F401
+from . import attention, attention_backend  # noqa: E402,F401

@@ -22,7 +22,12 @@ them) repeats each key/value head, as ``enable_gqa=True``.
 
 Backward (``_scaled_dot_product_flash_attention_for_cpu_backward``), in opmath with one rounding
 per gradient: ``p = exp(s - logsumexp)``, ``dv = p^T dO``, ``dp = dO v^T``,
-``ds = p * (dp - rowsum(dO * out))``, ``dq = ds k * scale``, ``dk = ds^T q * scale``. The mask
+``ds = p * (dp - rowsum(dO * out))``, ``dq = ds k * scale``, ``dk = ds^T q * scale``; for
+fp16/bf16, ``p`` (for ``dv``) and ``ds`` (for ``dq``, ``dk``) are stored in the input dtype
+before their gemms, as PyTorch's kernel (bit-exact in our tests). With grouped-query attention
+the key/value gradients of a group's query heads are summed in fp32 (PyTorch's 16-bit result
+differs by up to an ulp of the largest gradient: its exact accumulation order is not
+reproduced). The mask
 gets no gradient (PyTorch's fused backward returns none) and, as in PyTorch, the backward op has
 no derivative of its own.
 """
@@ -85,9 +90,17 @@ def _heads(x, hq):
     return x if r == 1 else np.repeat(x, r, axis=1)
 
 
-def _unheads(g, hk):
+def _unheads(g, hk, dt):
+    """The key/value gradient of grouped-query attention: each key/value head sums the
+    gradients of its query heads, one after the other; a 16-bit gradient rounds after each
+    (PyTorch's gemm accumulates into the 16-bit output)."""
     n, hq = g.shape[:2]
-    return g if hq == hk else g.reshape((n, hk, hq // hk) + g.shape[2:]).sum(axis=2)
+    if hq == hk:
+        return g
+    parts = g.reshape((n, hk, hq // hk) + g.shape[2:])
+    if dt in LOW:
+        parts = parts.astype(dt.np).astype(g.dtype)
+    return parts.sum(axis=2)
 
 
 def _scale(scale, e):
@@ -176,13 +189,17 @@ class FlashAttentionCPUBackward(Function):
             s = _scores(q, k, sc, mask, is_causal, cd)
             lse = logsumexp._data.astype(cd)[..., None]
             p = np.where(lse == -np.inf, 0, np.exp(s - lse))
-            dv = np.matmul(np.swapaxes(p, -1, -2), g)
+            low = dt in LOW
+            p16 = p.astype(dt.np).astype(cd) if low else p
+            dv = np.matmul(np.swapaxes(p16, -1, -2), g)
             dp = np.matmul(g, np.swapaxes(v, -1, -2))
             dsum = np.sum(g * o, axis=-1, keepdims=True)
             ds = p * (dp - dsum)
+            if low:
+                ds = ds.astype(dt.np).astype(cd)
             dq = np.matmul(ds, k) * cd.type(sc)
             dk = np.matmul(np.swapaxes(ds, -1, -2), q) * cd.type(sc)
-        return wrap(dq, dt), wrap(_unheads(dk, hk), dt), wrap(_unheads(dv, hk), dt)
+        return wrap(dq, dt), wrap(_unheads(dk, hk, dt), dt), wrap(_unheads(dv, hk, dt), dt)
 
     @staticmethod
     def backward(ctx, *grads):

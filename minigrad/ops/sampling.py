@@ -22,7 +22,7 @@ from ..dispatch import dispatch, register_op, register_packet
 from ..random import _gen
 from ..tensor import Tensor
 from ._util import broadcast_shapes, wrap
-from .factory import _convert, _device_of, _finish, _like, _size
+from .factory import _convert, _device_of, _finish, _like
 from .inplace import run_inplace
 
 
