@@ -51,8 +51,9 @@ def _check(query, key, value, attn_mask):
                             f"not {type(t).__name__}")
     if not (query.dtype is key.dtype is value.dtype):
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
-                           f"query.dtype: {query.dtype} key.dtype: {key.dtype} and value.dtype: "
-                           f"{value.dtype} instead.")
+                           f"query.dtype: {query.dtype.cpp_name} key.dtype: "
+                           f"{key.dtype.cpp_name} and value.dtype: {value.dtype.cpp_name} "
+                           "instead.")
     if not query.dtype.is_floating_point:
         raise RuntimeError(f"\"scaled_dot_product_attention\" not implemented for "
                            f"'{query.dtype.scalar_name}'")
@@ -173,7 +174,7 @@ class FlashAttentionCPUBackward(Function):
     docstring). Not differentiable (as PyTorch: its node raises).
     """
 
-    _backward_name = "NotImplemented"
+    _backward_name = "torch::autograd::NotImplemented"
 
     @staticmethod
     def forward(ctx, grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, *,

@@ -76,6 +76,24 @@ def _repeat_heads(x, hq):
     return dispatch("reshape", x, (n, hq) + tuple(x.shape[3:]))
 
 
+def _check_dtypes(query, key, value, attn_mask):
+    """PyTorch's ``validate_sdpa_input`` dtype checks, with its messages."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"scaled_dot_product_attention(): argument '{name}' must be Tensor, "
+                            f"not {type(t).__name__}")
+    if not (query.dtype is key.dtype is value.dtype):
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {query.dtype.cpp_name} key.dtype: {key.dtype.cpp_name} "
+                           f"and value.dtype: {value.dtype.cpp_name} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (_dt.bool_, _dt.float32, query.dtype):
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, "
+                           f"but got attn_mask.dtype: {attn_mask.dtype.cpp_name} and  "
+                           f"query.dtype: {query.dtype.cpp_name} instead.")
+    if not query.dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Float but found {query.dtype.scalar_name}")
+
+
 @register_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0,
                                  is_causal: bool = False, *, scale=None, enable_gqa: bool = False,
@@ -89,11 +107,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     PyTorch) drives the dropout mask.
 
     Raises:
-        RuntimeError: ``attn_mask`` together with ``is_causal`` ("_scaled_dot_product_attention:
+        RuntimeError: q/k/v of different dtypes, a mask that is not bool, float32 or the
+            query's dtype, an integer query (PyTorch's messages); ``attn_mask`` together with
+            ``is_causal`` ("_scaled_dot_product_attention:
             Explicit attn_mask should not be set when is_causal=True"); mismatched shapes or
             dtypes (the op's errors); a head count mismatch without ``enable_gqa``.
         ValueError: ``dropout_p`` outside [0, 1].
     """
+    _check_dtypes(query, key, value, attn_mask)
     if attn_mask is not None and is_causal:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")

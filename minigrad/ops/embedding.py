@@ -10,7 +10,9 @@ in-place ``embedding_renorm_`` (``max_norm``), as PyTorch's CPU kernels.
   (``scale = 1 / count(k)`` with ``scale_grad_by_freq``). Each add rounds into the gradient's
   dtype, so a 16-bit gradient accumulates in 16 bits, one rounding per occurrence; we replay
   the adds occurrence by occurrence (every index's r-th occurrence at once), which reproduces
-  the order exactly.
+  the order exactly. With ``scale_grad_by_freq`` each add is the ``add`` kernel with
+  ``alpha`` (fp32: an fma; 16-bit: its vector-body/tail recipe), applied row by row in a Python
+  loop: slow for big batches, exact.
 - ``embedding_renorm_(weight, indices, max_norm, norm_type)``: each distinct referenced row
   whose ``norm_type``-norm exceeds ``max_norm`` is scaled by ``max_norm / (norm + 1e-7)``; the
   norm is reduced in opmath and rounded to the weight's dtype (``row.norm(p).item()``), the
@@ -21,13 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ..autograd.grad_mode import _grad_state
 from ..autograd.views import check_inplace
 from ._util import opmath, wrap
+from ._binary import add_kernel
 from .inplace import _write, check_inference
 
 
@@ -87,6 +89,11 @@ class Embedding(Function):
         return gw, None, None, None, None
 
 
+def _round(x, dt):
+    """``x`` stored in ``dt`` and read back in opmath (a 16-bit accumulator's rounding)."""
+    return x.astype(dt.np).astype(dt.opmath.np) if dt in (_dt.float16, _dt.bfloat16) else x
+
+
 def _occurrence_rank(idx):
     """For each position, how many earlier positions hold the same index (0 for the first)."""
     order = np.argsort(idx, kind="stable")
@@ -119,22 +126,23 @@ class EmbeddingDenseBackward(Function):
         idx, g = idx[keep], g[keep]
         cd = dt.opmath.np
         out = np.zeros((num_weights, d), dtype=cd)
-        scale = None
+        scale = counts = None
         if scale_grad_by_freq:
             counts = np.bincount(idx, minlength=num_weights)
-            scale = (1.0 / counts[idx]).astype(cd)[:, None]
-        if dt in (_dt.float16, _dt.bfloat16) or scale is not None:
-            rank = _occurrence_rank(idx)
+            scale = True
+        if scale is not None:
+            # grad_weight[k].add_(grad[i], alpha=1/count): the add kernel with alpha, row by row
+            # (its 16-bit vector/tail recipe depends on the row length)
+            inv = 1.0 / counts
+            for i, k in enumerate(idx.tolist()):
+                r = add_kernel(dt, out[k], g[i], alpha=float(inv[k]))
+                out[k] = _round(r, dt)
+        elif dt in (_dt.float16, _dt.bfloat16):
+            rank = _occurrence_rank(idx)        # replay the rounded adds, r-th occurrences at once
             for r in range(int(rank.max()) + 1 if rank.size else 0):
                 sel = rank == r
                 k = idx[sel]
-                if scale is None:
-                    out[k] = out[k] + g[sel]
-                else:
-                    fma = _nx.fma64 if cd == np.float64 else _nx.fma32
-                    out[k] = fma(g[sel], np.broadcast_to(scale[sel], g[sel].shape), out[k])
-                if dt in (_dt.float16, _dt.bfloat16):
-                    out[k] = _nx.round_to(out[k], dt)
+                out[k] = _round(out[k] + g[sel], dt)
         else:
             np.add.at(out, idx, g)          # sequential, in index order, in the dtype itself
         ctx.save_for_backward(indices)

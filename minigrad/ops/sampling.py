@@ -340,7 +340,7 @@ class Bernoulli(Function):
 class _BernoulliP(Function):
     """``bernoulli.p``: PyTorch gives it no derivative (a ``NotImplemented`` node)."""
 
-    _backward_name = "NotImplemented"
+    _backward_name = "torch::autograd::NotImplemented"
 
     @staticmethod
     def forward(ctx, input, p, generator):
