@@ -108,16 +108,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
 
     Raises:
         RuntimeError: q/k/v of different dtypes, a mask that is not bool, float32 or the
-            query's dtype, an integer query (PyTorch's messages); ``attn_mask`` together with
-            ``is_causal`` ("_scaled_dot_product_attention:
+            query's dtype, an integer query (PyTorch's messages); on the math path,
+            ``attn_mask`` together with ``is_causal`` ("_scaled_dot_product_attention:
             Explicit attn_mask should not be set when is_causal=True"); mismatched shapes or
             dtypes (the op's errors); a head count mismatch without ``enable_gqa``.
         ValueError: ``dropout_p`` outside [0, 1].
     """
     _check_dtypes(query, key, value, attn_mask)
-    if attn_mask is not None and is_causal:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
-                           "when is_causal=True")
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     hq = query.shape[-3] if query.ndim >= 3 else 1
@@ -133,6 +130,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         mask = _float_mask(attn_mask, query.dtype)
         return dispatch("_scaled_dot_product_flash_attention_for_cpu", query, key, value, 0.0,
                         is_causal, attn_mask=mask, scale=scale)[0]
+    if attn_mask is not None and is_causal:        # the fused kernel applies both
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
     if hq != hk:
         key, value = _repeat_heads(key, hq), _repeat_heads(value, hq)
     return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, generator)

@@ -16,7 +16,10 @@ in-place ``embedding_renorm_`` (``max_norm``), as PyTorch's CPU kernels.
 - ``embedding_renorm_(weight, indices, max_norm, norm_type)``: each distinct referenced row
   whose ``norm_type``-norm exceeds ``max_norm`` is scaled by ``max_norm / (norm + 1e-7)``; the
   norm is reduced in opmath and rounded to the weight's dtype (``row.norm(p).item()``), the
-  scaling is one multiply by the fp32 scale, as ATen's ``row *= scale``.
+  scaling is one multiply by the opmath scale, as ATen's ``row *= scale``. Bit-exact in fp32;
+  fp64 rows can differ by an ulp or so (PyTorch's vectorised norm sums in another order) and
+  16-bit rows by one ulp on a few elements (PyTorch's 16-bit renorm differs even from its own
+  ``row.norm()`` / ``row *= scale``; not reproduced).
 """
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ def _check_indices(indices, fn):
     if indices.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got torch."
-                           f"{indices.dtype.legacy_name}Tensor instead (while checking "
+                           f"{indices.dtype.legacy_name} instead (while checking "
                            f"arguments for {fn})")
 
 
@@ -182,7 +185,14 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
     w = opmath(self._data[rows], dt)
     p = float(norm_type)
     a = np.abs(w)
-    norm = a.max(axis=1) if p == np.inf else np.sum(a ** p, axis=1) ** (1.0 / p)
+    if p == np.inf:
+        norm = a.max(axis=1)
+    elif p == 2:
+        norm = np.sqrt(np.sum(a * a, axis=1))
+    elif p == 1:
+        norm = np.sum(a, axis=1)
+    else:
+        norm = np.sum(a ** p, axis=1) ** (1.0 / p)
     norm = norm.astype(dt.np).astype(np.float64)       # .item() of a norm in self's dtype
     big = norm > max_norm
     if big.any():
