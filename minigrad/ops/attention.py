@@ -24,7 +24,11 @@ Backward (``_scaled_dot_product_flash_attention_for_cpu_backward``), in opmath w
 per gradient: ``p = exp(s - logsumexp)``, ``dv = p^T dO``, ``dp = dO v^T``,
 ``ds = p * (dp - rowsum(dO * out))``, ``dq = ds k * scale``, ``dk = ds^T q * scale``; for
 fp16/bf16, ``p`` (for ``dv``) and ``ds`` (for ``dq``, ``dk``) are stored in the input dtype
-before their gemms, as PyTorch's kernel (bit-exact in our tests). With grouped-query attention
+before their gemms, as PyTorch's kernel. That is bit-exact for short rows (up to ~6 keys,
+measured); for longer ones PyTorch's fp32 sums (``exp`` row sums, ``dO . out``) run in its SIMD
+lane order, not reproduced here, so its 16-bit ``p``/``ds`` roundings differ on a few percent of
+elements and so do the gradients (a 16-bit ulp or two of the larger gradients; tiny ones more in
+ulps; the forward stays bit-exact). With grouped-query attention
 the key/value gradients of a group's query heads are summed in fp32 (PyTorch's 16-bit result
 differs by up to an ulp of the largest gradient: its exact accumulation order is not
 reproduced). The mask

@@ -4,8 +4,8 @@ deterministic settings (``p`` 0 or 1, or not training: a random mask cannot be c
 PyTorch's; tests/unit/test_dropout_embedding.py replays our masks through PyTorch's formula).
 
 Bounds, measured against torch 2.13 CPU: the flash kernel's fp16/bf16 forward and backward are
-bit-exact (the kernel stores ``exp(s - max)`` and ``ds`` in the input dtype before its gemms, as
-ATen); fp32/fp64 differ by the gemm summation order (a few ulp of the largest |value|:
+bit-exact on these samples (at most 4 keys: the kernel stores ``exp(s - max)`` and ``ds`` in the
+input dtype before its gemms, as ATen; longer rows' backward differs, see ops/attention.py); fp32/fp64 differ by the gemm summation order (a few ulp of the largest |value|:
 ``scale="max"``, and the gradients cancel to ~0 where value rows agree). The math path (value head dim unlike the query's) computes 16-bit inputs in
 fp32 and casts back, as PyTorch. ``embedding`` is a gather (exact) and its fused backward
 replays ATen's index-order accumulation (bit-exact in every dtype).
