@@ -33,7 +33,7 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False,
     return dispatch("dropout_" if inplace else "dropout", input, p, training, generator=generator)
 
 
-def _feature(name, input, p, training, inplace, generator, alpha=False):
+def _feature(input, p, training, inplace, generator, alpha=False):
     op = ("feature_alpha_dropout" if alpha else "feature_dropout") + ("_" if inplace else "")
     return dispatch(op, input, p, training, generator=generator)
 
@@ -56,9 +56,20 @@ def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 
 def _unbatched(input, unbatched, p, training, inplace, generator):
     if unbatched:
-        out = _feature("", input.unsqueeze(0), p, training, inplace, generator)
+        out = _feature(input.unsqueeze(0), p, training, inplace, generator)
         return out.squeeze(0) if not inplace else input
-    return _feature("", input, p, training, inplace, generator)
+    return _feature(input, p, training, inplace, generator)
+
+
+def _warn_rank(spatial, nd):
+    """PyTorch's deprecation warning for a ``dropout{spatial}d`` input of another rank."""
+    fn = f"dropout{spatial}d"
+    warnings.warn(f"{fn}: Received a {nd}-D input to {fn}, which is deprecated and will result "
+                  "in an error in a future release. To retain the behavior and silence this "
+                  f"warning, please use dropout instead. Note that {fn} exists to provide "
+                  f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+                  "dimension, and an optional batch dimension (i.e. "
+                  f"{spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
 
 
 def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False, *,
@@ -72,12 +83,7 @@ def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
     _check_p(p)
     nd = input.ndim
     if nd not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and "
-                      "will result in an error in a future release. To retain the behavior and "
-                      "silence this warning, please use dropout instead. Note that dropout2d "
-                      "exists to provide channel-wise dropout on inputs with 2 spatial "
-                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D "
-                      "or 4D inputs).", stacklevel=2)
+        _warn_rank(2, nd)
     if nd == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
                       "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
@@ -85,7 +91,7 @@ def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
                       "to interpret the input as one without a batch dimension, i.e. shape (C, H, "
                       "W). To maintain the 1D channel-wise dropout behavior, please switch to "
                       "using dropout1d instead.", stacklevel=2)
-    return _feature("", input, p, training, inplace, generator)
+    return _feature(input, p, training, inplace, generator)
 
 
 def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False, *,
@@ -99,12 +105,7 @@ def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
     _check_p(p)
     nd = input.ndim
     if nd not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and "
-                      "will result in an error in a future release. To retain the behavior and "
-                      "silence this warning, please use dropout instead. Note that dropout3d "
-                      "exists to provide channel-wise dropout on inputs with 3 spatial "
-                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D "
-                      "or 5D inputs).", stacklevel=2)
+        _warn_rank(3, nd)
     return _unbatched(input, nd == 4, p, training, inplace, generator)
 
 
@@ -129,4 +130,4 @@ def feature_alpha_dropout(input, p: float = 0.5, training: bool = False, inplace
         ValueError: ``p`` outside [0, 1]. RuntimeError: fewer than 2 dims.
     """
     _check_p(p)
-    return _feature("", input, p, training, inplace, generator, alpha=True)
+    return _feature(input, p, training, inplace, generator, alpha=True)

@@ -48,7 +48,8 @@ from ..tensor import Tensor
 from ._util import LOW, broadcast_shapes, opmath, wrap
 
 
-def _check(query, key, value, attn_mask):
+def check_qkv(query, key, value):
+    """Raises PyTorch's TypeError for a non-tensor q/k/v and RuntimeError for mixed dtypes."""
     for name, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor):
             raise TypeError(f"scaled_dot_product_attention(): argument '{name}' must be Tensor, "
@@ -58,6 +59,10 @@ def _check(query, key, value, attn_mask):
                            f"query.dtype: {query.dtype.cpp_name} key.dtype: "
                            f"{key.dtype.cpp_name} and value.dtype: {value.dtype.cpp_name} "
                            "instead.")
+
+
+def _check(query, key, value, attn_mask):
+    check_qkv(query, key, value)
     if not query.dtype.is_floating_point:
         raise RuntimeError(f"\"scaled_dot_product_attention\" not implemented for "
                            f"'{query.dtype.scalar_name}'")

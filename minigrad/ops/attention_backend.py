@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
+from .attention import check_qkv
 
 _NEG_INF = float("-inf")
 
@@ -78,14 +79,7 @@ def _repeat_heads(x, hq):
 
 def _check_dtypes(query, key, value, attn_mask):
     """PyTorch's ``validate_sdpa_input`` dtype checks, with its messages."""
-    for name, t in (("query", query), ("key", key), ("value", value)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"scaled_dot_product_attention(): argument '{name}' must be Tensor, "
-                            f"not {type(t).__name__}")
-    if not (query.dtype is key.dtype is value.dtype):
-        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
-                           f"query.dtype: {query.dtype.cpp_name} key.dtype: {key.dtype.cpp_name} "
-                           f"and value.dtype: {value.dtype.cpp_name} instead.")
+    check_qkv(query, key, value)
     if attn_mask is not None and attn_mask.dtype not in (_dt.bool_, _dt.float32, query.dtype):
         raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, "
                            f"but got attn_mask.dtype: {attn_mask.dtype.cpp_name} and  "

@@ -11,9 +11,9 @@ import torch
 import torch.nn.functional as TF
 
 import minigrad as mg
-from minigrad.dispatch import DispatchMode
 from minigrad.nn import functional as F
 from tests.unit._data_compare import error_of
+from tests.unit.test_random_ops import _Names
 
 LIBS = {"torch": (torch, TF), "minigrad": (mg, F)}
 
@@ -28,15 +28,6 @@ def _pair(arr, dt="float32", grad=True):
     t = torch.tensor(arr).to(getattr(torch, dt)).requires_grad_(grad)
     m = mg.tensor(arr, dtype=getattr(mg, dt), requires_grad=grad)
     return m, t
-
-
-class _Names(DispatchMode):
-    def __init__(self):
-        self.names = []
-
-    def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
-        self.names.append(op_name)
-        return call_next(args, kwargs)
 
 
 def test_sdpa_backend_choice_and_nodes_like_torch():
