@@ -1,6 +1,6 @@
 """The random methods of ``Tensor``: the in-place fills ``normal_``, ``uniform_``,
-``exponential_``, ``random_``, ``bernoulli_`` and ``bernoulli``, ``multinomial`` (ops in
-``minigrad/ops/sampling.py``)."""
+``exponential_``, ``random_``, ``bernoulli_`` (ops in ``minigrad/ops/random_fill.py``) and
+``bernoulli``, ``multinomial`` (``minigrad/ops/sampling.py``)."""
 from __future__ import annotations
 
 from ..dispatch import dispatch

@@ -11,7 +11,7 @@ from . import transcendental  # noqa: E402,F401
 from . import rounding  # noqa: E402,F401
 from . import ternary  # noqa: E402,F401
 from . import inplace_math  # noqa: E402,F401
-from . import sampling  # noqa: E402,F401
+from . import sampling, random_fill  # noqa: E402,F401
 from . import dropout  # noqa: E402,F401
 from . import embedding  # noqa: E402,F401
 from . import attention, attention_backend  # noqa: E402,F401
