@@ -10,6 +10,8 @@ import warnings
 from ..dispatch import dispatch
 from . import _activation_functional
 from ._activation_functional import *  # noqa: F401,F403  (gelu, silu, elu, hardtanh...)
+from . import _padding_functional
+from ._padding_functional import *  # noqa: F401,F403  (pad, one_hot, unfold, fold)
 from . import _dropout_functional
 from ._dropout_functional import *  # noqa: F401,F403  (dropout, dropout2d, alpha_dropout...)
 from . import _embedding_functional
@@ -19,7 +21,7 @@ from ._attention_functional import *  # noqa: F401,F403  (scaled_dot_product_att
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
            "nll_loss", "mse_loss"] + _activation_functional.__all__ + \
-    _dropout_functional.__all__ + _embedding_functional.__all__ + \
+    _padding_functional.__all__ + _dropout_functional.__all__ + _embedding_functional.__all__ + \
     _attention_functional.__all__
 
 
