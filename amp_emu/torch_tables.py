@@ -157,6 +157,10 @@ UNTOUCHED_OPS = frozenset("""
     relu6_ hardswish_ hardsigmoid_ logical_and_ logical_or_ logical_xor_ logical_not_
     _trilinear cosine_similarity glu glu_backward linalg_multi_dot multi_margin_loss_backward
     outer pairwise_distance soft_margin_loss_backward xlogy
+    bernoulli.p bernoulli_.float bernoulli_.Tensor exponential_ random_ normal.Tensor_float
+    normal.float_Tensor normal.Tensor_Tensor dropout_ feature_dropout feature_dropout_
+    alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ embedding_renorm_
+    _scaled_dot_product_flash_attention_for_cpu _scaled_dot_product_flash_attention_for_cpu_backward
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

@@ -18,37 +18,54 @@ _DEFAULT_SEED = 67280421310721   # PyTorch's default CPU seed
 
 
 class Generator:
-    """A random generator (``torch.Generator``): ``manual_seed``, ``initial_seed``,
-    ``get_state``/``set_state``. Wraps ``np.random.Generator(PCG64)``."""
+    """A random generator (``torch.Generator``): ``manual_seed``, ``seed``, ``initial_seed``,
+    ``get_state``/``set_state``, ``device``. Wraps ``np.random.Generator(PCG64)``.
+
+    Args:
+        device: "cpu" (default) or "cuda" (the emulated device; its generator is a stream like
+            the cpu one).
+
+    Raises:
+        RuntimeError: an unknown device string (PyTorch's message).
+
+    Deliberate difference: ``get_state`` returns an opaque dict (PyTorch: a uint8 tensor).
+    """
 
     def __init__(self, device="cpu"):
+        from .devices import as_device
+        self.device = as_device(device)
         self.manual_seed(_DEFAULT_SEED)
 
     def manual_seed(self, seed):
-        """Reseed; returns self.
+        """Reseed; returns self. A negative seed wraps modulo 2**64, as PyTorch's.
 
         Raises:
-            TypeError: for a non-integer seed.
+            RuntimeError: a non-integer seed ("manual_seed expected a long, but got float").
         """
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise TypeError(f"manual_seed expected an int, got {type(seed).__name__}")
-        self._seed = int(seed)
-        self.np = np.random.Generator(np.random.PCG64(self._seed & ((1 << 64) - 1)))
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        self._seed = int(seed) % (1 << 64)
+        self.np = np.random.Generator(np.random.PCG64(self._seed))
         return self
 
     def initial_seed(self) -> int:
+        """The seed of the last ``manual_seed``/``seed``."""
         return self._seed
 
     def seed(self) -> int:
+        """Reseed from fresh entropy; returns the new seed."""
         s = int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
         self.manual_seed(s)
         return s
 
     def get_state(self):
+        """A copy of the generator's state (opaque; give it back to ``set_state``)."""
         return copy.deepcopy(self.np.bit_generator.state)
 
     def set_state(self, state):
+        """Restore a state from ``get_state``; returns self (as PyTorch's)."""
         self.np.bit_generator.state = copy.deepcopy(state)
+        return self
 
 
 default_generator = Generator()

@@ -391,8 +391,8 @@ def _dt(lib, kw):
 
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
-    from tests.specs import linalg, losses, pointwise, reductions, shape
-    for family in (pointwise, reductions, shape, linalg, losses):
+    from tests.specs import attention, linalg, losses, pointwise, random, reductions, shape
+    for family in (pointwise, reductions, shape, linalg, losses, random, attention):
         SPECS.extend(family.SPECS)
 
 

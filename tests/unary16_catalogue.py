@@ -163,7 +163,9 @@ NOT_ELEMENTWISE_MATH = {"clone", "t", "squeeze", "flatten", "_to_copy", "zeros_l
                         "ones_like", "fill_", "zero_", "copy_", "unsqueeze", "transpose",
                         "permute", "view", "reshape", "expand", "contiguous", "detach",
                         "softmax", "log_softmax", "_softmax", "_log_softmax", "cat", "stack",
-                        "full_like", "rand_like", "randn_like", "tensor", "empty_like"}
+                        "full_like", "rand_like", "randn_like", "tensor", "empty_like",
+                        # random fills (values are random draws; tests/unit/test_random_ops.py)
+                        "normal_", "uniform_", "exponential_", "random_"}
 
 FORMATS = {"float16": np.dtype(np.float16), "bfloat16": np.dtype(ml_dtypes.bfloat16)}
 

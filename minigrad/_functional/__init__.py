@@ -29,16 +29,17 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``joining``: ``cat``, ``stack``, ``split``, ``chunk``, ``unbind``
 - ``selection``: ``where``, ``masked_fill``
 - ``softmax``: ``softmax``, ``log_softmax``
+- ``sampling``: ``bernoulli``, ``multinomial``, ``randint_like``
 - ``tensors``: ``is_tensor``, ``numel``, ``clone``
 """
 from __future__ import annotations
 
 from . import (bitwise, comparison, indexing, joining, matmul, pointwise, pointwise_math,
-               rearrange, reduction, selection, shape, softmax, sorting, tensors)
+               rearrange, reduction, sampling, selection, shape, softmax, sorting, tensors)
 from . import distance
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
-            rearrange, joining, selection, indexing, softmax, tensors, distance)
+            rearrange, joining, selection, indexing, softmax, tensors, distance, sampling)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

@@ -46,7 +46,19 @@ randint = _dispatched("randint", _k.randint)
 randperm = _dispatched("randperm", _k.randperm)
 randn_like = _dispatched("randn_like", _k.randn_like)
 rand_like = _dispatched("rand_like", _k.rand_like)
-normal = _dispatched("normal.float_float", _k.normal)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
+    """Normal samples (``torch.normal``): ``normal(mean, std, size)`` with numbers (the
+    ``normal.float_float`` factory), or with a tensor mean and/or std, one sample per element of
+    their broadcast shape (``normal.Tensor_float``, ``normal.float_Tensor``,
+    ``normal.Tensor_Tensor``; see ``minigrad/ops/sampling.py``)."""
+    if size is not None:
+        return dispatch("normal", mean, std, size, generator=generator, **kwargs)
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        raise TypeError("normal() received an invalid combination of arguments: with float "
+                        "mean and std, size is required")
+    return dispatch("normal", mean, std, generator=generator)
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -18,6 +18,8 @@ family:
 - ``indexing``: ``t[idx]``, ``t[idx] = v``, ``masked_fill``, ``where``
 - ``writes``: ``zero_``, ``fill_``, ``copy_``
 - ``softmax``: ``softmax``, ``log_softmax``
+- ``sampling``: ``normal_``, ``uniform_``, ``exponential_``, ``random_``, ``bernoulli_``,
+  ``bernoulli``, ``multinomial``
 - ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``
 """
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .matmul import MatmulMixin
 from .pointwise import PointwiseMixin
 from .pointwise_math import PointwiseMathMixin
 from .reduction import ReductionMixin
+from .sampling import SamplingMixin
 from .shape import ShapeMixin
 from .softmax import SoftmaxMixin
 from .writes import WritesMixin
@@ -39,7 +42,7 @@ __all__ = ["TensorOpsMixin"]
 
 class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
                      MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
-                     SoftmaxMixin, FactoriesMixin):
+                     SoftmaxMixin, FactoriesMixin, SamplingMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()

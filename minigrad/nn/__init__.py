@@ -11,6 +11,8 @@ from .modules import (GLU, BCELoss, BCEWithLogitsLoss, Bilinear, CosineEmbedding
                       KLDivLoss, L1Loss, MarginRankingLoss, MultiLabelSoftMarginLoss,
                       MultiMarginLoss, PairwiseDistance, PoissonNLLLoss, SmoothL1Loss,
                       SoftMarginLoss, TripletMarginLoss)
+from .modules import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
+                      Embedding, FeatureAlphaDropout, MultiheadAttention)
 from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
@@ -22,4 +24,6 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss",
-           "TripletMarginLoss"]
+           "TripletMarginLoss",
+           "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout", "Embedding", "MultiheadAttention"]

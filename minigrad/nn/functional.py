@@ -14,10 +14,17 @@ from . import _distance_functional, _loss_functional, _padding_functional
 from ._distance_functional import *  # noqa: F401,F403  (normalize, cosine_similarity...)
 from ._loss_functional import *  # noqa: F401,F403  (l1_loss, binary_cross_entropy...)
 from ._padding_functional import *  # noqa: F401,F403  (pad, one_hot, unfold, fold)
+from . import _dropout_functional
+from ._dropout_functional import *  # noqa: F401,F403  (dropout, dropout2d, alpha_dropout...)
+from . import _embedding_functional
+from ._embedding_functional import *  # noqa: F401,F403  (embedding)
+from . import _attention_functional
+from ._attention_functional import *  # noqa: F401,F403  (scaled_dot_product_attention...)
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
            "nll_loss", "mse_loss", "bilinear"] + _activation_functional.__all__ + \
-    _padding_functional.__all__ + _loss_functional.__all__ + _distance_functional.__all__
+    _padding_functional.__all__ + _loss_functional.__all__ + _distance_functional.__all__ + \
+    _dropout_functional.__all__ + _embedding_functional.__all__ + _attention_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:

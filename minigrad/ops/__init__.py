@@ -15,3 +15,7 @@ from . import gather_scatter, index_dim, masked, rearrange, padding, im2col  # n
 from . import regression_loss, binary_loss  # noqa: E402,F401
 from . import margin_loss, distribution_loss, glu, distance  # noqa: E402,F401
 from . import add_products, contraction, einsum  # noqa: E402,F401
+from . import sampling, random_fill  # noqa: E402,F401
+from . import dropout  # noqa: E402,F401
+from . import embedding  # noqa: E402,F401
+from . import attention, attention_backend  # noqa: E402,F401

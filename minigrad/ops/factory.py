@@ -445,6 +445,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Normal samples with scalar ``mean`` and ``std`` (``torch.normal(mean, std, size)``)."""
     dt = _float_dt(dtype)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     arr = _gen(generator).normal(mean, std, _size(tuple(size)))
     return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
 
@@ -453,4 +455,4 @@ def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires
 _devices.OWN_DEVICE.update(("tensor", "full", "zeros", "ones", "zeros_like", "ones_like",
                             "full_like", "arange", "randn", "rand", "randint", "empty",
                             "empty_like", "eye", "linspace", "randn_like", "rand_like", "randperm",
-                            "normal.float_float"))
+                            "normal.float_float", "randint_like"))

@@ -1,6 +1,6 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
-``linear`` (``Identity``, ``Linear``, ``Bilinear``), ``activation``, ``flatten``, ``container``,
-``loss``, ``distance``.
+``linear`` (``Identity``, ``Linear``, ``Bilinear``), ``activation``, ``dropout``, ``sparse``
+(``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``.
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -9,11 +9,14 @@ PyTorch's do. ``minigrad.nn`` re-exports every class.
 """
 from .activation import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
-                         Softplus, Tanh, GLU)
+                         Softplus, Tanh, GLU, MultiheadAttention)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
+                      FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten
 from .distance import CosineSimilarity, PairwiseDistance
 from .linear import Bilinear, Identity, Linear
+from .sparse import Embedding
 from . import loss as _loss
 from .loss import *  # noqa: F401,F403  (every loss module)
 
@@ -22,5 +25,6 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GELU", "SiLU", "Mish",
            "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
            "Hardsigmoid", "LogSigmoid", "GLU", "Bilinear", "CosineSimilarity",
-           "PairwiseDistance"] + [n for n in _loss.__all__ if n not in
-                                  ("CrossEntropyLoss", "NLLLoss", "MSELoss")]
+           "PairwiseDistance", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "AlphaDropout", "FeatureAlphaDropout", "Embedding", "MultiheadAttention"] + \
+    [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]

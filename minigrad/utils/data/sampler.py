@@ -15,11 +15,10 @@ from __future__ import annotations
 import itertools
 from typing import Generic, Iterable, Iterator, Sequence, Sized, TypeVar
 
-import numpy as np
-
 from ...dtypes import float64, int64
 from ..._functional.factories import as_tensor, randint, randperm
-from ...random import Generator, _gen
+from ..._functional.sampling import multinomial
+from ...random import Generator
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
@@ -156,40 +155,6 @@ class SubsetRandomSampler(Sampler[int]):
         return len(self.indices)
 
 
-def _check_distribution(w: np.ndarray, num_samples: int, replacement: bool) -> None:
-    """``torch.multinomial``'s checks on a 1-d weight vector, with its messages."""
-    if not replacement and num_samples > w.size:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
-    if not np.all(w >= 0):              # NaN fails this test too, as in PyTorch
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
-                           "< 0)")
-    if not np.all(np.isfinite(w)):
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry = "
-                           "infinity or NaN)")
-    if not w.sum() > 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-
-
-def _weighted_indices(w: np.ndarray, num_samples: int, replacement: bool, generator) -> list:
-    """``num_samples`` indices drawn with probability proportional to ``w`` (as
-    ``torch.multinomial``).
-
-    With replacement: inverse-CDF sampling (uniforms searched in the cumulative weights), as
-    PyTorch's CPU kernel. Without: the exponential race (``w / Exp(1)``, largest first), PyTorch's
-    algorithm too; zero-weight indices come last, in index order. Draws from ``generator``.
-    """
-    _check_distribution(w, num_samples, replacement)
-    rng = _gen(generator)
-    if replacement:
-        cdf = np.cumsum(w)
-        cdf /= cdf[-1]
-        out = np.searchsorted(cdf, rng.random(num_samples), side="right")
-        return np.minimum(out, w.size - 1).tolist()
-    keys = w / rng.exponential(size=w.size)
-    return np.argsort(-keys, kind="stable")[:num_samples].tolist()
-
-
 class WeightedRandomSampler(Sampler[int]):
     """``num_samples`` indices in ``[0, len(weights))`` drawn with probability proportional to
     ``weights`` (``torch.utils.data.WeightedRandomSampler``).
@@ -207,9 +172,8 @@ class WeightedRandomSampler(Sampler[int]):
         RuntimeError: when iterated, ``torch.multinomial``'s errors: a negative/NaN or infinite
             weight, weights summing to 0, ``num_samples > len(weights)`` without replacement.
 
-    Deliberate difference: the draw is written here on the generator's NumPy stream (minigrad
-    has no ``multinomial`` op yet); it follows ``torch.multinomial``'s algorithm and errors, not
-    its random stream.
+    The draw is the ``multinomial`` op, as PyTorch's (its algorithm and errors; minigrad's
+    random stream).
     """
 
     def __init__(self, weights, num_samples: int, replacement: bool = True,
@@ -232,8 +196,8 @@ class WeightedRandomSampler(Sampler[int]):
 
     def __iter__(self) -> Iterator[int]:
         """The indices of one epoch."""
-        w = self.weights.detach().cpu().numpy()
-        yield from _weighted_indices(w, self.num_samples, self.replacement, self.generator)
+        yield from multinomial(self.weights, self.num_samples, self.replacement,
+                               generator=self.generator).tolist()
 
     def __len__(self) -> int:
         """``num_samples``."""

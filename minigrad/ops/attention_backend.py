@@ -1,0 +1,132 @@
+"""The ``scaled_dot_product_attention`` op: PyTorch 2.13's CPU backend choice and its math
+decomposition (a composite of dispatched ops, registered so that autocast sees it: PyTorch lists
+it as lower-precision on cpu and cuda).
+
+Backend choice, as PyTorch's CPU ``_fused_sdp_choice``: the fused
+``_scaled_dot_product_flash_attention_for_cpu`` (``minigrad/ops/attention.py``) for 4-D inputs
+with equal head dims, no dropout and a mask that needs no gradient (a bool mask becomes an
+additive 0/-inf mask first); otherwise ATen's ``_scaled_dot_product_attention_math``: 16-bit
+inputs computed in fp32 and cast back, both ``q`` and ``k^T`` scaled by ``sqrt(scale)``, the
+mask added, ``_safe_softmax`` (all-masked rows give 0), dropout, then ``@ v``.
+The emulated cuda device uses the same choice (PyTorch's CUDA kernels differ).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from .attention import check_qkv
+
+_NEG_INF = float("-inf")
+
+
+def _float_mask(mask, dtype):
+    """A bool mask (True = attend) as an additive float mask (0 / -inf); float masks pass."""
+    if mask is None or mask.dtype is not _dt.bool_:
+        return mask
+    zeros = dispatch("zeros", tuple(mask.shape), dtype=dtype, device=mask.device)
+    return dispatch("masked_fill", zeros, dispatch("logical_not", mask), _NEG_INF)
+
+
+def _causal_mask(L, S, dtype, device):
+    arr = np.triu(np.full((L, S), -np.inf), k=1)
+    return dispatch("tensor", arr, dtype=dtype, device=device)
+
+
+def _safe_softmax(x, dim):
+    """Softmax whose rows that are entirely -inf give 0 instead of NaN (ATen's
+    ``_safe_softmax``), from dispatched ops."""
+    out = dispatch("softmax", x, dim)
+    dead = dispatch("all", dispatch("eq", x, _NEG_INF), dim, keepdim=True)
+    return dispatch("masked_fill", out, dead, 0.0)
+
+
+def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, generator=None):
+    dt = query.dtype
+    if dt in (_dt.float16, _dt.bfloat16):        # PyTorch keeps q, k, v in fp32 here
+        query, key, value = (t.to(_dt.float32) for t in (query, key, value))
+        if attn_mask is not None and attn_mask.dtype.is_floating_point:
+            attn_mask = attn_mask.to(_dt.float32)
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        attn_mask = _causal_mask(L, S, query.dtype, query.device)
+    attn_mask = _float_mask(attn_mask, query.dtype)
+    sf = math.sqrt(1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    q = dispatch("mul", query, sf)
+    attn = dispatch("matmul", q, dispatch("mul", dispatch("transpose", key, -2, -1), sf))
+    if attn_mask is not None:
+        attn = dispatch("add", attn, attn_mask)
+    attn = _safe_softmax(attn, -1)
+    if dropout_p > 0.0:
+        attn = dispatch("dropout", attn, dropout_p, True, generator=generator)
+    out = dispatch("matmul", attn, value)
+    return out.to(dt) if out.dtype is not dt else out
+
+
+def _repeat_heads(x, hq):
+    n, hk = x.shape[0], x.shape[1]
+    if hk == hq:
+        return x
+    r = hq // hk
+    x = dispatch("unsqueeze", x, 2)
+    x = dispatch("expand", x, (n, hk, r) + tuple(x.shape[3:]))
+    return dispatch("reshape", x, (n, hq) + tuple(x.shape[3:]))
+
+
+def _check_dtypes(query, key, value, attn_mask):
+    """PyTorch's ``validate_sdpa_input`` dtype checks, with its messages."""
+    check_qkv(query, key, value)
+    if attn_mask is not None and attn_mask.dtype not in (_dt.bool_, _dt.float32, query.dtype):
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, "
+                           f"but got attn_mask.dtype: {attn_mask.dtype.cpp_name} and  "
+                           f"query.dtype: {query.dtype.cpp_name} instead.")
+    if not query.dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Float but found {query.dtype.scalar_name}")
+
+
+@register_op("scaled_dot_product_attention")
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, *, scale=None, enable_gqa: bool = False,
+                                 generator=None):
+    """``softmax(q @ k^T * scale + mask) @ v`` (``F.scaled_dot_product_attention``).
+
+    Shapes: query (N, ..., Hq, L, E), key (N, ..., H, S, E), value (N, ..., H, S, Ev) ->
+    (N, ..., Hq, L, Ev). ``attn_mask`` broadcastable to (N, ..., L, S): bool (True = attend)
+    or additive float. ``is_causal``: a lower-triangular (top-left) mask. ``scale`` defaults to
+    ``1/sqrt(E)``. ``enable_gqa``: ``Hq`` may be a multiple of ``H``. ``generator`` (not in
+    PyTorch) drives the dropout mask.
+
+    Raises:
+        RuntimeError: q/k/v of different dtypes, a mask that is not bool, float32 or the
+            query's dtype, an integer query (PyTorch's messages); on the math path,
+            ``attn_mask`` together with ``is_causal`` ("_scaled_dot_product_attention:
+            Explicit attn_mask should not be set when is_causal=True"); mismatched shapes or
+            dtypes (the op's errors); a head count mismatch without ``enable_gqa``.
+        ValueError: ``dropout_p`` outside [0, 1].
+    """
+    _check_dtypes(query, key, value, attn_mask)
+    if not 0.0 <= dropout_p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    hq = query.shape[-3] if query.ndim >= 3 else 1
+    hk = key.shape[-3] if key.ndim >= 3 else 1
+    if hq != hk:
+        if not enable_gqa or hk == 0 or hq % hk or value.shape[-3] != hk:
+            raise RuntimeError(f"scaled_dot_product_attention: number of heads in key/value "
+                               f"({hk}) must equal the query's ({hq}) (or divide it with "
+                               "enable_gqa=True)")
+    mask_grad = isinstance(attn_mask, Tensor) and attn_mask.requires_grad
+    if query.ndim == 4 and key.ndim == 4 and value.ndim == 4 and dropout_p == 0.0 and \
+            not mask_grad and query.shape[-1] == key.shape[-1] == value.shape[-1]:
+        mask = _float_mask(attn_mask, query.dtype)
+        return dispatch("_scaled_dot_product_flash_attention_for_cpu", query, key, value, 0.0,
+                        is_causal, attn_mask=mask, scale=scale)[0]
+    if attn_mask is not None and is_causal:        # the fused kernel applies both
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
+    if hq != hk:
+        key, value = _repeat_heads(key, hq), _repeat_heads(value, hq)
+    return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, generator)
