@@ -138,6 +138,9 @@ UNTOUCHED_OPS = frozenset("""
     unsqueeze_ transpose_ t_ index_add index_fill masked_select nonzero sort topk cummax
     _squeeze_result nll_loss2d_backward nll_loss2d_forward mm_backward _unsafe_index
     as_strided split_with_sizes relu_ sigmoid_ tanh_ _strided_gather _strided_scatter_add _strided_put
+    convolution max_pool1d_with_indices _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
+    adaptive_avg_pool1d adaptive_max_pool2d_backward adaptive_max_pool1d
+    upsample_nearest2d_backward upsample_bilinear2d_backward pixel_shuffle pixel_unshuffle
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
     asin acos atan sinh cosh log_sigmoid mish_backward hardswish_backward hardsigmoid_backward

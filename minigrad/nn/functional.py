@@ -10,9 +10,15 @@ import warnings
 from ..dispatch import dispatch
 from . import _activation_functional
 from ._activation_functional import *  # noqa: F401,F403  (gelu, silu, elu, hardtanh...)
+from . import _conv_functional
+from ._conv_functional import *  # noqa: F401,F403  (conv1d, conv2d, conv_transpose1d/2d)
+from . import _pooling_functional, _sampling_functional
+from ._pooling_functional import *  # noqa: F401,F403  (max/avg/adaptive pools)
+from ._sampling_functional import *  # noqa: F401,F403  (interpolate, pixel_shuffle)
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
-           "nll_loss", "mse_loss"] + _activation_functional.__all__
+           "nll_loss", "mse_loss"] + _activation_functional.__all__ + _conv_functional.__all__ + \
+    _pooling_functional.__all__ + _sampling_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:

@@ -11,3 +11,6 @@ from . import transcendental  # noqa: E402,F401
 from . import rounding  # noqa: E402,F401
 from . import ternary  # noqa: E402,F401
 from . import inplace_math  # noqa: E402,F401
+from . import conv  # noqa: E402,F401
+from . import conv_nd  # noqa: E402,F401
+from . import pooling, adaptive_pooling, upsample, pixel_shuffle  # noqa: E402,F401
