@@ -7,7 +7,9 @@ Ops: ``_adaptive_avg_pool2d`` and ``adaptive_max_pool2d`` with their fused backw
 ``adaptive_avg_pool2d`` (a 1x1 output is a ``mean``, as in PyTorch), ``adaptive_avg_pool1d``
 and ``adaptive_max_pool1d`` (the 2-d ops over (.., 1, L)).
 
-Average: window sums in opmath (fp32 for 16-bit), divided by the window size, rounded once.
+Average: each window summed in order in opmath (fp32 for 16-bit), divided by its height and
+then its width, rounded once; the backward follows PyTorch's CPU loop (per output, in the
+gradient's dtype). Loops over output positions: meant for the small maps of CNN heads.
 Max: exact; NaN wins (its last occurrence, as PyTorch's CPU loop).
 """
 from __future__ import annotations
@@ -61,14 +63,6 @@ def _check(input, sizes, op):
         raise NotImplementedError(f'"{op}" not implemented for \'{input.dtype.scalar_name}\'')
 
 
-def _pool_matrix(n, out, dtype):
-    """(out, n) 0/1 matrix of the windows along one dim, and each window's size."""
-    lo, hi = _ranges(n, out)
-    j = np.arange(n)
-    m = ((j >= lo[:, None]) & (j < hi[:, None])).astype(dtype)
-    return m, (hi - lo)
-
-
 @register_op("_adaptive_avg_pool2d")
 class AdaptiveAvgPool2d(Function):
     """``_adaptive_avg_pool2d(input, output_size)``: (N, C, H, W) or (C, H, W) ->
@@ -88,11 +82,20 @@ class AdaptiveAvgPool2d(Function):
         _check(input, sizes, "adaptive_avg_pool2d")
         dt = input.dtype
         a = opmath(input, dt)
-        mh, ch = _pool_matrix(a.shape[-2], sizes[0], a.dtype)
-        mw, cw = _pool_matrix(a.shape[-1], sizes[1], a.dtype)
-        s = np.matmul(np.matmul(mh, a), mw.T)
+        h, w = a.shape[-2:]
+        hlo, hhi = _ranges(h, sizes[0])
+        wlo, whi = _ranges(w, sizes[1])
+        out = np.empty(a.shape[:-2] + sizes, a.dtype)
+        for i in range(sizes[0]):
+            for j in range(sizes[1]):
+                acc = a[..., hlo[i], wlo[j]].copy()      # PyTorch's loop: in order, in opmath
+                for ih in range(hlo[i], hhi[i]):
+                    for iw in range(wlo[j], whi[j]):
+                        if ih != hlo[i] or iw != wlo[j]:
+                            acc += a[..., ih, iw]
+                out[..., i, j] = acc / (hhi[i] - hlo[i]) / (whi[j] - wlo[j])
         ctx.save_for_backward(input)
-        return wrap(s / (ch[:, None] * cw[None, :]).astype(a.dtype), dt)
+        return wrap(out, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -103,7 +106,8 @@ class AdaptiveAvgPool2d(Function):
 @register_op("_adaptive_avg_pool2d_backward")
 class AdaptiveAvgPool2dBackward(Function):
     """``_adaptive_avg_pool2d_backward(grad_output, input)``: each output gradient divided by
-    its window size and spread over the window (opmath, one rounding). Differentiable in
+    the window's height, then width (each rounded to the gradient's dtype) and added over the
+    window in output order, in that dtype (PyTorch's CPU loop). Differentiable in
     ``grad_output`` (its derivative is ``_adaptive_avg_pool2d``)."""
 
     _backward_name = "AdaptiveAvgPool2DBackwardBackward0"
@@ -111,13 +115,22 @@ class AdaptiveAvgPool2dBackward(Function):
     @staticmethod
     def forward(ctx, grad_output, input):
         dt = grad_output.dtype
-        g = opmath(grad_output, dt)
+        g = grad_output._data
         oh, ow = g.shape[-2:]
-        mh, ch = _pool_matrix(input.shape[-2], oh, g.dtype)
-        mw, cw = _pool_matrix(input.shape[-1], ow, g.dtype)
-        q = g / (ch[:, None] * cw[None, :]).astype(g.dtype)
+        h, w = input.shape[-2:]
+        hlo, hhi = _ranges(h, oh)
+        wlo, whi = _ranges(w, ow)
+        out = np.zeros(g.shape[:-2] + (h, w), dt.np)
+        cd = dt.opmath.np
+        for i in range(oh):
+            for j in range(ow):
+                # grad_delta = gO / kh / kw, each division rounded to the grad's dtype; then
+                # gI += grad_delta over the window, in that dtype (PyTorch's loop)
+                d = (g[..., i, j].astype(cd) / cd.type(hhi[i] - hlo[i])).astype(dt.np)
+                d = (d.astype(cd) / cd.type(whi[j] - wlo[j])).astype(dt.np)
+                out[..., hlo[i]:hhi[i], wlo[j]:whi[j]] += d[..., None, None]
         ctx.out_size = (oh, ow)
-        return wrap(np.matmul(np.matmul(mh.T, q), mw), dt)
+        return Tensor._make(out, dt)
 
     @staticmethod
     def backward(ctx, grad):

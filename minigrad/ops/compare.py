@@ -172,7 +172,7 @@ def count_nonzero(input, dim=None):
     _check_t(input, "count_nonzero")
     dims = wrap_dims(dim, input.ndim)
     axes = dims if input.ndim else None
-    out = np.count_nonzero(_truth(input), axis=axes)
+    out = np.count_nonzero(_truth(input._data), axis=axes)
     return Tensor._make(np.asarray(out, np.int64), _dt.int64)
 
 

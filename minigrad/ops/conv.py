@@ -21,7 +21,8 @@ Numerics: 16-bit inputs compute in fp32 (products and sums, the bias added too) 
 as PyTorch's CPU kernels (oneDNN, slow_conv2d) do. The summation order differs from theirs, so
 fp32 results differ from PyTorch by a few ulps and fp16/bf16 results by at most 1 ulp on some
 elements (``tests/specs/conv.py`` states the measured bounds). Integer inputs compute exactly in
-int64 (PyTorch's slow_conv2d); bool raises as in PyTorch.
+int64, then wrap to the input's type (PyTorch's slow_conv2d; the transposed kernel has only
+int64 among integers); bool raises as in PyTorch.
 
 Mirrors ``aten/src/ATen/native/Convolution.cpp`` (checks and messages) and
 ``tools/autograd/derivatives.yaml`` (``convolution``, ``convolution_backward``).
@@ -184,11 +185,9 @@ def _check(input, weight, bias, stride, padding, dilation, transposed, output_pa
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != nb):
         raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with "
                            f"{nb} elements, but got bias of size {list(bias.shape)} instead")
-    if input.dtype is not weight.dtype:
-        dev = "cuda." if input.device.type == "cuda" else ""
-        raise RuntimeError(f"Input type (torch.{dev}{input.dtype.legacy_name}) and weight type "
-                           f"(torch.{dev}{weight.dtype.legacy_name}) should be the same or input "
-                           "should be a MKLDNN tensor and weight is a dense tensor")
+    if input.dtype is not weight.dtype:     # (PyTorch's slow-path message; oneDNN has another)
+        raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                           f"{weight.dtype.scalar_name}")
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"Input type ({input.dtype.cpp_name}) and bias type "
                            f"({bias.dtype.cpp_name}) should be the same")
@@ -219,6 +218,9 @@ def _check(input, weight, bias, stride, padding, dilation, transposed, output_pa
                                f"size per channel {list(size)} is too small")
     if input.dtype is _dt.bool_:
         raise NotImplementedError(f'"slow_conv{nd}d_cpu" not implemented for \'Bool\'')
+    if transposed and not input.dtype.is_floating_point and input.dtype is not _dt.int64:
+        raise NotImplementedError(f'"slow_conv_transpose2d_out_cpu" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
 
 
 def _transposed_size(xshape, wshape, stride, padding, dilation, output_padding):
@@ -262,14 +264,15 @@ class Convolution(Function):
         _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         dt = input.dtype
         x, w = opmath(input, dt), opmath(weight, dt)
-        if transposed:
-            size = _transposed_size(input.shape, weight.shape, stride, padding, dilation,
-                                    output_padding)
-            y = _corr_t(x, w, size, stride, padding, dilation, groups)
-        else:
-            y = _corr(x, w, stride, padding, dilation, groups)
-        if bias is not None:
-            y += opmath(bias, dt).reshape((1, -1) + (1,) * (y.ndim - 2))
+        with np.errstate(all="ignore"):        # inf/nan inputs: no NumPy warnings, as PyTorch
+            if transposed:
+                size = _transposed_size(input.shape, weight.shape, stride, padding, dilation,
+                                        output_padding)
+                y = _corr_t(x, w, size, stride, padding, dilation, groups)
+            else:
+                y = _corr(x, w, stride, padding, dilation, groups)
+            if bias is not None:
+                y += opmath(bias, dt).reshape((1, -1) + (1,) * (y.ndim - 2))
         ctx.params = (stride, padding, dilation, bool(transposed), output_padding, groups)
         ctx.bias_sizes = [bias.shape[0]] if bias is not None else [0]
         ctx.save_for_backward(input, weight)
@@ -300,6 +303,7 @@ class ConvolutionBackward(Function):
     _backward_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
+    @np.errstate(all="ignore")                 # inf/nan values: no NumPy warnings, as PyTorch
     def forward(ctx, grad_output, input, weight, bias_sizes, stride, padding, dilation,
                 transposed, output_padding, groups, output_mask):
         stride, padding, dilation, output_padding = _params(input, stride, padding, dilation,

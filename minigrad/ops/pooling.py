@@ -7,9 +7,11 @@ as in PyTorch).
 Windows are strided views of the padded input (padding with -inf for max, zeros for average);
 ``ceil_mode`` lets the last window start inside the input and run past it. Max pooling is exact
 in every dtype; a window holding NaN gives NaN and the index of its *last* NaN (PyTorch's CPU
-loop updates on every NaN), otherwise the first maximum. Average pooling sums in opmath and
-divides once (16-bit: fp32, one rounding; integers: int64, the quotient truncated toward zero,
-as PyTorch).
+loop updates on every NaN), otherwise the first maximum. Average pooling sums each window in
+order in opmath and divides once (16-bit: fp32, one rounding; integers: int64, the quotient
+truncated toward zero, as PyTorch). The backward kernels follow PyTorch's CPU loops: per
+output, in order, ``grad_input += delta`` in the gradient's own dtype (a 16-bit sum rounds at
+every add, as ATen's does).
 
 Mirrors ``aten/src/ATen/native/Pool.h`` (output sizes, ``pool2d_shape_check`` and its
 messages) and ``DilatedMaxPool2d.cpp`` / ``AveragePool2d.cpp``.
@@ -114,19 +116,15 @@ def _lowest(dt):
 
 
 def scatter_to_input(grad, indices, in_shape, dt):
-    """The backward of a max pool: each gradient added at its flat input index (per (N, C)
-    plane), summed in opmath where windows overlap."""
-    g = opmath(grad, dt)
+    """The backward of a max pool: each output gradient added at its flat input index, in
+    output order and in the gradient's own dtype (PyTorch's loop ``gI[max_idx] += gO``: a
+    16-bit sum rounds at every add)."""
     hw = in_shape[-1] * in_shape[-2]
     planes = int(np.prod(in_shape[:-2], dtype=np.int64))
     flat = indices._data.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * hw)[:, None]
-    if g.dtype == np.float64 or g.dtype == np.float32:
-        out = np.bincount(flat.ravel(), weights=g.reshape(-1).astype(np.float64),
-                          minlength=planes * hw).astype(g.dtype)
-    else:
-        out = np.zeros(planes * hw, g.dtype)
-        np.add.at(out, flat.ravel(), g.reshape(-1))
-    return wrap(out.reshape(in_shape), dt)
+    out = np.zeros(planes * hw, dt.np)
+    np.add.at(out, flat.ravel(), grad._data.reshape(-1))
+    return Tensor._make(out.reshape(in_shape), dt)
 
 
 def gather_from_input(grad, indices):
@@ -177,6 +175,14 @@ class MaxPool2dWithIndices(Function):
             pos = np.where(nan.any(axis=-1), last_nan, pos)
         vals = np.take_along_axis(flat, pos[..., None], axis=-1)[..., 0]
         kh_i, kw_i = np.divmod(pos, kernel[1])
+        # a window of nothing but the lowest value keeps PyTorch's initial index: its first
+        # element inside the input (padding never wins)
+        low = vals == _lowest(dt)
+        if low.any():
+            first = [np.maximum(-((np.arange(o) * stride[i] - padding[i]) // dilation[i]), 0)
+                     for i, o in enumerate((oh, ow))]
+            kh_i = np.where(low, first[0][:, None], kh_i)
+            kw_i = np.where(low, first[1][None, :], kw_i)
         rows = np.arange(oh).reshape(-1, 1) * stride[0] - padding[0] + kh_i * dilation[0]
         cols = np.arange(ow) * stride[1] - padding[1] + kw_i * dilation[1]
         idx = (rows * w + cols).astype(np.int64)
@@ -272,7 +278,17 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 
 @register_op("max_pool1d")
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    """``max_pool1d``: the values of ``max_pool1d_with_indices``."""
+    """``max_pool1d``: the values of ``max_pool1d_with_indices``.
+
+    Raises:
+        NotImplementedError: an integer or bool cpu input ('"max_pool1d_impl" not implemented
+            for 'Long''): PyTorch's value-only kernel, which it uses on cpu outside autograd,
+            has floating dtypes only.
+    """
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point and \
+            input.device.type == "cpu":
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
     return dispatch("max_pool1d_with_indices", input, kernel_size, stride, padding, dilation,
                     ceil_mode)[0]
 
@@ -301,6 +317,9 @@ def _avg_args(input, kernel_size, stride, padding, ceil_mode, divisor_override):
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     dims = check_pool(input, kernel, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
+    if not input.dtype.is_floating_point and input.dtype is not _dt.int64:
+        raise NotImplementedError(f'"avg_pool2d" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
     return kernel, stride, padding, dims
 
 
@@ -332,7 +351,10 @@ class AvgPool2d(Function):
             input, kernel_size, stride, padding, ceil_mode, divisor_override)
         dt = input.dtype
         win = windows(opmath(input, dt), (oh, ow), kernel, stride, padding, (1, 1), 0)
-        s = np.add.reduce(win.reshape(win.shape[:-2] + (-1,)), axis=-1)
+        s = win[..., 0, 0].copy()
+        for i, j in itertools.product(range(kernel[0]), range(kernel[1])):
+            if i or j:                  # PyTorch's loop: the window summed in order, in opmath
+                s += win[..., i, j]
         div = _divisors(h, w, (oh, ow), kernel, stride, padding, count_include_pad,
                         divisor_override)
         ctx.args = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -365,15 +387,18 @@ class AvgPool2dBackward(Function):
         oh, ow = g.shape[-2:]
         div = _divisors(h, w, (oh, ow), kernel, stride, padding, count_include_pad,
                         divisor_override)
-        q = g / div.astype(g.dtype)
+        q = wrap(g / div.astype(g.dtype), dt)._data       # grad_delta, in the grad's dtype
         hp = max((oh - 1) * stride[0] + kernel[0], h + padding[0]) + padding[0]
         wp = max((ow - 1) * stride[1] + kernel[1], w + padding[1]) + padding[1]
-        buf = np.zeros(g.shape[:-2] + (hp, wp), g.dtype)
-        for i, j in itertools.product(range(kernel[0]), range(kernel[1])):
-            buf[..., i:i + stride[0] * (oh - 1) + 1:stride[0],
-                j:j + stride[1] * (ow - 1) + 1:stride[1]] += q
+        buf = np.zeros(g.shape[:-2] + (hp, wp), dt.np)
+        # PyTorch's loop: per output, in order, gI += grad_delta in the grad's dtype (a 16-bit
+        # sum rounds at every add)
+        for i, j in itertools.product(range(oh), range(ow)):
+            r, c = i * stride[0], j * stride[1]
+            buf[..., r:r + kernel[0], c:c + kernel[1]] += q[..., i, j, None, None]
         ctx.args = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        return wrap(buf[..., padding[0]:padding[0] + h, padding[1]:padding[1] + w], dt)
+        return Tensor._make(np.ascontiguousarray(buf[..., padding[0]:padding[0] + h,
+                                                     padding[1]:padding[1] + w]), dt)
 
     @staticmethod
     def backward(ctx, grad):

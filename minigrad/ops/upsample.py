@@ -10,7 +10,7 @@ Source positions follow ATen's ``UpSample.h`` exactly, in its precision:
   with ``align_corners``, scale ``(n - 1) / (out - 1)``), computed in opmath; its floor and the
   next index are mixed with weights ``1 - l`` and ``l``, the last dim first.
 
-Nearest is exact. Bilinear computes in opmath (fp32 for 16-bit) and rounds once; its backward
+Nearest is exact (floating dtypes and uint8, as PyTorch). Bilinear computes in opmath (fp32 for 16-bit) and rounds once; its backward
 adds each output gradient's four weighted parts into the input gradient in PyTorch's loop order
 (row-major over outputs), in opmath, then rounds once.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
@@ -39,9 +40,11 @@ def _check(input, output_size, op):
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"(H: {h}, W: {w}) output (H: {output_size[0]}, W: "
                            f"{output_size[1]})")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"{op}_out_frame" not implemented for '
-                                  f"'{input.dtype.scalar_name}'")
+    dt = input.dtype
+    if not dt.is_floating_point and (dt is not _dt.uint8 or op == "upsample_bilinear2d"):
+        # PyTorch has uint8 kernels (bilinear: a fixed-point one, not reproduced here)
+        raise NotImplementedError(f'"{op}_channels_last" not implemented for '
+                                  f"'{dt.scalar_name}'")
     return output_size
 
 
@@ -66,7 +69,7 @@ def _nearest_index(n, out, scale):
 class UpsampleNearest2d(Function):
     """``upsample_nearest2d(input, output_size, scales_h=None, scales_w=None)``: (N, C, H, W)
     -> (N, C, *output_size), each output the input element at its nearest-neighbour source
-    (``F.interpolate(mode="nearest")``). Exact, floating dtypes.
+    (``F.interpolate(mode="nearest")``). Exact; floating dtypes and uint8.
 
     Raises:
         RuntimeError: not 4-D, empty sizes. NotImplementedError: integer inputs.
@@ -124,7 +127,10 @@ def _linear_weights(n, out, align_corners, scale, cd):
         src = s * o.astype(cd)
     else:
         s = cd.type(1.0 / scale) if scale is not None and scale > 0 else cd.type(n) / cd.type(out)
-        src = np.maximum(s * (o.astype(cd) + cd.type(0.5)) - cd.type(0.5), cd.type(0))
+        # the opmath scale times (o + 0.5), minus 0.5, rounded once to opmath (what PyTorch's
+        # fp32 build gives: one rounding, e.g. 1e-8 rather than 0 for scale 1/3 at o = 1)
+        src = (np.float64(s) * (o + 0.5) - 0.5).astype(cd)
+        src = np.maximum(src, cd.type(0))
     i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
     l1 = np.clip(src - i0.astype(cd), 0, 1).astype(cd)
     l0 = (cd.type(1) - l1).astype(cd)
@@ -139,7 +145,8 @@ class UpsampleBilinear2d(Function):
     (``F.interpolate(mode="bilinear")``); opmath (fp32 for 16-bit), one rounding.
 
     Raises:
-        RuntimeError: not 4-D, empty sizes. NotImplementedError: integer inputs.
+        RuntimeError: not 4-D, empty sizes. NotImplementedError: integer inputs (uint8 too:
+            a deliberate difference, PyTorch has a fixed-point uint8 kernel).
     """
 
     _backward_name = "UpsampleBilinear2DBackward0"

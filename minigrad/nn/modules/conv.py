@@ -15,6 +15,7 @@ from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
+from ...tensor import Size
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
@@ -192,7 +193,7 @@ class _ConvTransposeNd(_ConvNd):
             if size < mins[i] or size > maxs[i]:
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes "
                                  f"range from {mins} to {maxs} (for an input of "
-                                 f"{list(input.shape[non_spatial:])})")
+                                 f"{Size(input.shape[non_spatial:])!r})")
         return tuple(output_size[d] - mins[d] for d in range(n))
 
     def forward(self, input, output_size=None):
