@@ -21,7 +21,7 @@ from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import opmath, wrap
-from .pooling import gather_from_input, scatter_to_input
+from .pooling import gather_from_input, scatter_to_input, window_max
 
 
 def _ranges(n, out):
@@ -175,12 +175,7 @@ class AdaptiveMaxPool2d(Function):
             for j in range(sizes[1]):
                 win = a[..., hlo[i]:hhi[i], wlo[j]:whi[j]]
                 kw = whi[j] - wlo[j]
-                flat = win.reshape(win.shape[:-2] + (-1,))
-                pos = np.argmax(flat, axis=-1)
-                nan = np.isnan(flat)
-                last = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
-                pos = np.where(nan.any(axis=-1), last, pos)
-                vals[..., i, j] = np.take_along_axis(flat, pos[..., None], -1)[..., 0]
+                pos, vals[..., i, j] = window_max(win.reshape(win.shape[:-2] + (-1,)))
                 idx[..., i, j] = (hlo[i] + pos // kw) * w + wlo[j] + pos % kw
         indices = Tensor._make(idx, _dt.int64)
         ctx.save_for_backward(input, indices)

@@ -111,6 +111,17 @@ def windows(a, out, kernel, stride, padding, dilation, fill):
                    st[-1] * dilation[1]), writeable=False)
 
 
+def window_max(flat):
+    """Per window (the last axis): the position and value of PyTorch's CPU max-pool loop
+    (``if val > maxval || isnan(val)``): the first maximum, or the last NaN."""
+    pos = np.argmax(flat, axis=-1)
+    if flat.dtype.kind == "f":
+        nan = np.isnan(flat)
+        last_nan = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+        pos = np.where(nan.any(axis=-1), last_nan, pos)
+    return pos, np.take_along_axis(flat, pos[..., None], axis=-1)[..., 0]
+
+
 def _lowest(dt):
     return -np.inf if dt.is_floating_point else np.iinfo(dt.np).min
 
@@ -168,12 +179,7 @@ class MaxPool2dWithIndices(Function):
         a = opmath(input, dt)
         win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
         flat = win.reshape(win.shape[:-2] + (-1,))
-        pos = np.argmax(flat, axis=-1)
-        if dt.is_floating_point:
-            nan = np.isnan(flat)
-            last_nan = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
-            pos = np.where(nan.any(axis=-1), last_nan, pos)
-        vals = np.take_along_axis(flat, pos[..., None], axis=-1)[..., 0]
+        pos, vals = window_max(flat)
         kh_i, kw_i = np.divmod(pos, kernel[1])
         # a window of nothing but the lowest value keeps PyTorch's initial index: its first
         # element inside the input (padding never wins)

@@ -27,6 +27,11 @@ _CONV_DTYPES = ("; no dtype-mix test (three tensor operands: 1,000 combinations,
                 "the suite): tests/unit/test_conv_pool.py checks integer, bool and mixed dtypes")
 
 
+_MOVES = ("float64", "bfloat16")
+_MOVES_NOTE = ("a pure rearrangement (reshape + permute of the storage array), exact in every "
+               "dtype: checked in one full and one 16-bit format to save suite time")
+
+
 def _spatial(d, nd, reach, lo=1, hi=5):
     return tuple(d.integer(max(lo, reach[i]), max(hi, reach[i])) for i in range(nd))
 
@@ -180,7 +185,7 @@ SPECS = [
                  "inputs, which zero-weight neighbours PyTorch multiplies (inf * 0 = nan) "
                  "differs in the same-size case"),
     OpSpec("pixel_shuffle", lambda lib, F, x, _r: F.pixel_shuffle(x, _r),
-           _shuffle_sample(False)),
+           _shuffle_sample(False), dtypes=_MOVES, notes=_MOVES_NOTE),
     OpSpec("pixel_unshuffle", lambda lib, F, x, _r: F.pixel_unshuffle(x, _r),
-           _shuffle_sample(True)),
+           _shuffle_sample(True), dtypes=_MOVES, notes=_MOVES_NOTE),
 ]

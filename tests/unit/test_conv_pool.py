@@ -293,7 +293,7 @@ def test_conv_gradgradcheck():
     b = minigrad.randn(2, dtype=minigrad.float64, requires_grad=True)
     f = lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2)  # noqa: E731
     assert minigrad.autograd.gradgradcheck(f, (x, w, b))
-    ft = lambda x, w, b: F.conv_transpose1d(x[0], w[..., 0], b, stride=2, padding=1,  # noqa: E731
+    ft = lambda x, w, b: F.conv_transpose1d(x[:, :, 0], w[..., 0], b, stride=2, padding=1,  # noqa: E731
                                             output_padding=1, groups=2)
     assert minigrad.autograd.gradgradcheck(ft, (x, w, b))
 
@@ -314,3 +314,22 @@ def test_autocast_output_dtypes_as_torch():
             with autocast("cpu", dtype=mdt):
                 my = c(minigrad, F, _mg(x), _mg(w))
             assert str(my.dtype) == str(ty.dtype).replace("torch", "minigrad")
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_conv_padding_modes_as_torch(mode):
+    torch.manual_seed(0)
+    for ctor, args, shape in (("Conv2d", (2, 3, (3, 2)), (2, 2, 5, 6)),
+                              ("Conv1d", (2, 3, 3), (2, 2, 7))):
+        t = getattr(torch.nn, ctor)(*args, padding=2, padding_mode=mode, dtype=torch.float64)
+        m = getattr(nn, ctor)(*args, padding=2, padding_mode=mode, dtype=minigrad.float64)
+        assert repr(m) == repr(t)
+        m.load_state_dict({k: _mg(v) for k, v in t.state_dict().items()})
+        x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+        mx = _mg(x).requires_grad_()
+        ty, my = t(x), m(mx)
+        assert_close(my, ty, ulp=4, atol=1e-13)
+        g = torch.randn_like(ty)
+        for a, e in zip(minigrad.autograd.grad(my, (mx, m.weight), _mg(g)),
+                        torch.autograd.grad(ty, (x, t.weight), g)):
+            assert_close(a, e, ulp=4, atol=1e-13)
