@@ -23,14 +23,17 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``selection``: ``where``, ``masked_fill``
 - ``softmax``: ``softmax``, ``log_softmax``
 - ``tensors``: ``is_tensor``, ``numel``, ``clone``
+- ``spatial``: ``conv1d``, ``conv2d``, ``conv_transpose1d/2d``, ``max_pool1d/2d``,
+  ``avg_pool1d``, ``adaptive_avg_pool1d``, ``adaptive_max_pool1d``, ``pixel_shuffle``,
+  ``pixel_unshuffle``
 """
 from __future__ import annotations
 
 from . import (bitwise, comparison, joining, matmul, pointwise, pointwise_math, reduction,
-               selection, shape, softmax, sorting, tensors)
+               selection, shape, softmax, sorting, spatial, tensors)
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
-            joining, selection, softmax, tensors)
+            joining, selection, softmax, tensors, spatial)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

@@ -333,3 +333,20 @@ def test_conv_padding_modes_as_torch(mode):
         for a, e in zip(minigrad.autograd.grad(my, (mx, m.weight), _mg(g)),
                         torch.autograd.grad(ty, (x, t.weight), g)):
             assert_close(a, e, ulp=4, atol=1e-13)
+
+
+def test_torch_level_functions_as_torch():
+    x, w = torch.randn(1, 4, 6, 6, dtype=torch.float64), torch.randn(2, 4, 3, 3,
+                                                                    dtype=torch.float64)
+    for c in (lambda L, x, w: L.conv2d(x, w, None, 2, 1),
+              lambda L, x, w: L.conv1d(x[:, :, 0], w[..., 0], padding="same"),
+              lambda L, x, w: L.conv_transpose2d(x, w.transpose(0, 1), stride=2),
+              lambda L, x, w: L.conv_transpose1d(x[:, :, 0], w[..., 0].transpose(0, 1)),
+              lambda L, x, w: L.max_pool2d(x, 3, 2, 1, 1, True),
+              lambda L, x, w: L.max_pool1d(x[0], 2),
+              lambda L, x, w: L.avg_pool1d(x[0], 3, 2, 1, False, False),
+              lambda L, x, w: L.adaptive_avg_pool1d(x[0], 4),
+              lambda L, x, w: L.adaptive_max_pool1d(x[0], 4)[1],
+              lambda L, x, w: L.pixel_shuffle(x, 2),
+              lambda L, x, w: L.pixel_unshuffle(x, 3)):
+        assert_close(c(minigrad, _mg(x), _mg(w)), c(torch, x, w), ulp=4, atol=1e-13)
