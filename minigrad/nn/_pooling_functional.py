@@ -111,14 +111,27 @@ def adaptive_avg_pool1d(input, output_size):
     return dispatch("adaptive_avg_pool1d", input, output_size)
 
 
+def _list_with_default(input, output_size):
+    """PyTorch's ``_list_with_default`` check: a sized ``output_size`` needs more input dims.
+
+    Raises:
+        ValueError: "Input dimension should be at least 3".
+    """
+    if not isinstance(output_size, int) and hasattr(input, "ndim") and \
+            input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+
+
 def adaptive_avg_pool2d(input, output_size):
     """``F.adaptive_avg_pool2d``: (N, C, H, W) or (C, H, W) -> (.., C, *output_size);
     ``output_size`` an int, or a pair whose ``None`` entries keep the input's size. A 1x1
     output is a ``mean`` (as PyTorch).
 
     Raises:
+        ValueError: a sized ``output_size`` on an input of that many dims or fewer.
         RuntimeError: wrong rank, empty dims, negative sizes. NotImplementedError: integers.
     """
+    _list_with_default(input, output_size)
     return dispatch("adaptive_avg_pool2d", input, output_size)
 
 
@@ -136,6 +149,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """``F.adaptive_max_pool2d_with_indices``: ``(values, indices)``."""
+    _list_with_default(input, output_size)
     return dispatch("adaptive_max_pool2d", input, output_size)
 
 
@@ -144,7 +158,9 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     maximum of each adaptive window (with flat int64 indices when ``return_indices``).
 
     Raises:
+        ValueError: a sized ``output_size`` on an input of that many dims or fewer.
         RuntimeError: wrong rank, empty dims, negative sizes. NotImplementedError: integers.
     """
+    _list_with_default(input, output_size)
     out = dispatch("adaptive_max_pool2d", input, output_size)
     return out if return_indices else out[0]

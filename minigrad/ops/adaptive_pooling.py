@@ -20,7 +20,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import opmath, wrap
+from ._util import opmath, wrap, wrap_dim
 from .pooling import gather_from_input, scatter_to_input, window_max
 
 
@@ -142,6 +142,7 @@ def adaptive_avg_pool2d(input, output_size):
     """``adaptive_avg_pool2d`` (aten composite): a 1x1 output is ``mean`` over the last two
     dims (keepdim), otherwise ``_adaptive_avg_pool2d``."""
     sizes = _output_size(input, output_size, "adaptive_avg_pool2d")
+    wrap_dim(-2, input.ndim)       # PyTorch reads input.size(-2) first: IndexError below 2-D
     if sizes == (1, 1) and input.ndim in (3, 4) and input.dtype.is_floating_point and \
             input.numel():
         return dispatch("mean", input, (-1, -2), True)
