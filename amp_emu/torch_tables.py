@@ -147,6 +147,9 @@ UNTOUCHED_OPS = frozenset("""
     replication_pad2d_backward im2col col2im reflection_pad3d replication_pad3d
     reflection_pad3d_backward replication_pad3d_backward index_fill.int_Tensor
     index_fill_.int_Tensor
+    convolution max_pool1d_with_indices _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
+    adaptive_avg_pool1d adaptive_max_pool2d_backward adaptive_max_pool1d
+    upsample_nearest2d_backward upsample_bilinear2d_backward pixel_shuffle pixel_unshuffle
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
     asin acos atan sinh cosh log_sigmoid mish_backward hardswish_backward hardsigmoid_backward

@@ -34,6 +34,9 @@ def mg_F():
     return F
 
 
+_LOW_EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
+
+
 def _opmath_eps(dtype_name):
     return _EPS["float64" if dtype_name == "float64" else "float32"]
 
@@ -118,16 +121,19 @@ def _scale(kind, spec, th_args, kwargs, expected, gi=None, grads=None, which="fw
     return [None if r is None else r.numpy() for r in res]
 
 
-def _bounds(ulps, out_dtype, scale, compute_dtype=None):
+def _bounds(ulps, out_dtype, scale, compute_dtype=None, low_slack=0.0):
     """ULP bound in ``out_dtype``; an absolute slack ``scale`` is measured in the eps of the
     precision the op computed in (``compute_dtype``, e.g. float32 for a float64 input run with
-    ``dtype=float32``), which can be coarser than the output's."""
+    ``dtype=float32``), which can be coarser than the output's; ``low_slack`` (a spec's) adds
+    ``low_slack * eps(out_dtype) * scale`` for fp16/bf16 outputs."""
     if out_dtype not in FLOATS:
         return {}
     kw = {"ulp": ulps.get(out_dtype, 0)}
     if scale is not None:
-        kw["atol"] = SCALE_ULPS * _opmath_eps(compute_dtype or out_dtype) * \
-            np.asarray(scale, np.float64)
+        eps = SCALE_ULPS * _opmath_eps(compute_dtype or out_dtype)
+        if low_slack and out_dtype in ("float16", "bfloat16"):
+            eps += low_slack * _LOW_EPS[out_dtype]
+        kw["atol"] = eps * np.asarray(scale, np.float64)
     return kw
 
 
@@ -158,7 +164,8 @@ def check_case(spec, sample, dtype, grad_source):
         if not isinstance(m, minigrad.Tensor):
             raise AssertionError(f"{ctx}\noutput {k} is {type(m).__name__}, not a Tensor")
         sc = _scale(spec.scale, spec, th_args, sample.kwargs, t) if spec.scale else None
-        assert_close(m, t, msg=f"{ctx}\nforward output {k}", **_bounds(spec.fwd_ulp, od, sc))
+        assert_close(m, t, msg=f"{ctx}\nforward output {k}", **_bounds(spec.fwd_ulp, od, sc,
+                                                                         low_slack=spec.low_slack))
         if bool(m.requires_grad) != bool(t.requires_grad):
             raise AssertionError(f"{ctx}\noutput {k}: requires_grad={m.requires_grad}, torch "
                                  f"{t.requires_grad}")
@@ -219,7 +226,7 @@ def check_case(spec, sample, dtype, grad_source):
             sc = None
         assert_close(a, e, msg=f"{ctx}\ngrad of input {gi[j]} (upstream grads "
                                f"{[g.tolist() for g in mg_g]})",
-                     **_bounds(ulps, od, sc, cdt if od == "float64" else None))
+                     **_bounds(ulps, od, sc, cdt if od == "float64" else None, spec.low_slack))
 
 
 def run_forward(spec, sample, float_dtypes, scalars, int_dtype="int64"):

@@ -14,6 +14,9 @@ whether it is differentiable, and the numerics bound it must meet against PyTorc
   accumulation (``"abs"``: the op evaluated on |inputs| in float64, which bounds cancellation;
   ``"max"``: the largest |expected| value; or a function). This is what "within a stated ULP
   bound" means for a sum whose exact value cancels to ~0.
+- ``low_slack`` (accumulating ops whose PyTorch 16-bit kernel rounds partial sums, e.g.
+  convolution): fp16/bf16 outputs get a further absolute slack ``low_slack * eps(output
+  format) * scale`` (the same ``scale`` / ``bwd_scale``).
 - ``notes``: each exception to the bit-exact contract, with its reason (facts sheet §5).
 
 Tests using it: ``tests/differential/test_ops_vs_torch.py`` (hypothesis forward/backward/dtypes),
@@ -66,6 +69,7 @@ class OpSpec:
     gradcheck: bool = True
     dtype_test: bool = True
     notes: str = ""
+    low_slack: float = 0.0               # fp16/bf16: extra atol, in eps of the output format
 
     def __repr__(self):
         return self.name
@@ -391,8 +395,9 @@ def _dt(lib, kw):
 
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
-    from tests.specs import attention, linalg, losses, pointwise, random, reductions, shape
-    for family in (pointwise, reductions, shape, linalg, losses, random, attention):
+    from tests.specs import (attention, conv, linalg, losses, pointwise, random, reductions,
+                             shape)
+    for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv):
         SPECS.extend(family.SPECS)
 
 

@@ -31,15 +31,20 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``softmax``: ``softmax``, ``log_softmax``
 - ``sampling``: ``bernoulli``, ``multinomial``, ``randint_like``
 - ``tensors``: ``is_tensor``, ``numel``, ``clone``
+- ``spatial``: ``conv1d``, ``conv2d``, ``conv_transpose1d/2d``, ``max_pool1d/2d``,
+  ``avg_pool1d``, ``adaptive_avg_pool1d``, ``adaptive_max_pool1d``, ``pixel_shuffle``,
+  ``pixel_unshuffle``
 """
 from __future__ import annotations
 
 from . import (bitwise, comparison, indexing, joining, matmul, pointwise, pointwise_math,
-               rearrange, reduction, sampling, selection, shape, softmax, sorting, tensors)
+               rearrange, reduction, sampling, selection, shape, softmax, sorting, spatial,
+               tensors)
 from . import distance
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
-            rearrange, joining, selection, indexing, softmax, tensors, distance, sampling)
+            rearrange, joining, selection, indexing, softmax, tensors, distance, sampling,
+            spatial)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

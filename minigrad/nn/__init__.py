@@ -13,6 +13,10 @@ from .modules import (GLU, BCELoss, BCEWithLogitsLoss, Bilinear, CosineEmbedding
                       SoftMarginLoss, TripletMarginLoss)
 from .modules import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       Embedding, FeatureAlphaDropout, MultiheadAttention)
+from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
+                      AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, ConvTranspose1d,
+                      ConvTranspose2d, MaxPool1d, MaxPool2d, PixelShuffle, PixelUnshuffle,
+                      Upsample, UpsamplingBilinear2d, UpsamplingNearest2d)
 from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
@@ -26,4 +30,8 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss",
            "TripletMarginLoss",
            "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-           "FeatureAlphaDropout", "Embedding", "MultiheadAttention"]
+           "FeatureAlphaDropout", "Embedding", "MultiheadAttention",
+           "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d",
+           "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle"]

@@ -21,10 +21,17 @@ from ._embedding_functional import *  # noqa: F401,F403  (embedding)
 from . import _attention_functional
 from ._attention_functional import *  # noqa: F401,F403  (scaled_dot_product_attention...)
 
+from . import _conv_functional
+from ._conv_functional import *  # noqa: F401,F403  (conv1d, conv2d, conv_transpose1d/2d)
+from . import _pooling_functional, _sampling_functional
+from ._pooling_functional import *  # noqa: F401,F403  (max/avg/adaptive pools)
+from ._sampling_functional import *  # noqa: F401,F403  (interpolate, pixel_shuffle)
+
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
            "nll_loss", "mse_loss", "bilinear"] + _activation_functional.__all__ + \
     _padding_functional.__all__ + _loss_functional.__all__ + _distance_functional.__all__ + \
-    _dropout_functional.__all__ + _embedding_functional.__all__ + _attention_functional.__all__
+    _dropout_functional.__all__ + _embedding_functional.__all__ + _attention_functional.__all__ + \
+    _conv_functional.__all__ + _pooling_functional.__all__ + _sampling_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:

@@ -19,3 +19,6 @@ from . import sampling, random_fill  # noqa: E402,F401
 from . import dropout  # noqa: E402,F401
 from . import embedding  # noqa: E402,F401
 from . import attention, attention_backend  # noqa: E402,F401
+from . import conv  # noqa: E402,F401
+from . import conv_nd  # noqa: E402,F401
+from . import pooling, adaptive_pooling, upsample, pixel_shuffle  # noqa: E402,F401

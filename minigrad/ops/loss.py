@@ -108,9 +108,12 @@ def _nll_shapes(input, target):
     nd = input.ndim
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    if nd != 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
+    tb = target.shape[0] if target.ndim else 0      # PyTorch counts a 0-dim target as 0
+    if nd != 1 and input.shape[0] != tb:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0] if target.ndim else 1}).")
+                         f"batch_size ({tb}).")
+    if nd != 1 and target.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if nd <= 2:
         if target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")

@@ -1,6 +1,7 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
 ``linear`` (``Identity``, ``Linear``, ``Bilinear``), ``activation``, ``dropout``, ``sparse``
-(``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``.
+(``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``, ``conv``, ``pooling``,
+``upsampling``, ``pixelshuffle``.
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -10,6 +11,11 @@ PyTorch's do. ``minigrad.nn`` re-exports every class.
 from .activation import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh, GLU, MultiheadAttention)
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
+                      AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
@@ -26,5 +32,9 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
            "Hardsigmoid", "LogSigmoid", "GLU", "Bilinear", "CosineSimilarity",
            "PairwiseDistance", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-           "AlphaDropout", "FeatureAlphaDropout", "Embedding", "MultiheadAttention"] + \
+           "AlphaDropout", "FeatureAlphaDropout", "Embedding", "MultiheadAttention",
+           "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
+           "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample",
+           "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle"] + \
     [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]

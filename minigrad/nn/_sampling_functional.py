@@ -1,0 +1,129 @@
+"""``F.interpolate`` (nearest, bilinear, area), ``F.pixel_shuffle``, ``F.pixel_unshuffle``.
+
+``interpolate`` resolves ``size`` / ``scale_factor`` / ``recompute_scale_factor`` exactly as
+``torch.nn.functional.interpolate`` does and dispatches the aten kernel
+(``upsample_nearest2d``, ``upsample_bilinear2d``, area = ``adaptive_avg_pool``).
+"""
+from __future__ import annotations
+
+import math
+
+from ..dispatch import dispatch
+
+__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+def _sizes(input, size, scale_factor, recompute_scale_factor, mode):
+    dim = input.ndim - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format.")
+            out = [int(s) for s in size]
+        else:
+            out = [int(size)] * dim
+        scales = None
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
+                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = [float(s) for s in scale_factor]
+        else:
+            scales = [float(scale_factor)] * dim
+        out = None
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and out is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        out = [math.floor(float(input.shape[i + 2]) * scales[i]) for i in range(dim)]
+        scales = None
+    if out is None:     # the aten "vec" overloads: int(size * scale) in double
+        out = [int(input.shape[i + 2] * scales[i]) for i in range(dim)]
+    return out, scales
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resample ``input`` (N, C, *spatial) to ``size`` or by ``scale_factor``
+    (``F.interpolate``).
+
+    Modes: ``"nearest"`` (3-D and 4-D inputs; exact), ``"bilinear"`` (4-D; ``align_corners``;
+    opmath, one rounding), ``"area"`` (adaptive average pooling). Output size: ``size``, or
+    ``floor(in * scale_factor)``; the given scale factor (not the size ratio) positions the
+    source pixels unless ``recompute_scale_factor=True``, as in PyTorch.
+
+    Deliberate differences: a 3-D nearest input runs ``upsample_nearest2d`` over (N, C, 1, L)
+    (same values; PyTorch calls ``upsample_nearest1d``); ``linear``, ``bicubic``, ``trilinear``,
+    ``nearest-exact``, 5-D inputs and ``antialias=True`` raise NotImplementedError.
+
+    Raises:
+        ValueError: both or neither of size/scale_factor, sizes of the wrong length,
+            ``align_corners`` with a non-interpolating mode (PyTorch's messages).
+        NotImplementedError: bilinear on a 3-D input ("Got 3D input, but bilinear mode needs
+            4D input"), an unknown mode, the modes above.
+    """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    out, scales = _sizes(input, size, scale_factor, recompute_scale_factor, mode)
+    if antialias:
+        raise NotImplementedError("minigrad's interpolate has no antialias=True")
+    nd = input.ndim
+    if mode == "nearest" and nd in (3, 4):
+        if nd == 3:
+            x = dispatch("unsqueeze", input, -2)
+            y = dispatch("upsample_nearest2d", x, [1] + out, None,
+                         None if scales is None else scales[0])
+            return dispatch("squeeze", y, -2)
+        sh, sw = (None, None) if scales is None else scales
+        return dispatch("upsample_nearest2d", input, out, sh, sw)
+    if mode == "bilinear" and nd == 4:
+        sh, sw = (None, None) if scales is None else scales
+        return dispatch("upsample_bilinear2d", input, out, align_corners, sh, sw)
+    if mode == "bilinear" and nd == 3:
+        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
+    if mode == "area" and nd in (3, 4):
+        return dispatch("adaptive_avg_pool1d" if nd == 3 else "adaptive_avg_pool2d", input,
+                        out[0] if nd == 3 else out)
+    if mode in _MODES.split(" | ") and nd in (3, 4, 5):
+        raise NotImplementedError(f"minigrad's interpolate has no mode={mode!r} for "
+                                  f"{nd}-D input (nearest, bilinear and area are implemented)")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                              f"{nd}D) for the modes: {_MODES} (got {mode})")
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r) (``F.pixel_shuffle``); exact.
+
+    Raises:
+        RuntimeError: fewer than 3 dims, r <= 0, channels not divisible by r^2.
+    """
+    return dispatch("pixel_shuffle", input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W) (``F.pixel_unshuffle``), the inverse of
+    ``pixel_shuffle``; exact.
+
+    Raises:
+        RuntimeError: fewer than 3 dims, r <= 0, H or W not divisible by r.
+    """
+    return dispatch("pixel_unshuffle", input, downscale_factor)

@@ -1,0 +1,421 @@
+"""Max and average pooling over fixed windows: ``max_pool2d_with_indices`` and
+``avg_pool2d`` with their fused backward kernels (``max_pool2d_with_indices_backward``,
+``avg_pool2d_backward``), and the aten composites ``max_pool1d``, ``max_pool1d_with_indices``,
+``max_pool2d``, ``avg_pool1d`` that reach them (a 1-d pool is the 2-d one over a (1, L) image,
+as in PyTorch).
+
+Windows are strided views of the padded input (padding with -inf for max, zeros for average);
+``ceil_mode`` lets the last window start inside the input and run past it. Max pooling is exact
+in every dtype; a window holding NaN gives NaN and the index of its *last* NaN (PyTorch's CPU
+loop updates on every NaN), otherwise the first maximum. Average pooling sums each window in
+order in opmath and divides once (16-bit: fp32, one rounding; integers: int64, the quotient
+truncated toward zero, as PyTorch). The backward kernels follow PyTorch's CPU loops: per
+output, in order, ``grad_input += delta`` in the gradient's own dtype (a 16-bit sum rounds at
+every add, as ATen's does).
+
+Mirrors ``aten/src/ATen/native/Pool.h`` (output sizes, ``pool2d_shape_check`` and its
+messages) and ``DilatedMaxPool2d.cpp`` / ``AveragePool2d.cpp``.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from ._util import opmath, wrap
+
+
+# ---------------------------------------------------------------------------- sizes and checks
+def pair(v, name, allow_empty=False):
+    """An int or a sequence of one or two ints as a pair (PyTorch's 2-d pool arguments).
+
+    Raises:
+        RuntimeError: "max_pool2d: kernel_size must either be a single int, or a tuple of two
+            ints" style messages.
+    """
+    if isinstance(v, (int, np.integer)):
+        return (int(v), int(v))
+    v = tuple(int(a) for a in v)
+    if len(v) == 1:
+        return v * 2
+    if len(v) != 2 or (not v and not allow_empty):
+        raise RuntimeError(f"{name} must either be a single int, or a tuple of two ints")
+    return v
+
+
+def output_size(size, k, pad, stride, dilation, ceil_mode):
+    """PyTorch's ``pooling_output_shape``: windows that fit, or with ``ceil_mode`` also a last
+    one starting inside the input (not in the right padding)."""
+    num = size + 2 * pad - dilation * (k - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = num // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def check_pool(input, kernel, stride, padding, dilation, ceil_mode, op):
+    """``pool2d_shape_check``: returns (N-or-None, C, H, W, OH, OW).
+
+    Raises:
+        RuntimeError: non-positive kernel/stride/dilation, not 3-D/4-D, padding more than half
+            the (dilated) kernel, an output size below 1 ("Given input size: (4x6x6).
+            Calculated output size: (4x0x0). Output size is too small").
+        NotImplementedError: bool inputs.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    shape = input.shape
+    if input.ndim not in (3, 4) or any(s == 0 for s in shape[-3:]):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    for p, k, d in ((ph, kh, dh), (pw, kw, dw)):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    c, h, w = shape[-3:]
+    oh = output_size(h, kh, ph, sh, dh, ceil_mode)
+    ow = output_size(w, kw, pw, sw, dw, ceil_mode)
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{oh}x{ow}). Output size is too small")
+    if input.dtype is _dt.bool_:
+        raise NotImplementedError(f'"{op}" not implemented for \'Bool\'')
+    return (shape[0] if input.ndim == 4 else None), c, h, w, oh, ow
+
+
+def windows(a, out, kernel, stride, padding, dilation, fill):
+    """(..., H, W) -> a view (..., OH, OW, kh, kw) of the windows of ``a`` padded with ``fill``
+    (and on the right as far as the last ``ceil_mode`` window reaches)."""
+    pads = []
+    for i in range(2):
+        need = (out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+        right = max(need - a.shape[-2 + i] - padding[i], padding[i])
+        pads.append((padding[i], right))
+    ap = np.pad(a, [(0, 0)] * (a.ndim - 2) + pads, constant_values=fill)
+    st = ap.strides
+    return np.lib.stride_tricks.as_strided(
+        ap, ap.shape[:-2] + tuple(out) + tuple(kernel),
+        st[:-2] + (st[-2] * stride[0], st[-1] * stride[1], st[-2] * dilation[0],
+                   st[-1] * dilation[1]), writeable=False)
+
+
+def window_max(flat):
+    """Per window (the last axis): the position and value of PyTorch's CPU max-pool loop
+    (``if val > maxval || isnan(val)``): the first maximum, or the last NaN."""
+    pos = np.argmax(flat, axis=-1)
+    if flat.dtype.kind == "f":
+        nan = np.isnan(flat)
+        last_nan = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+        pos = np.where(nan.any(axis=-1), last_nan, pos)
+    return pos, np.take_along_axis(flat, pos[..., None], axis=-1)[..., 0]
+
+
+def _lowest(dt):
+    return -np.inf if dt.is_floating_point else np.iinfo(dt.np).min
+
+
+def scatter_to_input(grad, indices, in_shape, dt):
+    """The backward of a max pool: each output gradient added at its flat input index, in
+    output order and in the gradient's own dtype (PyTorch's loop ``gI[max_idx] += gO``: a
+    16-bit sum rounds at every add)."""
+    hw = in_shape[-1] * in_shape[-2]
+    planes = int(np.prod(in_shape[:-2], dtype=np.int64))
+    flat = indices._data.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * hw)[:, None]
+    out = np.zeros(planes * hw, dt.np)
+    np.add.at(out, flat.ravel(), grad._data.reshape(-1))
+    return Tensor._make(out.reshape(in_shape), dt)
+
+
+def gather_from_input(grad, indices):
+    """``max_pool_double_backward``: ``grad`` (input-shaped) read at the pooled ``indices``
+    (a dispatched ``index``, so the graph goes on)."""
+    shape = indices.shape
+    lead = shape[:-2]
+    g = dispatch("reshape", grad, tuple(lead) + (-1,))
+    idx = Tensor._make(indices._data.reshape(tuple(lead) + (-1,)), indices.dtype)
+    ar = [Tensor._make(np.arange(n, dtype=np.int64).reshape((n,) + (1,) * (len(lead) - i)),
+                       _dt.int64) for i, n in enumerate(lead)]
+    return dispatch("reshape", dispatch("index", g, tuple(ar) + (idx,)), tuple(shape))
+
+
+# ---------------------------------------------------------------------------- max pooling
+@register_op("max_pool2d_with_indices")
+class MaxPool2dWithIndices(Function):
+    """``max_pool2d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+    ceil_mode=False)`` -> ``(values, indices)`` (``aten::max_pool2d_with_indices``).
+
+    Shapes: input (N, C, H, W) or (C, H, W); outputs (.., C, OH, OW); indices int64, flat
+    positions ``h * W + w`` in each input plane. ``stride=()``/None means ``kernel_size``.
+    Any dtype but bool; exact.
+
+    Raises:
+        RuntimeError / NotImplementedError: see ``check_pool``.
+    """
+
+    _backward_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        kernel = pair(kernel_size, "max_pool2d: kernel_size")
+        stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+            else pair(stride, "max_pool2d: stride")
+        padding, dilation = pair(padding, "max_pool2d: padding"), \
+            pair(dilation, "max_pool2d: dilation")
+        *_, h, w, oh, ow = check_pool(input, kernel, stride, padding, dilation, ceil_mode,
+                                      "max_pool2d")
+        dt = input.dtype
+        a = opmath(input, dt)
+        win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
+        flat = win.reshape(win.shape[:-2] + (-1,))
+        pos, vals = window_max(flat)
+        kh_i, kw_i = np.divmod(pos, kernel[1])
+        # a window of nothing but the lowest value keeps PyTorch's initial index: its first
+        # element inside the input (padding never wins)
+        low = vals == _lowest(dt)
+        if low.any():
+            first = [np.maximum(-((np.arange(o) * stride[i] - padding[i]) // dilation[i]), 0)
+                     for i, o in enumerate((oh, ow))]
+            kh_i = np.where(low, first[0][:, None], kh_i)
+            kw_i = np.where(low, first[1][None, :], kw_i)
+        rows = np.arange(oh).reshape(-1, 1) * stride[0] - padding[0] + kh_i * dilation[0]
+        cols = np.arange(ow) * stride[1] - padding[1] + kw_i * dilation[1]
+        idx = (rows * w + cols).astype(np.int64)
+        indices = Tensor._make(idx, _dt.int64)
+        ctx.args = (kernel, stride, padding, dilation, ceil_mode)
+        ctx.save_for_backward(input, indices)
+        ctx.mark_non_differentiable(indices)
+        return wrap(vals, dt), indices
+
+    @staticmethod
+    def backward(ctx, grad, _gi=None):
+        input, indices = ctx.saved_tensors
+        return dispatch("max_pool2d_with_indices_backward", grad, input, *ctx.args, indices)
+
+
+@register_op("max_pool2d_with_indices_backward")
+class MaxPool2dWithIndicesBackward(Function):
+    """``max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding,
+    dilation, ceil_mode, indices)``: each output gradient added at its input position (sums in
+    opmath where windows overlap, one rounding). Differentiable in ``grad_output``."""
+
+    _backward_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, kernel_size, stride, padding, dilation, ceil_mode,
+                indices):
+        ctx.save_for_backward(indices)
+        return scatter_to_input(grad_output, indices, input.shape, grad_output.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (indices,) = ctx.saved_tensors
+        return gather_from_input(grad, indices), None
+
+
+def _no_stride(stride):
+    return stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0)
+
+
+@register_op("max_pool2d")
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``max_pool2d`` (aten composite): the values of ``max_pool2d_with_indices``."""
+    return dispatch("max_pool2d_with_indices", input, kernel_size,
+                    () if _no_stride(stride) else stride, padding, dilation, ceil_mode)[0]
+
+
+def _one_d(input, op):
+    """(N, C, L) or (C, L) -> the same with a height-1 dim before L.
+
+    Raises:
+        RuntimeError: "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim
+            batch size for input, but got:[4]".
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input.ndim not in (2, 3):
+        if op == "avg_pool1d":
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
+                               "tensor for argument #1 'self' (while checking arguments for "
+                               "avg_pool1d)")
+        raise RuntimeError(f"{op}: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
+                           f"batch size for input, but got:{list(input.shape)}")
+    return dispatch("unsqueeze", input, -2)
+
+
+def _one(v, name, default=None):
+    if v is None or (not isinstance(v, (int, np.integer)) and len(v) == 0):
+        return default
+    if isinstance(v, (int, np.integer)):
+        return (1, int(v))
+    v = tuple(v)
+    if len(v) != 1:
+        raise RuntimeError(f"{name} must be a single int, or a tuple of one int")
+    return (1, int(v[0]))
+
+
+def _pool1d_args(kernel_size, stride, padding, dilation, op):
+    k = _one(kernel_size, f"{op}: kernel_size")
+    return k, _one(stride, f"{op}: stride", k), (0, _one(padding, "padding")[1]), \
+        (1, _one(dilation, "dilation")[1])
+
+
+@register_op("max_pool1d_with_indices")
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    """``max_pool1d_with_indices``: the 2-d op over (.., 1, L); indices are positions in L."""
+    x = _one_d(input, "max_pool1d")
+    k, s, p, d = _pool1d_args(kernel_size, stride, padding, dilation, "max_pool1d")
+    out, idx = dispatch("max_pool2d_with_indices", x, k, s, p, d, ceil_mode)
+    return dispatch("squeeze", out, -2), dispatch("squeeze", idx, -2)
+
+
+@register_op("max_pool1d")
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``max_pool1d``: the values of ``max_pool1d_with_indices``.
+
+    Raises:
+        NotImplementedError: an integer or bool cpu input ('"max_pool1d_impl" not implemented
+            for 'Long''): PyTorch's value-only kernel, which it uses on cpu outside autograd,
+            has floating dtypes only.
+    """
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point and \
+            input.device.type == "cpu":
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    return dispatch("max_pool1d_with_indices", input, kernel_size, stride, padding, dilation,
+                    ceil_mode)[0]
+
+
+# ---------------------------------------------------------------------------- average pooling
+def _divisors(h, w, out, kernel, stride, padding, count_include_pad, divisor_override):
+    """Per output position, what its window sum is divided by (PyTorch's ``AveragePool2d``:
+    the window clipped to the padded input, or to the input itself without
+    ``count_include_pad``)."""
+    if divisor_override is not None:
+        return np.full(out, divisor_override, np.int64)
+    sizes = []
+    for i, n in enumerate((h, w)):
+        start = np.arange(out[i]) * stride[i] - padding[i]
+        end = np.minimum(start + kernel[i], n + padding[i])
+        full = end - start
+        clipped = np.minimum(end, n) - np.maximum(start, 0)
+        sizes.append(full if count_include_pad else clipped)
+    return sizes[0][:, None] * sizes[1][None, :]
+
+
+def _avg_args(input, kernel_size, stride, padding, ceil_mode, divisor_override):
+    kernel = pair(kernel_size, "avg_pool2d: kernel_size")
+    stride = kernel if _no_stride(stride) else pair(stride, "avg_pool2d: stride")
+    padding = pair(padding, "avg_pool2d: padding")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    dims = check_pool(input, kernel, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
+    if not input.dtype.is_floating_point and input.dtype is not _dt.int64:
+        raise NotImplementedError(f'"avg_pool2d" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    return kernel, stride, padding, dims
+
+
+def _divide(s, div, dt):
+    if dt.is_floating_point:
+        return s / div.astype(s.dtype)
+    q = np.abs(s) // div
+    return np.where(s < 0, -q, q)        # C++ integer division truncates toward zero
+
+
+@register_op("avg_pool2d")
+class AvgPool2d(Function):
+    """``avg_pool2d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None)`` (``aten::avg_pool2d``).
+
+    Shapes: (N, C, H, W) or (C, H, W) -> (.., C, OH, OW). Window sums in opmath (fp32 for
+    16-bit), divided once and rounded once; integer inputs truncate the quotient toward zero.
+
+    Raises:
+        RuntimeError: see ``check_pool``; "divisor must be not zero".
+    """
+
+    _backward_name = "AvgPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, kernel_size, stride=(), padding=0, ceil_mode=False,
+                count_include_pad=True, divisor_override=None):
+        kernel, stride, padding, (*_, h, w, oh, ow) = _avg_args(
+            input, kernel_size, stride, padding, ceil_mode, divisor_override)
+        dt = input.dtype
+        win = windows(opmath(input, dt), (oh, ow), kernel, stride, padding, (1, 1), 0)
+        s = win[..., 0, 0].copy()
+        for i, j in itertools.product(range(kernel[0]), range(kernel[1])):
+            if i or j:                  # PyTorch's loop: the window summed in order, in opmath
+                s += win[..., i, j]
+        div = _divisors(h, w, (oh, ow), kernel, stride, padding, count_include_pad,
+                        divisor_override)
+        ctx.args = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        ctx.save_for_backward(input)
+        return wrap(_divide(s, div, dt), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (input,) = ctx.saved_tensors
+        return dispatch("avg_pool2d_backward", grad, input, *ctx.args)
+
+
+@register_op("avg_pool2d_backward")
+class AvgPool2dBackward(Function):
+    """``avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode,
+    count_include_pad, divisor_override)``: each output gradient divided by its window's
+    divisor and added over the window (opmath, one rounding). Differentiable in
+    ``grad_output`` (its derivative is ``avg_pool2d`` itself)."""
+
+    _backward_name = "AvgPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, input, kernel_size, stride, padding, ceil_mode,
+                count_include_pad, divisor_override):
+        kernel, stride, padding = pair(kernel_size, "kernel_size"), pair(stride, "stride"), \
+            pair(padding, "padding")
+        dt = grad_output.dtype
+        g = opmath(grad_output, dt)
+        h, w = input.shape[-2:]
+        oh, ow = g.shape[-2:]
+        div = _divisors(h, w, (oh, ow), kernel, stride, padding, count_include_pad,
+                        divisor_override)
+        q = wrap(g / div.astype(g.dtype), dt)._data       # grad_delta, in the grad's dtype
+        hp = max((oh - 1) * stride[0] + kernel[0], h + padding[0]) + padding[0]
+        wp = max((ow - 1) * stride[1] + kernel[1], w + padding[1]) + padding[1]
+        buf = np.zeros(g.shape[:-2] + (hp, wp), dt.np)
+        # PyTorch's loop: per output, in order, gI += grad_delta in the grad's dtype (a 16-bit
+        # sum rounds at every add)
+        for i, j in itertools.product(range(oh), range(ow)):
+            r, c = i * stride[0], j * stride[1]
+            buf[..., r:r + kernel[0], c:c + kernel[1]] += q[..., i, j, None, None]
+        ctx.args = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return Tensor._make(np.ascontiguousarray(buf[..., padding[0]:padding[0] + h,
+                                                     padding[1]:padding[1] + w]), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("avg_pool2d", grad, *ctx.args), None
+
+
+@register_op("avg_pool1d")
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """``avg_pool1d`` (aten composite): ``avg_pool2d`` over (.., 1, L)."""
+    x = _one_d(input, "avg_pool1d")
+    k, s, p, _ = _pool1d_args(kernel_size, stride, padding, 1, "avg_pool1d")
+    out = dispatch("avg_pool2d", x, k, s, p, ceil_mode, count_include_pad, None)
+    return dispatch("squeeze", out, -2)

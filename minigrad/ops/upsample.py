@@ -1,0 +1,211 @@
+"""Upsampling (``F.interpolate``'s kernels): ``upsample_nearest2d`` and ``upsample_bilinear2d``
+with their backward kernels (``upsample_nearest2d_backward``, ``upsample_bilinear2d_backward``).
+
+Source positions follow ATen's ``UpSample.h`` exactly, in its precision:
+
+- nearest: output index ``o`` reads ``min(floor(o * scale), n - 1)`` with ``scale`` a float32
+  (``1 / scale_factor`` when one was given, else ``n / out``); the identity and the exact 2x
+  cases are index copies (``nearest_idx``);
+- bilinear: the source coordinate ``scale * (o + 0.5) - 0.5`` clamped at 0 (or ``scale * o``
+  with ``align_corners``, scale ``(n - 1) / (out - 1)``), computed in opmath; its floor and the
+  next index are mixed with weights ``1 - l`` and ``l``, the last dim first.
+
+Nearest is exact (floating dtypes and uint8, as PyTorch). Bilinear computes in opmath (fp32 for 16-bit) and rounds once; its backward
+adds each output gradient's four weighted parts into the input gradient in PyTorch's loop order
+(row-major over outputs), in opmath, then rounds once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
+from ._util import opmath, wrap
+
+
+def _check(input, output_size, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    output_size = tuple(int(s) for s in output_size)
+    if len(output_size) != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size "
+                           f"{len(output_size)}")
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected input to be a 4D tensor, but got {input.ndim}D")
+    n, c, h, w = input.shape
+    if not (h > 0 and w > 0 and output_size[0] > 0 and output_size[1] > 0):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"(H: {h}, W: {w}) output (H: {output_size[0]}, W: "
+                           f"{output_size[1]})")
+    dt = input.dtype
+    if not dt.is_floating_point and (dt is not _dt.uint8 or op == "upsample_bilinear2d"):
+        # PyTorch has uint8 kernels (bilinear: a fixed-point one, not reproduced here)
+        raise NotImplementedError(f'"{op}_channels_last" not implemented for '
+                                  f"'{dt.scalar_name}'")
+    return output_size
+
+
+def _scale32(n, out, scale):
+    """ATen's ``compute_scales_value<float>``."""
+    if scale is not None and scale > 0:
+        return np.float32(1.0 / scale)
+    return np.float32(n) / np.float32(out)
+
+
+def _nearest_index(n, out, scale):
+    o = np.arange(out)
+    if out == n:
+        return o
+    if out == 2 * n:
+        return o >> 1
+    src = np.floor(o.astype(np.float32) * _scale32(n, out, scale)).astype(np.int64)
+    return np.minimum(src, n - 1)
+
+
+@register_op("upsample_nearest2d")
+class UpsampleNearest2d(Function):
+    """``upsample_nearest2d(input, output_size, scales_h=None, scales_w=None)``: (N, C, H, W)
+    -> (N, C, *output_size), each output the input element at its nearest-neighbour source
+    (``F.interpolate(mode="nearest")``). Exact; floating dtypes and uint8.
+
+    Raises:
+        RuntimeError: not 4-D, empty sizes. NotImplementedError: integer inputs.
+    """
+
+    _backward_name = "UpsampleNearest2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, output_size, scales_h=None, scales_w=None):
+        output_size = _check(input, output_size, "upsample_nearest2d")
+        h, w = input.shape[-2:]
+        ih = _nearest_index(h, output_size[0], scales_h)
+        iw = _nearest_index(w, output_size[1], scales_w)
+        ctx.args = (output_size, tuple(input.shape), scales_h, scales_w)
+        return Tensor._make(np.ascontiguousarray(input._data[..., ih[:, None], iw[None, :]]),
+                            input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("upsample_nearest2d_backward", grad, *ctx.args)
+
+
+@register_op("upsample_nearest2d_backward")
+class UpsampleNearest2dBackward(Function):
+    """``upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h=None,
+    scales_w=None)``: the output gradients summed onto their source elements (opmath, one
+    rounding). Differentiable in ``grad_output`` (its derivative is ``upsample_nearest2d``)."""
+
+    _backward_name = "UpsampleNearest2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, output_size, input_size, scales_h=None, scales_w=None):
+        dt = grad_output.dtype
+        g = opmath(grad_output, dt)
+        h, w = input_size[-2:]
+        ih = _nearest_index(h, output_size[0], scales_h)
+        iw = _nearest_index(w, output_size[1], scales_w)
+        mh = (ih[None, :] == np.arange(h)[:, None]).astype(g.dtype)     # (h, out_h)
+        mw = (iw[:, None] == np.arange(w)[None, :]).astype(g.dtype)     # (out_w, w)
+        ctx.args = (tuple(output_size), scales_h, scales_w)
+        return wrap(np.matmul(np.matmul(mh, g), mw), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        size, sh, sw = ctx.args
+        return dispatch("upsample_nearest2d", grad, size, sh, sw), None, None, None, None
+
+
+def _linear_weights(n, out, align_corners, scale, cd):
+    """Per output index along one dim: (i0, i1, l0, l1) in opmath ``cd`` (ATen's
+    ``compute_source_index_and_lambda``)."""
+    o = np.arange(out)
+    if align_corners:
+        s = cd.type((n - 1) / (out - 1)) if out > 1 else cd.type(0)
+        src = s * o.astype(cd)
+    else:
+        s = cd.type(1.0 / scale) if scale is not None and scale > 0 else cd.type(n) / cd.type(out)
+        # the opmath scale times (o + 0.5), minus 0.5, rounded once to opmath (what PyTorch's
+        # fp32 build gives: one rounding, e.g. 1e-8 rather than 0 for scale 1/3 at o = 1)
+        src = (np.float64(s) * (o + 0.5) - 0.5).astype(cd)
+        src = np.maximum(src, cd.type(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    l1 = np.clip(src - i0.astype(cd), 0, 1).astype(cd)
+    l0 = (cd.type(1) - l1).astype(cd)
+    i1 = i0 + (i0 < n - 1)
+    return i0, i1, l0, l1
+
+
+@register_op("upsample_bilinear2d")
+class UpsampleBilinear2d(Function):
+    """``upsample_bilinear2d(input, output_size, align_corners, scales_h=None,
+    scales_w=None)``: (N, C, H, W) -> (N, C, *output_size) by bilinear interpolation
+    (``F.interpolate(mode="bilinear")``); opmath (fp32 for 16-bit), one rounding.
+
+    Raises:
+        RuntimeError: not 4-D, empty sizes. NotImplementedError: integer inputs (uint8 too:
+            a deliberate difference, PyTorch has a fixed-point uint8 kernel).
+    """
+
+    _backward_name = "UpsampleBilinear2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, output_size, align_corners, scales_h=None, scales_w=None):
+        output_size = _check(input, output_size, "upsample_bilinear2d")
+        dt = input.dtype
+        a = opmath(input, dt)
+        cd = a.dtype
+        h, w = a.shape[-2:]
+        h0, h1, hl0, hl1 = _linear_weights(h, output_size[0], align_corners, scales_h, cd)
+        w0, w1, wl0, wl1 = _linear_weights(w, output_size[1], align_corners, scales_w, cd)
+        rows0, rows1 = a[..., h0, :], a[..., h1, :]
+        t0 = rows0[..., w0] * wl0 + rows0[..., w1] * wl1        # the last dim first, as ATen
+        t1 = rows1[..., w0] * wl0 + rows1[..., w1] * wl1
+        out = t0 * hl0[:, None] + t1 * hl1[:, None]
+        ctx.args = (output_size, tuple(input.shape), bool(align_corners), scales_h, scales_w)
+        return wrap(out, dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("upsample_bilinear2d_backward", grad, *ctx.args)
+
+
+@register_op("upsample_bilinear2d_backward")
+class UpsampleBilinear2dBackward(Function):
+    """``upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners,
+    scales_h=None, scales_w=None)``: each output gradient's four weighted parts added onto its
+    source elements, in PyTorch's order, opmath, one rounding. Differentiable in
+    ``grad_output`` (its derivative is ``upsample_bilinear2d``)."""
+
+    _backward_name = "UpsampleBilinear2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, output_size, input_size, align_corners, scales_h=None,
+                scales_w=None):
+        dt = grad_output.dtype
+        g = opmath(grad_output, dt)
+        cd = g.dtype
+        h, w = input_size[-2:]
+        oh, ow = output_size
+        h0, h1, hl0, hl1 = _linear_weights(h, oh, align_corners, scales_h, cd)
+        w0, w1, wl0, wl1 = _linear_weights(w, ow, align_corners, scales_w, cd)
+        # per output (row-major), the four targets and weights in ATen's order
+        tgt = np.stack([h0[:, None] * w + w0, h0[:, None] * w + w1,
+                        h1[:, None] * w + w0, h1[:, None] * w + w1], -1).reshape(-1)
+        wt = np.stack([hl0[:, None] * wl0, hl0[:, None] * wl1,
+                       hl1[:, None] * wl0, hl1[:, None] * wl1], -1).reshape(-1)
+        planes = g.reshape(-1, oh * ow)
+        out = np.zeros((planes.shape[0], h * w), cd)
+        vals = (np.repeat(planes, 4, axis=1) * wt.astype(cd)).astype(cd)
+        for p in range(planes.shape[0]):
+            np.add.at(out[p], tgt, vals[p])
+        ctx.args = (tuple(output_size), bool(align_corners), scales_h, scales_w)
+        return wrap(out.reshape(tuple(input_size)), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        size, ac, sh, sw = ctx.args
+        return dispatch("upsample_bilinear2d", grad, size, ac, sh, sw), None, None, None, \
+            None, None
