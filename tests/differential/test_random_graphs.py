@@ -128,7 +128,8 @@ class _Chain:
             if self.fwd_exact:
                 sc = _scale(spec.scale, spec, th_args, sample.kwargs, t) if spec.scale else None
                 try:
-                    assert_close(m, t, msg=f"output {k}", **_bounds(spec.fwd_ulp, od, sc))
+                    assert_close(m, t, msg=f"output {k}",
+                                 **_bounds(spec.fwd_ulp, od, sc, low_slack=spec.low_slack))
                 except AssertionError as exc:
                     self.fail(str(exc))
         ods = [_od(t) for t in th_outs if _is_float_tensor(t)]
