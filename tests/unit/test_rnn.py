@@ -259,6 +259,7 @@ FORWARD_ERRORS = [
     _fwd("RNN", (3, 4), {}, (5, 3), (1, 2, 4)),
     _fwd("RNN", (3, 4), {}, (2, 5, 2, 3)),                            # 4-d input
     _fwd("GRU", (3, 4), {}, (3,)),
+    _fwd("LSTM", (3, 4), {}, (1, 5, 2, 3)),
     _fwd("LSTM", (3, 4), {}, (5, 2, 3), x_dtype="float64"),           # dtype mismatch
     _fwd("LSTM", (3, 4), {}, (0, 2, 3)),                              # empty sequence
     _fwd("LSTMCell", (3, 4), {}, (2, 5)),                             # cell input size
@@ -287,3 +288,23 @@ def test_dropout_with_one_layer_warns_as_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nn.GRU(3, 4, num_layers=2, dropout=0.2)
+
+
+def test_autocast_bf16_result_dtypes_match_torch():
+    """Under CPU autocast the projections (``linear``) run in bf16 and the rest follows type
+    promotion, as in ATen's composite cells: RNN stays bf16, GRU/LSTM cells end in fp32 (the
+    fp32 state enters the update). (torch 2.13's CPU LSTM under bf16 autocast goes to oneDNN's
+    ``mkldnn_rnn_layer``, not compared here.)"""
+    import amp_emu  # noqa: F401  (minigrad.autocast)
+    for name, x_shape in [("RNN", (4, 2, 3)), ("GRU", (4, 2, 3)), ("GRUCell", (2, 3)),
+                          ("LSTMCell", (2, 3))]:
+        t, m = _pair(name, 3, 4)
+        x = _x(*x_shape)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out_t = _flat(t(torch.tensor(x)))
+        with minigrad.autocast("cpu", dtype=minigrad.bfloat16):
+            out_m = _flat(m(minigrad.tensor(x)))
+        assert [str(o.dtype) for o in out_m] == [str(o.dtype).replace("torch", "minigrad")
+                                                 for o in out_t], name
+        for a, b in zip(out_t, out_m):
+            np.testing.assert_allclose(_np(b), a.double().detach().numpy(), atol=2e-2)

@@ -196,39 +196,46 @@ class RNNBase(Module):
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
-    def _prepare(self, input, hx, name: str):
-        """Rank checks and the unbatched case shared by RNN and GRU's ``forward``: returns
-        (3-d input, 3-d hx or zeros, is_batched)."""
+    def _forward(self, input, hx):
+        """``forward`` of RNN, LSTM and GRU: the rank checks, the unbatched case (a batch dim
+        of 1 added, then removed), zero initial states, the shape checks, then the
+        recurrence."""
+        lstm = self.mode == "LSTM"
+        name = "RNN" if self.mode.startswith("RNN") else self.mode
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D "
                              + ("tensor instead" if name == "RNN" else "instead"))
         is_batched = input.dim() == 3
+        batch_dim = 0 if self.batch_first else 1
         if not is_batched:
-            input = input.unsqueeze(0 if self.batch_first else 1)
-            if hx is not None:
-                if hx.dim() != 2:
-                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
-                                       f"{hx.dim()}-D tensor")
-                hx = hx.unsqueeze(1)
-        elif hx is not None and hx.dim() != 3:
-            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
-                               f"{hx.dim()}-D tensor")
+            input = input.unsqueeze(batch_dim)
         if hx is None:
-            batch = input.size(0) if self.batch_first else input.size(1)
-            num_directions = 2 if self.bidirectional else 1
-            hx = zeros(self.num_layers * num_directions, batch, self.hidden_size,
-                       dtype=input.dtype, device=input.device)
+            layers = self.num_layers * (2 if self.bidirectional else 1)
+            shape = (layers, input.size(batch_dim), self.hidden_size)
+            kw = {"dtype": input.dtype, "device": input.device}
+            hx = zeros(*shape, **kw)
+            if lstm:
+                hx = (zeros(*self.get_expected_hidden_size(input), **kw), hx)
+        else:
+            want = 3 if is_batched else 2
+            kind = "batched 3-D" if is_batched else "unbatched 2-D"
+            dims = (hx[0].dim(), hx[1].dim()) if lstm else (hx.dim(),)
+            if any(d != want for d in dims):
+                if lstm:
+                    raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D "
+                                       f"but got ({dims[0]}-D, {dims[1]}-D) tensors")
+                raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got "
+                                   f"{dims[0]}-D tensor")
+            if not is_batched:
+                hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1)) if lstm else hx.unsqueeze(1)
         self.check_forward_args(input, hx)
-        return input, hx, is_batched
-
-    def _single_state_forward(self, input, hx, name: str):
-        input, hx, is_batched = self._prepare(input, hx, name)
         output, hidden = R.rnn_stack(self.mode, input, hx, self._flat_weights, self.bias,
                                      self.num_layers, self.dropout, self.training,
-                                     self.bidirectional, self.batch_first)
+                                     self.bidirectional, self.batch_first,
+                                     has_proj=self.proj_size > 0)
         if not is_batched:
-            output = output.squeeze(0 if self.batch_first else 1)
-            hidden = hidden.squeeze(1)
+            output = output.squeeze(batch_dim)
+            hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1)) if lstm else hidden.squeeze(1)
         return output, hidden
 
     def extra_repr(self) -> str:
@@ -284,7 +291,7 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
-        return self._single_state_forward(input, hx, "RNN")
+        return self._forward(input, hx)
 
 
 class LSTM(RNNBase):
@@ -322,38 +329,7 @@ class LSTM(RNNBase):
                                "Expected hidden[1] size {}, got {}")
 
     def forward(self, input, hx=None):
-        if input.dim() not in (2, 3):
-            raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
-        is_batched = input.dim() == 3
-        batch_dim = 0 if self.batch_first else 1
-        if not is_batched:
-            input = input.unsqueeze(batch_dim)
-        if hx is None:
-            batch = input.size(batch_dim)
-            num_directions = 2 if self.bidirectional else 1
-            real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-            kw = {"dtype": input.dtype, "device": input.device}
-            hx = (zeros(self.num_layers * num_directions, batch, real_hidden, **kw),
-                  zeros(self.num_layers * num_directions, batch, self.hidden_size, **kw))
-        else:
-            dims = (hx[0].dim(), hx[1].dim())
-            if is_batched and dims != (3, 3):
-                raise RuntimeError("For batched 3-D input, hx and cx should also be 3-D but "
-                                   f"got ({dims[0]}-D, {dims[1]}-D) tensors")
-            if not is_batched:
-                if dims != (2, 2):
-                    raise RuntimeError("For unbatched 2-D input, hx and cx should also be 2-D "
-                                       f"but got ({dims[0]}-D, {dims[1]}-D) tensors")
-                hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
-        self.check_forward_args(input, hx)
-        output, (h_n, c_n) = R.rnn_stack("LSTM", input, hx, self._flat_weights, self.bias,
-                                         self.num_layers, self.dropout, self.training,
-                                         self.bidirectional, self.batch_first,
-                                         has_proj=self.proj_size > 0)
-        if not is_batched:
-            output = output.squeeze(batch_dim)
-            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
-        return output, (h_n, c_n)
+        return self._forward(input, hx)
 
 
 class GRU(RNNBase):
@@ -376,7 +352,7 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
-        return self._single_state_forward(input, hx, "GRU")
+        return self._forward(input, hx)
 
 
 class RNNCellBase(Module):
@@ -416,21 +392,26 @@ class RNNCellBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
-    def _batch(self, name: str, input, hx, what: str = "hidden"):
-        """The cells' rank checks and unbatched (1-d) case: returns (2-d input, 2-d hx or
-        zeros, is_batched)."""
+    def _batch(self, name: str, input, hx):
+        """The cells' rank checks and unbatched (1-d) case: returns (2-d input, 2-d state
+        (zeros if None; a pair for LSTMCell), is_batched)."""
+        pair = name == "LSTMCell"
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
                              "instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {hx.dim()}D instead")
+        for idx, value in enumerate(hx if pair and hx is not None else (hx,)):
+            if value is not None and value.dim() not in (1, 2):
+                what = f"hx[{idx}]" if pair else "hidden"
+                raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {value.dim()}D "
+                                 "instead")
         is_batched = input.dim() == 2
         if not is_batched:
             input = input.unsqueeze(0)
         if hx is None:
             hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+            hx = (hx, hx) if pair else hx
         elif not is_batched:
-            hx = hx.unsqueeze(0)
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if pair else hx.unsqueeze(0)
         return input, hx, is_batched
 
     def _weights(self):
@@ -485,22 +466,7 @@ class LSTMCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
-            raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
-        if hx is not None:
-            for idx, value in enumerate(hx):
-                if value.dim() not in (1, 2):
-                    raise ValueError(f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got "
-                                     f"{value.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            z = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
-            hx = (z, z)
-        elif not is_batched:
-            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        input, hx, is_batched = self._batch("LSTMCell", input, hx)
         h, c = R.lstm_cell(input, hx, *self._weights())
         return (h, c) if is_batched else (h.squeeze(0), c.squeeze(0))
 
