@@ -4,7 +4,8 @@ initial states and every parameter; parameter names both ways; init bounds; repr
 
 Tolerances: float64 runs ATen's portable CPU algorithm in both libraries (same op order), so
 results agree to ~1e-12. PyTorch 2.13's fp32 CPU LSTM/GRU go through oneDNN (a fused kernel with
-its own summation order), so fp32 is compared with rtol 1e-5 / atol 1e-6.
+its own summation order), so fp32 is compared with rtol 1e-5 / atol 1e-6 (the one-layer tests
+take that default path; the multi-layer ones switch oneDNN off, see ``portable_torch``).
 """
 from __future__ import annotations
 
@@ -78,6 +79,18 @@ def _check(t, m, x, states=(), dtype=torch.float32):
         _close(p.grad, grads_m[name].grad, tol, f"{name} grad")
 
 
+@pytest.fixture
+def portable_torch():
+    """Run torch with oneDNN off: its CPU RNNs then take ATen's portable path (the algorithm
+    minigrad mirrors). Also much faster here: torch's oneDNN LSTM takes ~2 s for a 2-layer
+    bidirectional forward+backward on this machine; the default (oneDNN) path is compared in
+    the one-layer tests."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # "TF32 acceleration on top of oneDNN ..."
+        with torch.backends.mkldnn.flags(enabled=False):
+            yield
+
+
 def _x(*shape, dtype=np.float32, seed=0):
     return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
@@ -100,19 +113,19 @@ def test_module_matches_torch_with_initial_states(name, kw):
 
 
 @pytest.mark.parametrize("name", ["RNN", "GRU", "LSTM"])
-def test_two_layers_bidirectional_batch_first(name):
+def test_two_layers_bidirectional_batch_first(name, portable_torch):
     t, m = _pair(name, 3, 4, num_layers=2, bidirectional=True, batch_first=True)
     _check(t, m, _x(2, 5, 3))
 
 
 @pytest.mark.parametrize("name", ["RNN", "GRU", "LSTM"])
-def test_float64_agrees_to_rounding(name):
+def test_float64_agrees_to_rounding(name, portable_torch):
     """float64: both run ATen's portable algorithm, so the agreement is ~1e-12."""
     t, m = _pair(name, 3, 4, num_layers=2, bidirectional=True, dtype=torch.float64)
     _check(t, m, _x(3, 2, 3, dtype=np.float64), dtype=torch.float64)
 
 
-def test_lstm_proj_size_bidirectional_two_layers():
+def test_lstm_proj_size_bidirectional_two_layers(portable_torch):
     t, m = _pair("LSTM", 3, 6, num_layers=2, proj_size=2, bidirectional=True)
     assert tuple(m.weight_hr_l1_reverse.shape) == (2, 6)
     assert tuple(m.weight_ih_l1.shape) == (24, 4) and tuple(m.weight_hh_l0.shape) == (24, 2)
@@ -121,7 +134,7 @@ def test_lstm_proj_size_bidirectional_two_layers():
 
 
 @pytest.mark.parametrize("name", ["RNN", "GRU", "LSTM"])
-def test_unbatched_input(name):
+def test_unbatched_input(name, portable_torch):
     t, m = _pair(name, 3, 4, bidirectional=True)
     states = (_x(2, 4, seed=5),) if name != "LSTM" else (_x(2, 4, seed=5), _x(2, 4, seed=6))
     _check(t, m, _x(5, 3), states)       # (L, H_in) with 2-d states
@@ -195,6 +208,9 @@ def test_default_init_is_uniform_within_one_over_sqrt_hidden():
     m16 = nn.GRUCell(3, 4, dtype=minigrad.float64)
     assert all(p.dtype is minigrad.float64 for p in m16.parameters())
     m.flatten_parameters()                                     # a no-op, as on CPU
+    m.double()                                   # _flat_weights follows converted parameters
+    out, (h, c) = m(minigrad.zeros(2, 1, 10, dtype=minigrad.float64))
+    assert out.dtype is minigrad.float64 and tuple(c.shape) == (4, 1, 16)
 
 
 def test_repr_matches_torch():
