@@ -324,3 +324,17 @@ def test_autocast_bf16_result_dtypes_match_torch():
                                                  for o in out_t], name
         for a, b in zip(out_t, out_m):
             np.testing.assert_allclose(_np(b), a.double().detach().numpy(), atol=2e-2)
+
+
+def test_whole_model_checkpoint_names_pytorch_path(tmp_path):
+    """``minigrad.save(model)`` names ``minigrad.nn.modules.rnn.LSTM`` (torch's
+    ``torch.nn.modules.rnn.LSTM``); loading it back gives the same outputs."""
+    m = nn.LSTM(3, 4, num_layers=2)
+    path = tmp_path / "lstm.pt"
+    minigrad.save(m, path)
+    with pytest.raises(Exception, match=r"minigrad\.nn\.modules\.rnn\.LSTM"):
+        minigrad.load(path)
+    with minigrad.serialization.safe_globals([nn.LSTM]):
+        m2 = minigrad.load(path)
+    x = minigrad.tensor(_x(2, 1, 3))
+    np.testing.assert_array_equal(m2(x)[0].detach().numpy(), m(x)[0].detach().numpy())

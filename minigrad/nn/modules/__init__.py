@@ -1,5 +1,6 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
-``linear`` (``Identity``, ``Linear``), ``activation``, ``flatten``, ``container``, ``loss``, ``rnn``.
+``linear`` (``Identity``, ``Linear``), ``activation``, ``flatten``, ``container``, ``loss``,
+``rnn``.
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``

@@ -7,10 +7,12 @@ Same constructor arguments, parameter names and shapes, gate order, default init
 modules only check arguments and shapes; the recurrence itself (ATen's CPU algorithm, built from
 dispatched ops) is ``minigrad.nn._rnn_functional``.
 
-Deliberate differences: ``PackedSequence`` inputs are not supported (TypeError from the shape
-checks); ``flatten_parameters()`` is a no-op (there is no cuDNN weight buffer to compact);
+Deliberate differences: ``PackedSequence`` inputs are not supported (minigrad has no
+``pack_padded_sequence``; pad with ``nn.utils.rnn.pad_sequence`` instead);
+``flatten_parameters()`` is a no-op (there is no cuDNN weight buffer to compact);
 ``_flat_weights`` is computed from the current parameters on each read instead of being a list
-kept in step by ``__setattr__``/``_apply``.
+kept in step by ``__setattr__``/``_apply``; under CPU autocast the recurrence is the composite
+one (bf16 projections), where torch's LSTM calls oneDNN's ``mkldnn_rnn_layer``.
 """
 from __future__ import annotations
 
