@@ -338,3 +338,25 @@ def test_whole_model_checkpoint_names_pytorch_path(tmp_path):
         m2 = minigrad.load(path)
     x = minigrad.tensor(_x(2, 1, 3))
     np.testing.assert_array_equal(m2(x)[0].detach().numpy(), m(x)[0].detach().numpy())
+
+
+@pytest.mark.parametrize("name,dtype", [("LSTM", "float16"), ("GRU", "bfloat16"),
+                                        ("RNN", "float16")])
+def test_16bit_bit_exact_with_torch(name, dtype):
+    """fp16/bf16 modules: torch's CPU path is the composite one with each op computing in fp32
+    and rounding once, as minigrad's ops do, so outputs and all gradients agree bit for bit."""
+    kw = dict(num_layers=2, bidirectional=True)
+    t = getattr(torch.nn, name)(3, 4, dtype=getattr(torch, dtype), **kw)
+    m = getattr(nn, name)(3, 4, dtype=getattr(minigrad, dtype), **kw)
+    m.load_state_dict({k: _m(v) for k, v in t.state_dict().items()})
+    x = _x(4, 2, 3)
+    xt = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
+    xm = minigrad.tensor(x).to(getattr(minigrad, dtype)).requires_grad_()
+    ot, om = t(xt)[0], m(xm)[0]
+    assert om.dtype is getattr(minigrad, dtype)
+    ot.float().sum().backward()
+    om.float().sum().backward()
+    pairs = [(ot, om), (xt.grad, xm.grad)] + [(p.grad, q.grad) for p, q in
+                                              zip(t.parameters(), m.parameters())]
+    for a, b in pairs:
+        np.testing.assert_array_equal(_np(b), a.detach().double().numpy())
