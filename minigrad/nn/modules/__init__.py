@@ -1,7 +1,7 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
 ``linear`` (``Identity``, ``Linear``, ``Bilinear``), ``activation``, ``dropout``, ``sparse``
 (``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``, ``conv``, ``pooling``,
-``upsampling``, ``pixelshuffle``.
+``upsampling``, ``pixelshuffle``, ``rnn``.
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -25,6 +25,7 @@ from .linear import Bilinear, Identity, Linear
 from .sparse import Embedding
 from . import loss as _loss
 from .loss import *  # noqa: F401,F403  (every loss module)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
            "Unflatten", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
@@ -36,5 +37,6 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample",
-           "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle"] + \
+           "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
+           "RNNCell", "LSTMCell", "GRUCell"] + \
     [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]

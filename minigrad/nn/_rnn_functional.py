@@ -1,0 +1,236 @@
+"""The recurrence behind ``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` and their cells: ATen's portable
+CPU implementation (``aten/src/ATen/native/RNN.cpp``, what ``torch._VF.lstm`` & co. run when
+neither cuDNN nor oneDNN takes the call), written with dispatched ops only.
+
+The structure is RNN.cpp's, top to bottom:
+
+- a *cell* is one time step. ``rnn_tanh_cell``/``rnn_relu_cell``, ``lstm_cell`` and ``gru_cell``
+  (``torch.lstm_cell`` ...) take the raw input and project it; inside a layer the same cells are
+  given the input already projected (``pre_compute_input``), because
+- a *layer* projects the whole sequence at once (``linear(input, w_ih, b_ih)``: one big matmul
+  instead of one per step), unbinds it along time and runs the cell step by step; only
+  ``linear(h, w_hh, b_hh)`` is left inside the loop. The reverse direction runs the same loop over
+  the reversed steps and reverses its outputs back. A bidirectional layer concatenates the two
+  directions' outputs along the feature dim;
+- the *stack* feeds each layer's output to the next, with dropout in between (training only, not
+  after the last layer), and stacks the final states as ``(num_layers * num_directions, batch,
+  hidden)`` in the order layer 0 forward, layer 0 reverse, layer 1 forward...
+
+Gate order is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n) with
+``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))`` (the reset gate multiplies the *projected*
+hidden state, bias included). An LSTM with ``proj_size > 0`` multiplies the new hidden state by
+``weight_hr`` (``h = h @ W_hr.T``); the cell state keeps ``hidden_size``.
+
+Every op here is a dispatched op (``linear``, ``matmul``, ``sigmoid``, ``tanh``, ``relu``,
+``mul``, ``add``, ``sub``, views, ``stack``, ``cat``), so autograd, autocast and the profiler see
+the recurrence as they see any other code; the backward is the one those ops record. PyTorch 2.13's
+fp32 CPU LSTM/GRU go through oneDNN instead (a fused layer), so fp32 results agree with PyTorch to
+about 1e-6 relative, not bit for bit; fp64, fp16 and bf16 take ATen's portable path in PyTorch too,
+and fp16/bf16 results and gradients are bit-exact. The graph's node names are the small ops'.
+"""
+from __future__ import annotations
+
+from .._functional.factories import rand_like
+from .._functional.joining import cat, stack
+from .._functional.matmul import matmul
+from . import functional as F
+
+__all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_stack"]
+
+
+# ---------------------------------------------------------------------------- cells
+def _simple_step(act, x_proj, h, w_hh, b_hh):
+    """``act(W_hh h + b_hh + (W_ih x + b_ih))``: the Elman cell on a projected input."""
+    return act(F.linear(h, w_hh, b_hh) + x_proj)
+
+
+def _lstm_step(x_proj, state, w_hh, b_hh, w_hr=None):
+    """One LSTM step on a projected input: gates (i, f, g, o) from ``W_hh h + b_hh + x_proj``,
+    ``c' = f * c + i * g``, ``h' = o * tanh(c')`` (then ``h' @ W_hr.T`` with a projection)."""
+    h, c = state
+    gates = F.linear(h, w_hh, b_hh) + x_proj
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = F.sigmoid(i), F.sigmoid(f), F.tanh(g), F.sigmoid(o)
+    c_new = f * c + i * g
+    h_new = o * F.tanh(c_new)
+    if w_hr is not None:
+        h_new = matmul(h_new, w_hr.t())
+    return h_new, c_new
+
+
+def _gru_step(x_proj, h, w_hh, b_hh):
+    """One GRU step on a projected input: r, z = sigmoid(x_r + h_r), sigmoid(x_z + h_z),
+    n = tanh(x_n + r * h_n), h' = (h - n) * z + n, where x_* / h_* are the thirds of the input
+    and hidden projections (biases included)."""
+    x_r, x_z, x_n = x_proj.chunk(3, 1)
+    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, 1)
+    r = F.sigmoid(h_r + x_r)
+    z = F.sigmoid(h_z + x_z)
+    n = F.tanh(x_n + h_n * r)
+    return (h - n) * z + n
+
+
+def _check_cell(input, hiddens, input_size: int, hidden_size: int) -> None:
+    """ATen's ``check_rnn_cell_forward_input`` / ``_hidden`` (RuntimeError, PyTorch's text)."""
+    if input.size(1) != input_size:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected "
+                           f"{input_size}")
+    for k, hx in enumerate(hiddens):
+        if input.size(0) != hx.size(0):
+            raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{k} batch "
+                               f"size {hx.size(0)}")
+        if hx.size(1) != hidden_size:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {hx.size(1)}, "
+                               f"expected {hidden_size}")
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.rnn_tanh_cell``: ``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
+
+    Shapes: input (batch, input_size), hx (batch, hidden_size), w_ih (hidden, input_size),
+    w_hh (hidden, hidden); returns (batch, hidden_size).
+
+    Raises:
+        RuntimeError: input or hidden sizes inconsistent with the weights (ATen's messages).
+    """
+    _check_cell(input, (hx,), w_ih.size(1), w_hh.size(1))
+    return _simple_step(F.tanh, F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.rnn_relu_cell``: as :func:`rnn_tanh_cell` with ``relu``."""
+    _check_cell(input, (hx,), w_ih.size(1), w_hh.size(1))
+    return _simple_step(F.relu, F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.lstm_cell``: one LSTM step; ``hx`` is ``(h, c)``, returns ``(h', c')``.
+
+    Shapes: input (batch, input_size), h and c (batch, hidden_size), w_ih (4*hidden,
+    input_size), w_hh (4*hidden, hidden), gates in PyTorch's order (i, f, g, o).
+
+    Raises:
+        RuntimeError: input or hidden sizes inconsistent with the weights (ATen's messages).
+    """
+    _check_cell(input, hx, w_ih.size(1), w_hh.size(1))
+    return _lstm_step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.gru_cell``: one GRU step, gates (r, z, n) as PyTorch (see the module docstring).
+
+    Shapes: input (batch, input_size), hx (batch, hidden_size), w_ih (3*hidden, input_size),
+    w_hh (3*hidden, hidden); returns (batch, hidden_size).
+
+    Raises:
+        RuntimeError: input or hidden sizes inconsistent with the weights (ATen's messages).
+    """
+    _check_cell(input, (hx,), w_ih.size(1), w_hh.size(1))
+    return _gru_step(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+# ---------------------------------------------------------------------------- layers
+_STEPS = {
+    "RNN_TANH": lambda x, h, w_hh, b_hh, w_hr: _simple_step(F.tanh, x, h, w_hh, b_hh),
+    "RNN_RELU": lambda x, h, w_hh, b_hh, w_hr: _simple_step(F.relu, x, h, w_hh, b_hh),
+    "LSTM": _lstm_step,
+    "GRU": lambda x, h, w_hh, b_hh, w_hr: _gru_step(x, h, w_hh, b_hh),
+}
+
+
+def _run_direction(mode, input, hidden, params, reverse: bool):
+    """One direction of one layer: project the whole sequence, then step through time.
+
+    ``input`` is (seq, batch, features), ``params`` ``(w_ih, w_hh, b_ih, b_hh, w_hr)`` (biases
+    and ``w_hr`` may be None). Returns (outputs (seq, batch, out), final hidden).
+    """
+    w_ih, w_hh, b_ih, b_hh, w_hr = params
+    steps = F.linear(input, w_ih, b_ih).unbind(0)
+    if reverse:
+        steps = steps[::-1]
+    step = _STEPS[mode]
+    outputs = []
+    for x in steps:
+        hidden = step(x, hidden, w_hh, b_hh, w_hr)
+        outputs.append(hidden[0] if mode == "LSTM" else hidden)
+    if reverse:
+        outputs.reverse()
+    return stack(outputs, 0), hidden
+
+
+def _dropout(input, p: float):
+    """Inverted dropout between layers (ATen's ``at::dropout`` with ``train=True``): keep each
+    element with probability ``1 - p`` and scale the kept ones by ``1 / (1 - p)``.
+
+    A private stand-in for ``F.dropout`` (built in parallel by another part of issue 7); the
+    random stream is minigrad's, so masks differ from PyTorch's for the same seed.
+    """
+    if p == 1:
+        return input * 0
+    noise = (rand_like(input) < 1 - p).to(input.dtype) / (1 - p)
+    return input * noise
+
+
+def _group_weights(flat_weights, has_biases: bool, has_proj: bool):
+    """Split the module's flat weight list into ``(w_ih, w_hh, b_ih, b_hh, w_hr)`` per
+    layer-direction, in the order of ``_flat_weights_names``."""
+    per = 2 + 2 * has_biases + has_proj
+    groups = []
+    for k in range(0, len(flat_weights), per):
+        ws = list(flat_weights[k:k + per])
+        w_ih, w_hh = ws[0], ws[1]
+        b_ih, b_hh = (ws[2], ws[3]) if has_biases else (None, None)
+        w_hr = ws[-1] if has_proj else None
+        groups.append((w_ih, w_hh, b_ih, b_hh, w_hr))
+    return groups
+
+
+def rnn_stack(mode: str, input, hx, flat_weights, has_biases: bool, num_layers: int,
+              dropout: float, train: bool, bidirectional: bool, batch_first: bool,
+              has_proj: bool = False):
+    """The multi-layer recurrence (``torch._VF.rnn_tanh`` / ``rnn_relu`` / ``lstm`` / ``gru``).
+
+    Args:
+        mode: "RNN_TANH", "RNN_RELU", "LSTM" or "GRU".
+        input: (seq, batch, input_size), or (batch, seq, input_size) with ``batch_first``.
+        hx: (num_layers * num_directions, batch, H) initial hidden state; for LSTM the pair
+            ``(h0, c0)``.
+        flat_weights: the parameters in ``_flat_weights_names`` order.
+        has_biases, has_proj: which of ``b_ih, b_hh`` / ``w_hr`` the list holds per layer.
+        num_layers, dropout, train, bidirectional, batch_first: the module's settings.
+
+    Returns:
+        ``(output, h_n)``, or ``(output, (h_n, c_n))`` for LSTM; output (seq, batch,
+        num_directions * H_out) (batch first if ``batch_first``).
+
+    Raises:
+        RuntimeError: an empty sequence ("Expected sequence length to be larger than 0 in RNN").
+    """
+    if batch_first:
+        input = input.transpose(0, 1)
+    if input.size(0) == 0:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    lstm = mode == "LSTM"
+    if lstm:
+        hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
+    else:
+        hiddens = list(hx.unbind(0))
+    groups = _group_weights(flat_weights, has_biases, has_proj)
+    directions = 2 if bidirectional else 1
+    finals = []
+    layer_input = input
+    for layer in range(num_layers):
+        outs = []
+        for d in range(directions):
+            k = layer * directions + d
+            out, final = _run_direction(mode, layer_input, hiddens[k], groups[k], reverse=d == 1)
+            outs.append(out)
+            finals.append(final)
+        layer_output = cat(outs, -1) if bidirectional else outs[0]
+        if dropout != 0 and train and layer < num_layers - 1:
+            layer_output = _dropout(layer_output, dropout)
+        layer_input = layer_output
+    output = layer_input.transpose(0, 1) if batch_first else layer_input
+    if lstm:
+        return output, (stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
+    return output, stack(finals, 0)
