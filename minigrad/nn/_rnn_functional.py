@@ -30,7 +30,6 @@ and fp16/bf16 results and gradients are bit-exact. The graph's node names are th
 """
 from __future__ import annotations
 
-from .._functional.factories import rand_like
 from .._functional.joining import cat, stack
 from .._functional.matmul import matmul
 from . import functional as F
@@ -158,19 +157,6 @@ def _run_direction(mode, input, hidden, params, reverse: bool):
     return stack(outputs, 0), hidden
 
 
-def _dropout(input, p: float):
-    """Inverted dropout between layers (ATen's ``at::dropout`` with ``train=True``): keep each
-    element with probability ``1 - p`` and scale the kept ones by ``1 / (1 - p)``.
-
-    A private stand-in for ``F.dropout`` (built in parallel by another part of issue 7); the
-    random stream is minigrad's, so masks differ from PyTorch's for the same seed.
-    """
-    if p == 1:
-        return input * 0
-    noise = (rand_like(input) < 1 - p).to(input.dtype) / (1 - p)
-    return input * noise
-
-
 def _group_weights(flat_weights, has_biases: bool, has_proj: bool):
     """Split the module's flat weight list into ``(w_ih, w_hh, b_ih, b_hh, w_hr)`` per
     layer-direction, in the order of ``_flat_weights_names``."""
@@ -228,7 +214,7 @@ def rnn_stack(mode: str, input, hx, flat_weights, has_biases: bool, num_layers: 
             finals.append(final)
         layer_output = cat(outs, -1) if bidirectional else outs[0]
         if dropout != 0 and train and layer < num_layers - 1:
-            layer_output = _dropout(layer_output, dropout)
+            layer_output = F.dropout(layer_output, dropout, training=True)
         layer_input = layer_output
     output = layer_input.transpose(0, 1) if batch_first else layer_input
     if lstm:

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from ...dispatch import dispatch
-from ...dtypes import int64
-from ..._functional.factories import empty, tensor
+from ..._functional.factories import empty
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -33,32 +29,6 @@ def _ntuple(v, n):
     if isinstance(v, (list, tuple)):
         return tuple(v)
     return (v,) * n
-
-
-def _pad(input, pad, mode):
-    """``F.pad(input, pad, mode)`` for the non-zero padding modes, as one gather per padded dim
-    (a dispatched ``index`` with the source position of every output element).
-
-    Deliberate difference: a private stand-in until ``F.pad`` exists (same values and
-    gradients; the graph shows ``IndexBackward0`` where PyTorch shows ``ReflectionPad2DBackward0``
-    and the like, and PyTorch's padding-size checks are not repeated here).
-    """
-    x = input
-    nd = len(pad) // 2
-    for i in range(nd):
-        left, right = pad[2 * i], pad[2 * i + 1]
-        dim = x.ndim - 1 - i
-        n = x.shape[dim]
-        pos = np.arange(-left, n + right)
-        if mode == "reflect":
-            pos = (n - 1) - np.abs((n - 1) - np.abs(pos))
-        elif mode == "replicate":
-            pos = np.clip(pos, 0, n - 1)
-        else:                                   # circular
-            pos = pos % n
-        idx = (slice(None),) * dim + (tensor(pos, dtype=int64),)
-        x = dispatch("index", x, idx)
-    return x
 
 
 class _ConvNd(Module):
@@ -148,7 +118,7 @@ class _Conv(_ConvNd):
     def _conv_forward(self, input, weight, bias):
         conv = F.conv1d if self._nd == 1 else F.conv2d
         if self.padding_mode != "zeros":
-            return conv(_pad(input, self._reversed_padding_repeated_twice, self.padding_mode),
+            return conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
                         weight, bias, self.stride, _ntuple(0, self._nd), self.dilation,
                         self.groups)
         return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
