@@ -70,6 +70,7 @@ from ._functional.joining import *  # noqa: F401,F403,E402
 from ._functional.selection import *  # noqa: F401,F403,E402
 from ._functional.softmax import *  # noqa: F401,F403,E402
 from ._functional.tensors import *  # noqa: F401,F403,E402
+from ._functional.normalization import *  # noqa: F401,F403,E402
 from ._functional import FAMILIES as _FAMILIES  # noqa: E402
 
 _fn_all = [name for family in _FAMILIES for name in family.__all__]

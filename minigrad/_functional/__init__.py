@@ -23,14 +23,16 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``selection``: ``where``, ``masked_fill``
 - ``softmax``: ``softmax``, ``log_softmax``
 - ``tensors``: ``is_tensor``, ``numel``, ``clone``
+- ``normalization``: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``,
+  ``instance_norm``, ``native_layer_norm``...
 """
 from __future__ import annotations
 
-from . import (bitwise, comparison, joining, matmul, pointwise, pointwise_math, reduction,
-               selection, shape, softmax, sorting, tensors)
+from . import (bitwise, comparison, joining, matmul, normalization, pointwise, pointwise_math,
+               reduction, selection, shape, softmax, sorting, tensors)
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
-            joining, selection, softmax, tensors)
+            joining, selection, softmax, tensors, normalization)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

@@ -6,6 +6,8 @@ from .modules import (CrossEntropyLoss, Flatten, Identity, Linear, LogSoftmax, M
                       Sequential, Sigmoid, Softmax, Tanh, Unflatten)
 from .modules import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                       LogSigmoid, Mish, ReLU6, SiLU, Softplus)
+from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
+                      InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
 from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
@@ -13,4 +15,5 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "ParameterList", "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss",
            "functional", "init", "modules", "utils", "GELU", "SiLU", "Mish", "Softplus",
            "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid",
-           "LogSigmoid"]
+           "LogSigmoid", "LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm", "BatchNorm1d",
+           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d"]

@@ -11,3 +11,6 @@ from . import transcendental  # noqa: E402,F401
 from . import rounding  # noqa: E402,F401
 from . import ternary  # noqa: E402,F401
 from . import inplace_math  # noqa: E402,F401
+from . import layer_norm  # noqa: E402,F401
+from . import group_norm  # noqa: E402,F401
+from . import batch_norm  # noqa: E402,F401
