@@ -146,6 +146,7 @@ UNTOUCHED_OPS = frozenset("""
     floor_ ceil_ trunc_ frac_ round_ nan_to_num_ atan2_ lerp_.Scalar lerp_.Tensor clamp_min_
     clamp_min_.Tensor clamp_max_ clamp_max_.Tensor silu_ mish_ elu_ selu_ leaky_relu_ hardtanh_
     relu6_ hardswish_ hardsigmoid_ logical_and_ logical_or_ logical_xor_ logical_not_
+    native_group_norm native_group_norm_backward instance_norm
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

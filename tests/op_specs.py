@@ -391,8 +391,8 @@ def _dt(lib, kw):
 
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
-    from tests.specs import pointwise, reductions
-    for family in (pointwise, reductions):
+    from tests.specs import norm, pointwise, reductions
+    for family in (pointwise, reductions, norm):
         SPECS.extend(family.SPECS)
 
 

@@ -1,10 +1,10 @@
 """What the normalization kernels (layer, group, batch norm) share: argument checks with
 PyTorch's messages, row moments, and double backward.
 
-- ``check_floating`` / ``param_dtype``: PyTorch's CPU rules for input and parameter dtypes. A
-  float32/float64 input needs parameters of its own dtype; a float16/bfloat16 input takes
-  parameters of its own dtype or float32 (the "mixed dtype" path autocast uses), and computes in
-  float32 either way.
+- ``check_floating`` / ``param_dtype``: PyTorch's CPU rules for input and parameter dtypes
+  (measured over all dtype combinations): parameters of the input's dtype, or, for a
+  float16/bfloat16 input, all float32 (the "mixed dtype" path autocast uses); 16-bit inputs
+  compute in float32 either way.
 - ``row_moments``: mean and biased variance of each row of a 2-D array, accumulated in float64
   and rounded once into the opmath dtype (PyTorch's ``RowwiseMoments`` accumulates in the opmath
   dtype with a cascade of Welford merges: the rounded results agree to about one ulp of fp32).
@@ -39,29 +39,30 @@ def check_floating(input, kernel):
 
 
 def param_dtype(input, *params):
-    """The dtype of the given (not None) parameters, checked against PyTorch's CPU rules; the
-    input's dtype when there are none.
+    """The dtype of the given (not None) parameters, checked with PyTorch's CPU rules; the
+    input's dtype when there are none. As ``is_mixed_type`` / ``checkMixedDataTypes``: the first
+    given parameter decides whether the call is "mixed" (its dtype differs from the input's).
 
     Raises:
-        RuntimeError: "mixed dtype (CPU): all inputs must share same datatype." (a float32/float64
-            input with parameters of another dtype, or parameters of different dtypes);
-            "mixed dtype (CPU): expect parameter to have scalar type of Float" (a 16-bit input
-            with parameters neither of its dtype nor float32).
+        RuntimeError: not mixed, a later parameter of another dtype ("expected scalar type Half
+            but found Float"); mixed, a parameter that is not float32 ("mixed dtype (CPU):
+            expect parameter to have scalar type of Float") or an input that is not 16-bit
+            ("mixed dtype (CPU): all inputs must share same datatype.").
     """
     given = [p for p in params if p is not None]
     if not given:
         return input.dtype
-    dts = {p.dtype for p in given}
-    if len(dts) > 1:
+    if given[0].dtype is input.dtype:
+        for p in given[1:]:
+            if p.dtype is not input.dtype:
+                raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                                   f"{p.dtype.scalar_name}")
+        return input.dtype
+    if any(p.dtype is not _dt.float32 for p in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in LOW:
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-    pd = given[0].dtype
-    if pd is input.dtype:
-        return pd
-    if input.dtype in LOW:
-        if pd is not _dt.float32:
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-        return pd
-    raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return _dt.float32
 
 
 def as_opmath(t, cd):
@@ -178,3 +179,12 @@ def thread_row_sums(u, v, buf_dtype):
         for t in range(k):
             total = total + buf[t]
     return total
+
+
+def fma(x, y, z):
+    """``x * y + z`` with one rounding in the opmath dtype of the arrays (fp32 or fp64), as the
+    kernels' vectorised ``fmadd``."""
+    if np.result_type(x, y, z) == np.float32:
+        return _nx.fma32(x, y, z)
+    return _nx.fma64(np.asarray(x, np.float64), np.asarray(y, np.float64),
+                     np.asarray(z, np.float64))

@@ -5,9 +5,10 @@
 
 The input ``(N, C, *)`` is seen as ``(N, G, D * HxW)`` with ``D = C / G``: each of the ``N * G``
 groups gets ``mean``, biased ``var`` (``_normalization.row_moments``) and
-``rstd = 1 / sqrt(var + eps)``; channel ``c`` of group ``g`` then computes
-``y = x * scale + bias`` with ``scale = rstd * gamma[c]``, ``bias = -scale * mean + beta[c]``
-in opmath (fp32 for fp16/bf16), rounded once. Backward (per ``(n, c)``: ``ds = sum(dy * x)``,
+``rstd = 1 / sqrt(var + eps)`` (in double, as the kernel, whose ``eps`` is a double); without
+weight and bias ``y = (x - mean) * rstd``, else channel ``c`` of group ``g`` computes
+``y = fma(x, scale, bias)`` with ``scale = rstd * gamma[c]``, ``bias = fma(-scale, mean,
+beta[c])``, in opmath (fp32 for fp16/bf16), rounded once. Backward (per ``(n, c)``: ``ds = sum(dy * x)``,
 ``db = sum(dy)`` over ``HxW``; per group ``dsg = sum(ds * gamma)``, ``dbg = sum(db * gamma)``):
 ``c2 = (dbg * mean - dsg) * rstd^3 / (D * HxW)``, ``c3 = -c2 * mean - dbg * rstd / (D * HxW)``,
 ``dx = gamma * rstd * dy + c2 * x + c3``; ``dgamma = sum_n (ds - db * mean) * rstd``,
@@ -20,8 +21,8 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
-from ._normalization import (as_opmath, check_floating, double_backward, param_dtype,
-                             recovered_eps, row_moments, rsqrt_eps)
+from ._normalization import (as_opmath, check_floating, double_backward, fma, param_dtype,
+                             recovered_eps, row_moments)
 from ._util import wrap
 
 
@@ -64,15 +65,19 @@ class NativeGroupNorm(Function):
         d = C // group
         x = as_opmath(input, cd).reshape(N * group, d * HxW)
         mean, var = row_moments(x, cd)
-        rstd = rsqrt_eps(var, eps, cd)
-        g = np.ones(C, cd) if weight is None else as_opmath(weight, cd)
-        b = np.zeros(C, cd) if bias is None else as_opmath(bias, cd)
+        with np.errstate(divide="ignore", invalid="ignore"):    # in double, as the kernel
+            rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps)).astype(cd)
         with np.errstate(invalid="ignore", over="ignore"):
             m3, r3 = mean.reshape(N, group, 1), rstd.reshape(N, group, 1)
-            scale = r3 * g.reshape(1, group, d)                       # (N, G, D)
-            shift = -scale * m3 + b.reshape(1, group, d)
             x4 = x.reshape(N, group, d, HxW)
-            y = x4 * scale[..., None] + shift[..., None]
+            if weight is None and bias is None:
+                y = (x4 - m3[..., None]) * r3[..., None]
+            else:
+                g = np.ones(C, cd) if weight is None else as_opmath(weight, cd)
+                b = np.zeros(C, cd) if bias is None else as_opmath(bias, cd)
+                scale = r3 * g.reshape(1, group, d)                       # (N, G, D)
+                shift = fma(-scale, m3, b.reshape(1, group, d))
+                y = fma(x4, scale[..., None], shift[..., None])
         out = wrap(y.reshape(input.shape), input.dtype)
         mean_t = wrap(mean.reshape(N, group), pdt)
         rstd_t = wrap(rstd.reshape(N, group), pdt)

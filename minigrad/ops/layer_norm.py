@@ -6,7 +6,9 @@ kernels), the composite ``layer_norm`` (``torch.layer_norm`` / ``F.layer_norm``)
 Kernel as PyTorch's CPU ``LayerNormKernelImpl`` (``aten/src/ATen/native/cpu/layer_norm_kernel.cpp``):
 each of the ``M`` rows of ``N = prod(normalized_shape)`` elements gets ``mean`` and biased
 ``var`` (``_normalization.row_moments``), ``rstd = 1 / sqrt(var + eps)``, and
-``y = (x * rstd + (-rstd * mean)) * gamma + beta`` in opmath (fp32 for fp16/bf16), rounded once.
+``y = fma((x - mean) * rstd, gamma, beta)`` for fp32/fp64 (measured: torch 2.13's fp32 output
+is bit-identical to this formula given its mean/rstd); fp16/bf16 inputs run the reduced-float
+kernel, ``fma(fma(x, rstd, -rstd * mean), gamma, beta)`` in fp32, rounded once.
 The saved ``mean``/``rstd`` have the parameters' dtype (16-bit unless the parameters are fp32).
 Backward: ``ds = sum(dy * x * gamma)``, ``db = sum(dy * gamma)``, ``b = (db * mean - ds) *
 rstd^3 / N``, ``c = -b * mean - db * rstd / N``, ``dx = rstd * dy * gamma + b * x + c``;
@@ -20,14 +22,9 @@ from .. import dtypes as _dt
 from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
-from ._normalization import (as_opmath, check_floating, double_backward, param_dtype,
+from ._normalization import (as_opmath, check_floating, double_backward, fma, param_dtype,
                              recovered_eps, row_moments, rsqrt_eps, thread_row_sums)
-from ._util import wrap
-
-
-def _fma(x, y, z):
-    """``x * y + z`` as the vectorised kernel computes it: one fma in fp32 opmath."""
-    return _nx.fma32(x, y, z) if x.dtype == np.float32 else x * y + z
+from ._util import LOW, wrap
 
 
 def _check_shapes(input, normalized_shape, weight, bias):
@@ -81,9 +78,12 @@ class NativeLayerNorm(Function):
         mean, var = row_moments(x, cd)
         rstd = rsqrt_eps(var, eps, cd)
         with np.errstate(invalid="ignore", over="ignore"):
-            y = _fma(x, rstd[:, None], (-rstd * mean)[:, None])
+            if input.dtype in LOW:       # the reduced-float kernel: x * scale + bias
+                y = fma(x, rstd[:, None], (-rstd * mean)[:, None])
+            else:
+                y = (x - mean[:, None]) * rstd[:, None]
             if weight is not None and bias is not None:
-                y = _fma(y, as_opmath(weight, cd).reshape(1, n), as_opmath(bias, cd).reshape(1, n))
+                y = fma(y, as_opmath(weight, cd).reshape(1, n), as_opmath(bias, cd).reshape(1, n))
             elif weight is not None:
                 y = y * as_opmath(weight, cd).reshape(1, n)
             elif bias is not None:
@@ -135,13 +135,14 @@ class NativeLayerNormBackward(Function):
                 b = (dbs * mu - ds) * a * a * a * scale
                 c = -b * mu - dbs * a * scale
                 dx = wrap((a * dyg + b * x + c).reshape(input.shape), input.dtype)
-            pdt = input.dtype if weight is None else weight.dtype
+            # the per-thread dgamma/dbeta buffers have the input's dtype (16-bit even when the
+            # parameters are fp32)
             wshape = tuple(normalized_shape)
             if output_mask[1] and weight is not None:
                 xhat = _nx.fma32(a, x, -a * mu) if cd == np.float32 else a * x + (-a * mu)
-                dw = wrap(thread_row_sums(dy, xhat, pdt).reshape(wshape), pdt)
+                dw = wrap(thread_row_sums(dy, xhat, input.dtype).reshape(wshape), weight.dtype)
             if output_mask[2] and bias is not None:
-                db = wrap(thread_row_sums(dy, None, pdt).reshape(wshape), bias.dtype)
+                db = wrap(thread_row_sums(dy, None, input.dtype).reshape(wshape), bias.dtype)
         ctx.normalized_shape = list(normalized_shape)
         ctx.save_for_backward(grad_out, input, weight, bias, mean, rstd)
         return dx, dw, db
@@ -212,7 +213,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
     Raises:
         RuntimeError: ``normalized_shape`` not the trailing dims of ``input``; a weight of another
-            shape.
+            shape. NotImplementedError: integer input ('"rms_norm" not implemented for 'Long'').
     """
     if isinstance(normalized_shape, (int, np.integer)):
         normalized_shape = (int(normalized_shape),)
@@ -225,9 +226,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if weight is not None and list(weight.shape) != ns:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
                            f"weight of shape {list(weight.shape)} and normalized_shape = {ns}")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"rms_norm only supports floating point dtypes, got "
-                           f"{input.dtype.scalar_name}")
+    check_floating(input, "rms_norm")
     if weight is not None and weight.dtype is not input.dtype:
         import warnings
         warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
