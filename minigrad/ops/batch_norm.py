@@ -260,8 +260,19 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
                cudnn_enabled=True):
     """``batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
     cudnn_enabled)`` (``torch.batch_norm``; ``F.batch_norm`` reorders the arguments): runs
-    ``native_batch_norm`` (``NativeBatchNormBackward0``); see there for shapes and errors."""
+    ``native_batch_norm`` (``NativeBatchNormBackward0``); see there for shapes and errors. An
+    empty input returns ``input.clone() * weight[0] + bias[0]`` (PyTorch's early return, before
+    any shape check)."""
     check_floating(input, "batch_norm")
+    if input.numel() == 0:
+        # PyTorch's early return: a copy (not a view, not a fresh empty: keeps the graph),
+        # scaled and shifted by the first weight/bias element
+        out = dispatch("clone", input)
+        if weight is not None:
+            out = dispatch("mul", out, weight[0])
+        if bias is not None:
+            out = dispatch("add", out, bias[0])
+        return out
     return dispatch("native_batch_norm", input, weight, bias, running_mean, running_var,
                     training, momentum, eps)[0]
 

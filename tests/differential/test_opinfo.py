@@ -163,6 +163,10 @@ EXTRAS = {
     ("norm", ""): ("fn", "norm", "norm", "linalg_vector_norm"),
     ("norm", "fro"): ("fn", "norm", "norm", "linalg_vector_norm"),
     ("norm", "inf"): ("fn", "norm", "norm", "linalg_vector_norm"),
+    ("nn.functional.layer_norm", ""): ("F", "layer_norm", "layer_norm", "native_layer_norm"),
+    ("nn.functional.rms_norm", ""): ("F", "rms_norm", "rms_norm", "rms_norm"),
+    ("nn.functional.group_norm", ""): ("F", "group_norm", "group_norm", "native_group_norm"),
+    ("nn.functional.batch_norm", ""): ("F", "batch_norm", "batch_norm", "native_batch_norm"),
 }
 
 
