@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import numerics as _nx
+from ..dispatch import dispatch
 from ..tensor import Tensor
 from ._util import LOW, wrap
 
@@ -188,3 +189,26 @@ def fma(x, y, z):
         return _nx.fma32(x, y, z)
     return _nx.fma64(np.asarray(x, np.float64), np.asarray(y, np.float64),
                      np.asarray(z, np.float64))
+
+
+def composite_normalize(x, dims, eps, mean=None, var=None):
+    """``(x - mean) * rsqrt(var + eps)`` in dispatched ops (differentiable twice), the reference
+    formula the double backward differentiates: batch statistics over ``dims`` unless ``mean``
+    and ``var`` are given (evaluation's running stats); ``eps`` a number or a tensor."""
+    if mean is None:
+        mean = dispatch("mean", x, dims, True)
+        centred = dispatch("sub", x, mean)
+        var = dispatch("mean", dispatch("mul", centred, centred), dims, True)
+    else:
+        centred = dispatch("sub", x, mean)
+    return dispatch("mul", centred, dispatch("rsqrt", dispatch("add", var, eps)))
+
+
+def composite_affine(y, weight, bias, shape=None):
+    """``y * weight + bias`` in dispatched ops, the parameters reshaped to ``shape`` if given;
+    None parameters are skipped."""
+    if weight is not None:
+        y = dispatch("mul", y, weight if shape is None else dispatch("reshape", weight, shape))
+    if bias is not None:
+        y = dispatch("add", y, bias if shape is None else dispatch("reshape", bias, shape))
+    return y

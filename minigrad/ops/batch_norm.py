@@ -25,7 +25,8 @@ from .. import numerics as _nx
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..dispatch import dispatch, register_op
-from ._normalization import as_opmath, check_floating, double_backward, param_dtype, rsqrt_eps
+from ._normalization import (as_opmath, check_floating, composite_affine, composite_normalize,
+                             double_backward, param_dtype, rsqrt_eps)
 from ._util import wrap
 
 
@@ -239,20 +240,13 @@ def batch_norm_composite(input, weight, bias, running_mean, running_var, eps):
     """Batch norm in dispatched ops (differentiable twice): batch statistics when
     ``running_mean`` is None, else the given (constant) running statistics."""
     shape = _bshape(input)
+    dims = [0] + list(range(2, input.ndim))
     if running_mean is None:
-        dims = [0] + list(range(2, input.ndim))
-        mean = dispatch("mean", input, dims, True)
-        centred = dispatch("sub", input, mean)
-        var = dispatch("mean", dispatch("mul", centred, centred), dims, True)
+        y = composite_normalize(input, dims, eps)
     else:
-        centred = dispatch("sub", input, dispatch("reshape", running_mean, shape))
-        var = dispatch("reshape", running_var, shape)
-    y = dispatch("mul", centred, dispatch("rsqrt", dispatch("add", var, eps)))
-    if weight is not None:
-        y = dispatch("mul", y, dispatch("reshape", weight, shape))
-    if bias is not None:
-        y = dispatch("add", y, dispatch("reshape", bias, shape))
-    return y
+        y = composite_normalize(input, dims, eps, dispatch("reshape", running_mean, shape),
+                                dispatch("reshape", running_var, shape))
+    return composite_affine(y, weight, bias, shape)
 
 
 @register_op("batch_norm")

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
-from ._normalization import (as_opmath, check_floating, double_backward, fma, param_dtype,
+from ._normalization import (as_opmath, check_floating, composite_affine,
+                             composite_normalize, double_backward, fma, param_dtype,
                              recovered_eps, row_moments)
 from ._util import wrap
 
@@ -160,19 +161,10 @@ def group_norm_composite(input, num_groups, weight, bias, eps):
     number or an ``(N, num_groups)`` tensor."""
     n, c = input.shape[0], input.shape[1]
     x = dispatch("reshape", input, (n, num_groups, -1))
-    mean = dispatch("mean", x, [2], True)
-    centred = dispatch("sub", x, mean)
-    var = dispatch("mean", dispatch("mul", centred, centred), [2], True)
     if not isinstance(eps, (int, float)):
         eps = dispatch("reshape", eps, (n, num_groups, 1))
-    y = dispatch("reshape", dispatch("mul", centred, dispatch("rsqrt", dispatch("add", var, eps))),
-                 tuple(input.shape))
-    pshape = (1, c) + (1,) * (input.ndim - 2)
-    if weight is not None:
-        y = dispatch("mul", y, dispatch("reshape", weight, pshape))
-    if bias is not None:
-        y = dispatch("add", y, dispatch("reshape", bias, pshape))
-    return y
+    y = dispatch("reshape", composite_normalize(x, [2], eps), tuple(input.shape))
+    return composite_affine(y, weight, bias, (1, c) + (1,) * (input.ndim - 2))
 
 
 @register_op("group_norm")

@@ -22,7 +22,8 @@ from .. import dtypes as _dt
 from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
-from ._normalization import (as_opmath, check_floating, double_backward, fma, param_dtype,
+from ._normalization import (as_opmath, check_floating, composite_affine,
+                             composite_normalize, double_backward, fma, param_dtype,
                              recovered_eps, row_moments, rsqrt_eps, thread_row_sums)
 from ._util import LOW, wrap
 
@@ -167,15 +168,7 @@ def layer_norm_composite(input, normalized_shape, weight, bias, eps):
     twice): the reference formula ``(x - mean) / sqrt(var + eps) * weight + bias``; ``eps`` a
     number or a tensor broadcasting against the per-row variance."""
     dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    mean = dispatch("mean", input, dims, True)
-    centred = dispatch("sub", input, mean)
-    var = dispatch("mean", dispatch("mul", centred, centred), dims, True)
-    y = dispatch("mul", centred, dispatch("rsqrt", dispatch("add", var, eps)))
-    if weight is not None:
-        y = dispatch("mul", y, weight)
-    if bias is not None:
-        y = dispatch("add", y, bias)
-    return y
+    return composite_affine(composite_normalize(input, dims, eps), weight, bias)
 
 
 @register_op("layer_norm")

@@ -6,12 +6,11 @@ errors; ``_BatchNorm.forward`` is PyTorch's logic (``momentum=None``: cumulative
 """
 from __future__ import annotations
 
-from ..._functional.factories import empty, ones, tensor, zeros
+from ..._functional.factories import ones, tensor, zeros
 from ... import dtypes as _dt
 from .. import functional as F
-from .. import init
 from ..module import Module
-from ..parameter import Parameter
+from .normalization import affine_parameters, reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
@@ -42,15 +41,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, (num_features,), affine, bias, factory_kwargs)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
             self.register_buffer("running_var", ones(num_features, **factory_kwargs))
@@ -72,10 +63,7 @@ class _NormBase(Module):
     def reset_parameters(self) -> None:
         """Reset the running stats; weight to ones, bias to zeros."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

@@ -20,6 +20,28 @@ def _shape(normalized_shape):
     return tuple(normalized_shape)
 
 
+def affine_parameters(module, shape, affine, bias, factory_kwargs):
+    """Give ``module`` PyTorch's ``weight`` and ``bias`` Parameters of ``shape`` (uninitialised:
+    see ``reset_affine``), registered as None when ``affine`` (or ``bias``) is False."""
+    if affine:
+        module.weight = Parameter(empty(shape, **factory_kwargs))
+        if bias:
+            module.bias = Parameter(empty(shape, **factory_kwargs))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def reset_affine(module):
+    """PyTorch's init of a normalization layer's affine parameters: weight ones, bias zeros."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if getattr(module, "bias", None) is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Layer normalization over the trailing ``normalized_shape`` dims (``torch.nn.LayerNorm``).
 
@@ -41,23 +63,12 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight to ones, bias to zeros (PyTorch's init)."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -92,8 +103,7 @@ class RMSNorm(Module):
 
     def reset_parameters(self) -> None:
         """Weight to ones."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
+        reset_affine(self)
 
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
@@ -129,23 +139,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, (num_channels,), affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight to ones, bias to zeros."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
