@@ -165,7 +165,8 @@ CUDA0 = device("cuda", 0)
 class _State:
     """Process-wide facts the hot path tests: has any cuda tensor been made yet?"""
 
-    cuda_seen = False
+    def __init__(self):
+        self.cuda_seen = False      # an instance attribute: the dispatcher's read of it is cheap
 
 
 state = _State()

@@ -34,6 +34,9 @@ class Size(tuple):
         return n
 
 
+_ND = np.ndarray
+
+
 class Tensor(TensorOpsMixin):
     """An n-dimensional array with autograd metadata (``torch.Tensor``).
 
@@ -74,7 +77,7 @@ class Tensor(TensorOpsMixin):
         A NumPy scalar (what NumPy ufuncs return for 0-d inputs) becomes a 0-d array here, so a
         0-d tensor always holds an ndarray, whichever kernel made it.
         """
-        if arr.__class__ is not np.ndarray:
+        if type(arr) is not _ND:
             arr = np.asarray(arr)
         t = object.__new__(cls)
         t._data = arr

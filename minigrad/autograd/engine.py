@@ -337,7 +337,7 @@ def _call_node(node, buf, retain_graph):
     try:
         res = fn.backward(node, *buf)
     finally:
-        if not retain_graph:
+        if not retain_graph and node._saved is not None:
             node._release()
     if type(res) is not tuple:
         res = (res,)

@@ -20,6 +20,7 @@ from .grad_mode import _INFERENCE_SEEN, _grad_state
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor", "once_differentiable"]
 
 _seq = itertools.count()
+_new = object.__new__
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -44,10 +45,11 @@ class Node:
     _hooks = None
     _retain_grad_hooks = None   # {output_nr: hook} for Tensor.retain_grad
     _num_outputs = 1
+    _saved = None               # what backward needs (a FunctionCtx's saved tensors)
     _device = CPU               # the device its op ran on (set by minigrad.devices.place)
 
     def __init__(self):
-        self._seq = next(_seq)
+        self._seq = next(_seq)      # graph nodes made by ``Function.apply`` get it when recorded
 
     _cpp_namespace = ""       # "torch::autograd::" for nodes PyTorch writes by hand (CopySlices)
 
@@ -161,7 +163,6 @@ class SavedTensor:
 class FunctionCtx(Node):
     """The context passed to ``forward``/``backward`` (and the graph node itself)."""
 
-    _saved = None
     _freed = False
     needs_input_grad = ()
     _non_diff = None
@@ -208,6 +209,8 @@ class FunctionCtx(Node):
         The in-place checks apply when the node is recorded (a leaf that requires grad raises
         "a leaf Variable that requires grad has been used in an in-place operation.")."""
         self._dirty = set(id(t) for t in tensors)
+        if self._non_diff is None:
+            self._non_diff = set()      # so that _connect's common case tests one attribute
 
     def set_materialize_grads(self, value: bool):
         """When False, undefined output grads reach ``backward`` as None instead of zeros."""
@@ -269,14 +272,16 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = cls._node_cls()
+        ctx = _new(cls._node_cls)     # no __init__: the sequence number is given when recorded
+        ctx._saved = None
         gs = _grad_state
         needs = tuple([isinstance(a, Tensor) and (a._requires_grad or (
             a._view is not None and a._view.base._requires_grad)) for a in args])
-        record = gs.enabled and True in needs
-        ctx.needs_input_grad = needs
         prev = gs.enabled
-        gs.enabled = False
+        record = prev and True in needs
+        ctx.needs_input_grad = needs
+        if prev:
+            gs.enabled = False
         try:
             if cls._new_style:
                 out = cls.forward(*args, **kwargs)
@@ -344,6 +349,7 @@ def _has_edge(cls, i, a):
 
 
 def _connect(ctx, args, needs, out):
+    ctx._seq = next(_seq)
     edges = []
     metas = []
     idx = None
@@ -365,11 +371,13 @@ def _connect(ctx, args, needs, out):
             idx.append(i)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = metas
-    if idx is not None:
-        ctx._edge_args = idx       # which of backward's per-argument results feed the edges
+    if idx is not None:            # idx: which of backward's per-argument results feed the edges
         ctx._n_args = len(args)
+    # the hook slots the engine reads for every node, as instance attributes (cheap to read)
+    ctx._pre_hooks = ctx._retain_grad_hooks = ctx._hooks = None
+    ctx._edge_args = idx
     if type(out) is Tensor and not out._requires_grad and out.dtype.is_floating_point \
-            and ctx._non_diff is None and ctx._dirty is None:   # the common single-output case
+            and ctx._non_diff is None:   # the common single-output case (mark_dirty sets it too)
         out._requires_grad = True
         out._grad_fn = ctx
         ctx._out_meta = ((out._data.shape, out.dtype),)

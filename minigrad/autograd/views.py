@@ -201,6 +201,7 @@ def rebase_history(t, res):
     rarr = base._data
     node = CopySlices._node_cls()
     node.fn = fn
+    node._saved = ()         # not None: the engine releases it (and so ``fn``) after backward
     node.geoms = (geometry(rarr, rarr), geometry(t._data, rarr))
     node.next_functions = (_edge(base),) + tuple(fn.next_functions[1:])
     node._input_meta = [(rarr.shape, base.dtype)] + list(fn._input_meta[1:])

@@ -4,7 +4,8 @@
   size-1 dims, broadcastable shapes, fp16's max and overflow, subnormals, +-0, inf/nan, Python
   scalars); forward values must meet the spec's ULP bound in the output's own format, output
   dtypes/shapes/requires_grad must equal PyTorch's, and gradients for the same upstream gradient
-  must meet the backward bound.
+  must meet the backward bound. 16-bit dtypes get the hypothesis profile's full number of
+  examples, fp32 60% and the others 40% (``EXAMPLE_SHARE``).
 - ``test_output_dtypes[op]``: the output dtype (or the exception type) for every mix of input
   dtypes (all ten) and Python-scalar kinds (bool, int, float), with 0-dim and dimensioned tensors.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.harness import check_case, run_forward
@@ -23,13 +24,24 @@ from tests.strategies import (ALL_DTYPES, DTypeDrawer, FloatIn, HypDrawer, IntIn
 
 CASES = [pytest.param(s, d, id=f"{s.name}-{d}") for s in SPECS for d in s.dtypes]
 
+# The share of the profile's examples each dtype gets: 16-bit formats are where rounding and
+# overflow bugs live and get all of them; fp32 and fp64 (also covered by gradcheck) and the
+# integer dtypes get fewer, which keeps the suite inside its 10 minutes as the catalogue grows.
+EXAMPLE_SHARE = {"float16": 1.0, "bfloat16": 1.0, "float32": 0.6}
+OTHER_SHARE = 0.4
+
 
 @pytest.mark.parametrize("spec,dtype", CASES)
-@given(data=st.data())
-def test_forward_backward(spec, dtype, data):
-    sample = spec.sample(HypDrawer(data.draw, dtype))
-    check_case(spec, sample, dtype,
-               lambda shape, od: data.draw(grad_arrays(shape, od), label="upstream grad"))
+def test_forward_backward(spec, dtype):
+    n = max(1, round(settings().max_examples * EXAMPLE_SHARE.get(dtype, OTHER_SHARE)))
+
+    @settings(max_examples=n)
+    @given(data=st.data())
+    def check(data):
+        sample = spec.sample(HypDrawer(data.draw, dtype))
+        check_case(spec, sample, dtype,
+                   lambda shape, od: data.draw(grad_arrays(shape, od), label="upstream grad"))
+    check()
 
 
 # ------------------------------------------------------------------------------ dtype mixes
@@ -55,8 +67,10 @@ def _templates(spec, n=8):
 @pytest.mark.parametrize("spec", [s for s in SPECS if s.dtype_test], ids=lambda s: s.name)
 def test_output_dtypes(spec):
     mismatches, runs = [], 0
-    for sample in _templates(spec):
+    for k, sample in enumerate(_templates(spec)):
         nf = sum(isinstance(a, FloatIn) for a in sample.args)
+        if nf >= 3 and k >= 2:
+            continue        # ternary ops: 1000 dtype mixes per template, two templates suffice
         ns = sum(isinstance(a, OperandScalar) for a in sample.args)
         has_int = any(isinstance(a, IntIn) for a in sample.args)
         for fds in itertools.product(ALL_DTYPES, repeat=nf):
