@@ -40,9 +40,10 @@ def _bshape(input):
 
 
 def _check(input, weight, bias, running_mean, running_var, training):
-    if input.ndim < 2:
-        raise RuntimeError(f"batch_norm: expected input of at least 2 dimensions, got "
-                           f"{input.ndim}")
+    if input.ndim < 2:      # PyTorch reads input.size(1)
+        n = max(input.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         "but got 1)")
     c = input.shape[1]
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                     ("running_var", running_var)):

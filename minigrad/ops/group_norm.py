@@ -48,7 +48,8 @@ class NativeGroupNorm(Function):
     ``(output, mean, rstd)`` (``NativeGroupNormBackward0``): PyTorch's group-norm kernel.
 
     Shapes: input ``(N, C, *)`` with ``prod(*) = HxW``; weight/bias ``(C,)`` or None; mean and
-    rstd ``(N, group)`` (not differentiable), in the parameters' dtype.
+    rstd ``(N, group)`` in the parameters' dtype (they require grad as PyTorch's, but, as there,
+    gradients flowing into them are ignored).
 
     Raises:
         RuntimeError: ``C`` not divisible by ``group``, a weight/bias of the wrong size, mixed
@@ -84,8 +85,8 @@ class NativeGroupNorm(Function):
         rstd_t = wrap(rstd.reshape(N, group), pdt)
         ctx.sizes = (N, C, HxW, group)
         ctx.save_for_backward(input, weight, mean_t, rstd_t)
-        ctx.mark_non_differentiable(mean_t, rstd_t)
-        return out, mean_t, rstd_t
+        return out, mean_t, rstd_t       # mean/rstd require grad, as PyTorch's (their grads
+                                         # are ignored by the backward, as PyTorch's)
 
     @staticmethod
     def backward(ctx, grad, _gmean=None, _grstd=None):

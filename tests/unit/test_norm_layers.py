@@ -147,6 +147,8 @@ def test_errors_match_torch():
         lambda lib: lib.nn.functional.batch_norm(lib.randn(1, 3), lib.zeros(3), lib.ones(3),
                                                  training=True),
         lambda lib: lib.nn.functional.batch_norm(lib.randn(2, 3), None, None),
+        lambda lib: lib.nn.functional.batch_norm(lib.randn(3), None, None, training=True),
+        lambda lib: lib.nn.functional.group_norm(lib.randn(3), 1),
         lambda lib: lib.nn.functional.instance_norm(lib.randn(2, 3, 1)),
         lambda lib: lib.nn.functional.local_response_norm(lib.randn(2, 3), 2),
         lambda lib: lib.nn.functional.layer_norm(lib.randn(2, 3), (3,),
@@ -225,6 +227,12 @@ def test_graph_nodes_and_rms_norm_composite_ops():
     assert F.instance_norm(x).grad_fn.name() == "ViewBackward0"
     assert F.rms_norm(x, (4,)).grad_fn.name() == "MulBackward0"
     assert F.rms_norm(x.half(), (4,)).grad_fn.name() == "ToCopyBackward0"
+    for name, args in (("native_layer_norm", ([4], None, None, 1e-5)),
+                       ("native_group_norm", (None, None, 2, 3, 4, 3, 1e-5)),
+                       ("native_batch_norm", (None, None, None, None, True, 0.1, 1e-5))):
+        xt = to_torch(x)
+        assert [o.requires_grad for o in getattr(minigrad, name)(x, *args)] == \
+            [o.requires_grad for o in getattr(torch, name)(xt, *args)], name
     g = minigrad.autograd.grad([F.layer_norm(x, (4,)).sum()], [x], create_graph=True)[0]
     assert g.grad_fn.name() == "NativeLayerNormBackwardBackward0"
     seen = []
