@@ -138,6 +138,15 @@ UNTOUCHED_OPS = frozenset("""
     unsqueeze_ transpose_ t_ index_add index_fill masked_select nonzero sort topk cummax
     _squeeze_result nll_loss2d_backward nll_loss2d_forward mm_backward _unsafe_index
     as_strided split_with_sizes relu_ sigmoid_ tanh_ _strided_gather _strided_scatter_add _strided_put
+    scatter.src scatter.value scatter.reduce scatter.value_reduce scatter_.src scatter_.value
+    scatter_add_ scatter_reduce.two scatter_reduce_.two index_add_ index_copy_
+    index_fill.int_Scalar index_fill_.int_Scalar masked_scatter masked_scatter_
+    repeat_interleave.Tensor diag_embed diagonal_copy diagonal_backward unfold unfold_backward
+    reflection_pad1d reflection_pad2d replication_pad1d replication_pad2d
+    reflection_pad1d_backward reflection_pad2d_backward replication_pad1d_backward
+    replication_pad2d_backward im2col col2im reflection_pad3d replication_pad3d
+    reflection_pad3d_backward replication_pad3d_backward index_fill.int_Tensor
+    index_fill_.int_Tensor
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
     asin acos atan sinh cosh log_sigmoid mish_backward hardswish_backward hardsigmoid_backward

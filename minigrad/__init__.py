@@ -66,6 +66,8 @@ from ._functional.reduction import *  # noqa: F401,F403,E402
 from ._functional.sorting import *  # noqa: F401,F403,E402
 from ._functional.matmul import *  # noqa: F401,F403,E402
 from ._functional.shape import *  # noqa: F401,F403,E402
+from ._functional.rearrange import *  # noqa: F401,F403,E402
+from ._functional.indexing import *  # noqa: F401,F403,E402
 from ._functional.joining import *  # noqa: F401,F403,E402
 from ._functional.selection import *  # noqa: F401,F403,E402
 from ._functional.softmax import *  # noqa: F401,F403,E402

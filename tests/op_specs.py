@@ -391,8 +391,8 @@ def _dt(lib, kw):
 
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
-    from tests.specs import norm, pointwise, reductions
-    for family in (pointwise, reductions, norm):
+    from tests.specs import norm, pointwise, reductions, shape
+    for family in (pointwise, reductions, shape, norm):
         SPECS.extend(family.SPECS)
 
 
@@ -433,7 +433,6 @@ _VIEWS = ("view/in-place autograd (CopySlices, multi-output views) compared with
 EXEMPTIONS.update({
     "as_strided": "the node views get after their base changed (AsStridedBackward0); " + _VIEWS,
     "_strided_scatter_add": "as_strided's backward kernel; " + _VIEWS,
-    "unbind": "multi-output view (UnbindBackward0); " + _VIEWS,
     "split": "multi-output view (SplitBackward0); " + _VIEWS,
     "split_with_sizes": "multi-output view (SplitWithSizesBackward0); " + _VIEWS,
     "relu_": "in-place relu; " + _VIEWS + "; 16-bit values in tests/unary16_catalogue.py",

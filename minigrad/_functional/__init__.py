@@ -18,7 +18,12 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``sorting``: ``sort``, ``argsort``, ``topk``, ``kthvalue``, ``median``
 - ``matmul``: ``matmul``, ``mm``, ``bmm``, ``mv``, ``dot``, ``addmm``
 - ``shape``: ``reshape``, ``transpose``, ``permute``, ``t``, ``unsqueeze``, ``squeeze``,
-  ``flatten``, ``unflatten``
+  ``flatten``, ``unflatten``, ``narrow``, ``broadcast_to``, ``movedim``, ``swapaxes``, ``diagonal``
+- ``rearrange``: ``roll``, ``flip``, ``tile``, ``repeat_interleave``, ``tril``, ``triu``, ``diag``,
+  ``diag_embed``
+- ``indexing``: ``gather``, ``scatter``, ``scatter_add``, ``scatter_reduce``, ``index_select``,
+  ``index_add``, ``index_copy``, ``index_fill``, ``masked_select``, ``masked_scatter``,
+  ``take_along_dim``, ``nonzero``
 - ``joining``: ``cat``, ``stack``, ``split``, ``chunk``, ``unbind``
 - ``selection``: ``where``, ``masked_fill``
 - ``softmax``: ``softmax``, ``log_softmax``
@@ -28,11 +33,11 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 """
 from __future__ import annotations
 
-from . import (bitwise, comparison, joining, matmul, normalization, pointwise, pointwise_math,
-               reduction, selection, shape, softmax, sorting, tensors)
+from . import (bitwise, comparison, indexing, joining, matmul, normalization, pointwise,
+               pointwise_math, rearrange, reduction, selection, shape, softmax, sorting, tensors)
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
-            joining, selection, softmax, tensors, normalization)
+            rearrange, joining, selection, indexing, softmax, tensors, normalization)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

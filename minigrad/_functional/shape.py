@@ -1,11 +1,15 @@
 """Shape views as torch-level functions (``torch.reshape``, ``transpose``, ``permute``, ``t``,
-``unsqueeze``, ``squeeze``, ``flatten``, ``unflatten``): each is one ``dispatch`` call.
+``unsqueeze``, ``squeeze``, ``flatten``, ``unflatten``, ``narrow``, ``broadcast_to``,
+``movedim``/``moveaxis``, ``swapaxes``/``swapdims``, ``diagonal``): each is one ``dispatch`` call,
+or the view op PyTorch's composite function records (``narrow`` is a slice, ``movedim`` a
+``permute``, ``broadcast_to`` an ``expand``).
 """
 from __future__ import annotations
 
 from ..dispatch import dispatch
 
-__all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten"]
+__all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
+           "narrow", "broadcast_to", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal"]
 
 
 def reshape(input, shape):
@@ -125,3 +129,90 @@ def unflatten(input, dim, sizes):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({shape[dim]}) in the input tensor")
     return dispatch("view", input, shape[:dim] + sizes + shape[dim + 1:])
+
+
+def narrow(input, dim, start, length):
+    """The view of ``length`` elements of ``dim`` from ``start`` (``torch.narrow``; a slice, node
+    ``SliceBackward0`` as in PyTorch). A negative ``start`` counts from the end.
+
+    Raises:
+        RuntimeError: a 0-dim input ("narrow() cannot be applied to a 0-dim tensor."), a
+            negative length, ``start + length`` past the end ("start (3) + length (2) exceeds
+            dimension size (4)."); IndexError: ``dim`` or ``start`` out of range.
+    """
+    from ..ops._util import wrap_dim
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return dispatch("index", input, (slice(None),) * d + (slice(start, start + length),))
+
+
+def broadcast_to(input, size):
+    """``input`` broadcast to ``size`` (``torch.broadcast_to``: the ``expand`` view).
+
+    Raises:
+        RuntimeError: sizes that do not match (``expand``'s messages).
+    """
+    return dispatch("expand", input, tuple(size))
+
+
+def movedim(input, source, destination):
+    """View with dims ``source`` moved to positions ``destination``, the others kept in order
+    (``torch.movedim``; a ``permute``, node ``PermuteBackward0``).
+
+    Raises:
+        RuntimeError: source and destination of different lengths, a repeated dim
+            ("movedim: repeated dim in `source` ([0, 0])"); IndexError: a dim out of range.
+    """
+    from ..ops._util import wrap_dim
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    n = input.ndim
+    ws = [wrap_dim(d, n) for d in src]
+    wd = [wrap_dim(d, n) for d in dst]
+    for name, given, w in (("source", src, ws), ("destination", dst, wd)):
+        if len(set(w)) != len(w):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    order = [None] * n
+    for s, d in zip(ws, wd):
+        order[d] = s
+    rest = iter(k for k in range(n) if k not in ws)
+    perm = tuple(o if o is not None else next(rest) for o in order)
+    return dispatch("permute", input, perm)
+
+
+moveaxis = movedim
+
+
+def swapaxes(input, axis0, axis1):
+    """``torch.swapaxes``: the ``transpose`` view (its errors apply)."""
+    return dispatch("transpose", input, axis0, axis1)
+
+
+def swapdims(input, dim0, dim1):
+    """``torch.swapdims``: the ``transpose`` view (its errors apply)."""
+    return dispatch("transpose", input, dim0, dim1)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """View of the diagonal over ``dim1``/``dim2`` as the last dim (``torch.diagonal``).
+
+    Raises:
+        RuntimeError: ``dim1 == dim2``; IndexError: a dim out of range.
+    """
+    return dispatch("diagonal", input, offset, dim1, dim2)

@@ -1,6 +1,8 @@
 """Shape methods of ``Tensor``: views (``reshape``, ``view``, ``transpose``, ``permute``, ``T``,
-``mT``, ``unsqueeze``, ``squeeze``, ``expand``...) and splitting (``split``, ``chunk``,
-``unbind``, via ``minigrad.split``...).
+``mT``, ``unsqueeze``, ``squeeze``, ``expand``, ``narrow``, ``movedim``, ``diagonal``,
+``unfold``...), splitting (``split``, ``chunk``, ``unbind``, via ``minigrad.split``...) and
+rearranging copies (``roll``, ``flip``, ``repeat``, ``repeat_interleave``, ``tile``, ``tril``,
+``triu``, ``diag``, ``diag_embed``).
 """
 from __future__ import annotations
 
@@ -14,6 +16,16 @@ def _fns():
     which inherits this mixin)."""
     from .._functional import joining
     return joining
+
+
+def _shape_fns():
+    from .._functional import shape
+    return shape
+
+
+def _rearrange_fns():
+    from .._functional import rearrange
+    return rearrange
 
 
 def _shape_args(shape):
@@ -129,3 +141,71 @@ class ShapeMixin:
     def unbind(self, dim=0):
         """Mirrors ``torch.Tensor.unbind``: ``minigrad.unbind`` (a tuple of views)."""
         return _fns().unbind(self, dim)
+
+    def narrow(self, dim, start, length):
+        """Mirrors ``torch.Tensor.narrow``: ``minigrad.narrow`` (a slice view)."""
+        return _shape_fns().narrow(self, dim, start, length)
+
+    def movedim(self, source, destination):
+        """Mirrors ``torch.Tensor.movedim``: ``minigrad.movedim`` (a ``permute`` view)."""
+        return _shape_fns().movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def swapdims(self, dim0, dim1):
+        """Mirrors ``torch.Tensor.swapdims``: the ``transpose`` op (its errors apply)."""
+        return dispatch("transpose", self, dim0, dim1)
+
+    def broadcast_to(self, size):
+        """Mirrors ``torch.Tensor.broadcast_to``: the ``expand`` op (its errors apply)."""
+        return dispatch("expand", self, tuple(size))
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        """Mirrors ``torch.Tensor.diagonal``: the ``diagonal`` view (its errors apply)."""
+        return dispatch("diagonal", self, offset, dim1, dim2)
+
+    def unfold(self, dimension, size, step):
+        """Mirrors ``torch.Tensor.unfold``: the ``unfold`` view of sliding windows."""
+        return dispatch("unfold", self, dimension, size, step)
+
+    def roll(self, shifts, dims=None):
+        """Mirrors ``torch.Tensor.roll``: ``minigrad.roll``."""
+        return _rearrange_fns().roll(self, shifts, dims)
+
+    def flip(self, *dims):
+        """Mirrors ``torch.Tensor.flip``: the ``flip`` op (dims as varargs or one sequence)."""
+        return dispatch("flip", self, _shape_args(dims))
+
+    def repeat(self, *repeats):
+        """Mirrors ``torch.Tensor.repeat``: the ``repeat`` op (its errors apply).
+
+        Raises:
+            TypeError: no repeats given (PyTorch's message).
+        """
+        if not repeats:
+            raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+        return dispatch("repeat", self, _shape_args(repeats))
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        """Mirrors ``torch.Tensor.repeat_interleave``: ``minigrad.repeat_interleave``."""
+        return _rearrange_fns().repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def tile(self, *dims):
+        """Mirrors ``torch.Tensor.tile``: ``minigrad.tile`` (the ``repeat`` op)."""
+        return _rearrange_fns().tile(self, _shape_args(dims))
+
+    def tril(self, diagonal=0):
+        """Mirrors ``torch.Tensor.tril``: the ``tril`` op."""
+        return dispatch("tril", self, diagonal)
+
+    def triu(self, diagonal=0):
+        """Mirrors ``torch.Tensor.triu``: the ``triu`` op."""
+        return dispatch("triu", self, diagonal)
+
+    def diag(self, diagonal=0):
+        """Mirrors ``torch.Tensor.diag``: ``minigrad.diag``."""
+        return _rearrange_fns().diag(self, diagonal)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        """Mirrors ``torch.Tensor.diag_embed``: the ``diag_embed`` op."""
+        return dispatch("diag_embed", self, offset, dim1, dim2)

@@ -10,12 +10,14 @@ import warnings
 from ..dispatch import dispatch
 from . import _activation_functional
 from ._activation_functional import *  # noqa: F401,F403  (gelu, silu, elu, hardtanh...)
+from . import _padding_functional
+from ._padding_functional import *  # noqa: F401,F403  (pad, one_hot, unfold, fold)
 from . import _norm_functional
 from ._norm_functional import *  # noqa: F401,F403  (layer_norm, batch_norm, group_norm...)
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy",
-           "nll_loss", "mse_loss"] + _activation_functional.__all__ + \
-    _norm_functional.__all__
+           "nll_loss", "mse_loss"] + _activation_functional.__all__ + _padding_functional.__all__ \
+    + _norm_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:

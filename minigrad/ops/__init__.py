@@ -11,6 +11,7 @@ from . import transcendental  # noqa: E402,F401
 from . import rounding  # noqa: E402,F401
 from . import ternary  # noqa: E402,F401
 from . import inplace_math  # noqa: E402,F401
+from . import gather_scatter, index_dim, masked, rearrange, padding, im2col  # noqa: E402,F401
 from . import layer_norm  # noqa: E402,F401
 from . import group_norm  # noqa: E402,F401
 from . import batch_norm  # noqa: E402,F401

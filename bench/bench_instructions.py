@@ -1,0 +1,98 @@
+"""Instruction counts of bench_step.py's workloads, for A/B comparisons on a busy machine.
+
+Wall-clock figures here move by 2x with the machine's load (../shared/reference's "Measuring
+here"); the number of instructions a workload executes does not. This script runs each workload
+under valgrind's callgrind with instrumentation off during start-up and imports, switches it on
+(``callgrind_control -i on``) around the measured repetitions only, and prints instructions per
+op / per step, for this checkout and optionally for others given with ``--compare``:
+
+    python bench/bench_instructions.py                          # this checkout
+    python bench/bench_instructions.py --compare ../old-checkout  # side by side
+
+Workloads: the 4x4 add chain forward and forward+backward (per op, as bench_step.py's (b)) and
+the MLP step in fp32, bf16 autocast and fp16 autocast + GradScaler (per step, as (a) and (d)).
+One BLAS thread, ``PYTHONHASHSEED=0``: counts repeat to within a fraction of a percent.
+Instructions are not time: memory traffic and cache misses are not counted, so a change that
+moves more bytes can be slower at equal counts. Use this for Python-overhead work (the engine,
+the dispatcher, the kernel base); confirm with bench_step.py on a quiet machine.
+
+Needs ``valgrind`` (with ``callgrind_control``) on PATH; each workload takes a minute or two.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+WORKLOADS = {"op_fwd": ("per op", 10), "op_fwd_bwd": ("per op", 10),
+             "step_fp32": ("per step", 2), "step_bf16": ("per step", 2),
+             "step_fp16": ("per step", 2)}
+
+_CHILD = r"""
+import os, subprocess, sys
+root, workload, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sys.path.insert(0, root)
+sys.path.insert(0, os.path.join(root, "bench"))
+import bench_step
+lib = bench_step._Lib("minigrad")
+if workload.startswith("op_"):
+    fwd, fwd_bwd = lib.add_chain(100)
+    fn = fwd if workload == "op_fwd" else fwd_bwd
+else:
+    fn = lib.mlp_step(workload[len("step_"):])
+fn(); fn()                                   # warm caches, weight-cast caches, optimizer state
+pid = str(os.getpid())
+subprocess.run(["callgrind_control", "-i", "on", pid], capture_output=True, check=True)
+for _ in range(reps):
+    fn()
+subprocess.run(["callgrind_control", "-i", "off", pid], capture_output=True, check=True)
+"""
+
+
+def count(root: str, workload: str, reps: int) -> int:
+    """Instructions executed by ``reps`` repetitions of ``workload`` in checkout ``root``.
+
+    Raises:
+        RuntimeError: when valgrind fails or prints no count.
+    """
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", PYTHONPATH=root)
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "child.py")
+        with open(script, "w") as f:
+            f.write(_CHILD)
+        r = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                            f"--callgrind-out-file={os.path.join(tmp, 'out')}",
+                            os.path.realpath(sys.executable), script, root, workload, str(reps)],
+                           capture_output=True, text=True, env=env)
+    for line in r.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip())
+    raise RuntimeError(f"callgrind gave no count for {workload} in {root}:\n{r.stderr[-2000:]}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--compare", nargs="*", default=[], metavar="CHECKOUT",
+                   help="other checkouts (paths) to count beside this one")
+    p.add_argument("--workloads", nargs="*", default=list(WORKLOADS), choices=list(WORKLOADS))
+    a = p.parse_args()
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        sys.exit("bench_instructions.py needs valgrind and callgrind_control on PATH")
+    roots = [ROOT] + [os.path.abspath(c) for c in a.compare]
+    print(f"{'workload':<12} {'unit':<9}" + "".join(f" {os.path.basename(r)[:14]:>14}"
+                                                     for r in roots))
+    for w in a.workloads:
+        unit, reps = WORKLOADS[w]
+        per = 100 * reps if unit == "per op" else reps
+        counts = [count(r, w, reps) / per for r in roots]
+        print(f"{w:<12} {unit:<9}" + "".join(f" {c / 1e3:13.1f}k" for c in counts), flush=True)
+
+
+if __name__ == "__main__":
+    main()
