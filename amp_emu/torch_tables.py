@@ -164,6 +164,7 @@ UNTOUCHED_OPS = frozenset("""
     normal.float_Tensor normal.Tensor_Tensor dropout_ feature_dropout feature_dropout_
     alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ embedding_renorm_
     _scaled_dot_product_flash_attention_for_cpu _scaled_dot_product_flash_attention_for_cpu_backward
+    native_group_norm native_group_norm_backward instance_norm
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

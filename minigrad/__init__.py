@@ -75,6 +75,7 @@ from ._functional.tensors import *  # noqa: F401,F403,E402
 from ._functional.distance import *  # noqa: F401,F403,E402
 from ._functional.sampling import *  # noqa: F401,F403,E402
 from ._functional.spatial import *  # noqa: F401,F403,E402
+from ._functional.normalization import *  # noqa: F401,F403,E402
 from ._functional import FAMILIES as _FAMILIES  # noqa: E402
 
 _fn_all = [name for family in _FAMILIES for name in family.__all__]

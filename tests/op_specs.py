@@ -395,9 +395,9 @@ def _dt(lib, kw):
 
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
-    from tests.specs import (attention, conv, linalg, losses, pointwise, random, reductions,
-                             shape)
-    for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv):
+    from tests.specs import (attention, conv, linalg, losses, norm, pointwise, random,
+                             reductions, shape)
+    for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv, norm):
         SPECS.extend(family.SPECS)
 
 

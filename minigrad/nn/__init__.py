@@ -18,6 +18,8 @@ from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
                       ConvTranspose2d, MaxPool1d, MaxPool2d, PixelShuffle, PixelUnshuffle,
                       Upsample, UpsamplingBilinear2d, UpsamplingNearest2d)
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
+                      InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
 from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
@@ -37,4 +39,6 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d",
            "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
-           "GRUCell"]
+           "GRUCell",
+           "LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm", "BatchNorm1d",
+           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d"]

@@ -8,22 +8,20 @@ from __future__ import annotations
 import warnings
 
 from ..dispatch import dispatch
-from . import _activation_functional
+# the families, each in its own module (all re-exported here, as torch.nn.functional has them)
+from . import (_activation_functional, _attention_functional, _conv_functional,
+               _distance_functional, _dropout_functional, _embedding_functional,
+               _loss_functional, _norm_functional, _padding_functional, _pooling_functional,
+               _sampling_functional)
 from ._activation_functional import *  # noqa: F401,F403  (gelu, silu, elu, hardtanh...)
-from . import _distance_functional, _loss_functional, _padding_functional
-from ._distance_functional import *  # noqa: F401,F403  (normalize, cosine_similarity...)
-from ._loss_functional import *  # noqa: F401,F403  (l1_loss, binary_cross_entropy...)
-from ._padding_functional import *  # noqa: F401,F403  (pad, one_hot, unfold, fold)
-from . import _dropout_functional
-from ._dropout_functional import *  # noqa: F401,F403  (dropout, dropout2d, alpha_dropout...)
-from . import _embedding_functional
-from ._embedding_functional import *  # noqa: F401,F403  (embedding)
-from . import _attention_functional
 from ._attention_functional import *  # noqa: F401,F403  (scaled_dot_product_attention...)
-
-from . import _conv_functional
 from ._conv_functional import *  # noqa: F401,F403  (conv1d, conv2d, conv_transpose1d/2d)
-from . import _pooling_functional, _sampling_functional
+from ._distance_functional import *  # noqa: F401,F403  (normalize, cosine_similarity...)
+from ._dropout_functional import *  # noqa: F401,F403  (dropout, dropout2d, alpha_dropout...)
+from ._embedding_functional import *  # noqa: F401,F403  (embedding)
+from ._loss_functional import *  # noqa: F401,F403  (l1_loss, binary_cross_entropy...)
+from ._norm_functional import *  # noqa: F401,F403  (layer_norm, batch_norm, group_norm...)
+from ._padding_functional import *  # noqa: F401,F403  (pad, one_hot, unfold, fold)
 from ._pooling_functional import *  # noqa: F401,F403  (max/avg/adaptive pools)
 from ._sampling_functional import *  # noqa: F401,F403  (interpolate, pixel_shuffle)
 
@@ -31,7 +29,8 @@ __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross
            "nll_loss", "mse_loss", "bilinear"] + _activation_functional.__all__ + \
     _padding_functional.__all__ + _loss_functional.__all__ + _distance_functional.__all__ + \
     _dropout_functional.__all__ + _embedding_functional.__all__ + _attention_functional.__all__ + \
-    _conv_functional.__all__ + _pooling_functional.__all__ + _sampling_functional.__all__
+    _conv_functional.__all__ + _pooling_functional.__all__ + _sampling_functional.__all__ + \
+    _norm_functional.__all__
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True) -> str:

@@ -228,6 +228,10 @@ EXTRAS = {
     ("nn.functional.scaled_dot_product_attention", ""): (
         "F", "scaled_dot_product_attention", "scaled_dot_product_attention",
         "scaled_dot_product_attention"),
+    ("nn.functional.layer_norm", ""): ("F", "layer_norm", "layer_norm", "native_layer_norm"),
+    ("nn.functional.rms_norm", ""): ("F", "rms_norm", "rms_norm", "rms_norm"),
+    ("nn.functional.group_norm", ""): ("F", "group_norm", "group_norm", "native_group_norm"),
+    ("nn.functional.batch_norm", ""): ("F", "batch_norm", "batch_norm", "native_batch_norm"),
 }
 # Issue 7's linear algebra and losses run OpInfo's samples in these dtypes only (the suite's time
 # budget; the catalogue specs cover the others): fp32, plus one 16-bit dtype for the ops whose

@@ -1,7 +1,9 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
 ``linear`` (``Identity``, ``Linear``, ``Bilinear``), ``activation``, ``dropout``, ``sparse``
 (``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``, ``conv``, ``pooling``,
-``upsampling``, ``pixelshuffle``, ``rnn``.
+``upsampling``, ``pixelshuffle``, ``rnn``, ``normalization`` (``LayerNorm``, ``RMSNorm``,
+``GroupNorm``, ``LocalResponseNorm``), ``batchnorm`` (``BatchNorm1d/2d/3d``), ``instancenorm``
+(``InstanceNorm1d/2d``).
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -26,6 +28,9 @@ from .sparse import Embedding
 from . import loss as _loss
 from .loss import *  # noqa: F401,F403  (every loss module)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
            "Unflatten", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
@@ -37,6 +42,9 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample",
-           "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
-           "RNNCell", "LSTMCell", "GRUCell"] + \
+           "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
+           "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "RMSNorm", "GroupNorm",
+           "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
+           "InstanceNorm2d"] + \
     [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]

@@ -1,0 +1,214 @@
+"""What the normalization kernels (layer, group, batch norm) share: argument checks with
+PyTorch's messages, row moments, and double backward.
+
+- ``check_floating`` / ``param_dtype``: PyTorch's CPU rules for input and parameter dtypes
+  (measured over all dtype combinations): parameters of the input's dtype, or, for a
+  float16/bfloat16 input, all float32 (the "mixed dtype" path autocast uses); 16-bit inputs
+  compute in float32 either way.
+- ``row_moments``: mean and biased variance of each row of a 2-D array, accumulated in float64
+  and rounded once into the opmath dtype (PyTorch's ``RowwiseMoments`` accumulates in the opmath
+  dtype with a cascade of Welford merges: the rounded results agree to about one ulp of fp32).
+- ``double_backward``: the gradient of a fused backward kernel (``native_layer_norm_backward``...)
+  obtained by differentiating the op's composite forward formula twice with dispatched ops.
+  PyTorch writes these as closed formulas (``layer_norm_double_backward``,
+  ``batchnorm_double_backward``); the values agree to rounding.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import numerics as _nx
+from ..dispatch import dispatch
+from ..tensor import Tensor
+from ._util import LOW, wrap
+
+
+def check_floating(input, kernel):
+    """Raise PyTorch's errors for a non-tensor or non-floating ``input`` of ``kernel``.
+
+    Raises:
+        TypeError: ``input`` is not a Tensor. NotImplementedError: integer/bool input
+            ('"LayerNormKernelImpl" not implemented for 'Long'').
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"expected Tensor as element 0 in argument 0, but got "
+                        f"{type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+
+
+def param_dtype(input, *params):
+    """The dtype of the given (not None) parameters, checked with PyTorch's CPU rules; the
+    input's dtype when there are none. As ``is_mixed_type`` / ``checkMixedDataTypes``: the first
+    given parameter decides whether the call is "mixed" (its dtype differs from the input's).
+
+    Raises:
+        RuntimeError: not mixed, a later parameter of another dtype ("expected scalar type Half
+            but found Float"); mixed, a parameter that is not float32 ("mixed dtype (CPU):
+            expect parameter to have scalar type of Float") or an input that is not 16-bit
+            ("mixed dtype (CPU): all inputs must share same datatype.").
+    """
+    given = [p for p in params if p is not None]
+    if not given:
+        return input.dtype
+    if given[0].dtype is input.dtype:
+        for p in given[1:]:
+            if p.dtype is not input.dtype:
+                raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                                   f"{p.dtype.scalar_name}")
+        return input.dtype
+    if any(p.dtype is not _dt.float32 for p in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in LOW:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return _dt.float32
+
+
+def as_opmath(t, cd):
+    """The array of tensor ``t`` in the opmath numpy dtype ``cd`` (None stays None)."""
+    if t is None:
+        return None
+    a = t._data
+    return a if a.dtype == cd else a.astype(cd)
+
+
+def row_moments(rows, cd):
+    """``(mean, var)`` of each row of the 2-D array ``rows`` (biased variance), accumulated in
+    float64 and rounded once into ``cd``; rows of length 0 give NaN."""
+    a = np.asarray(rows, np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if a.shape[1] == 0:
+            nan = np.full(a.shape[0], np.nan)
+            return nan.astype(cd), nan.astype(cd)
+        mean = a.mean(axis=1)
+        var = np.square(a - mean[:, None]).mean(axis=1)
+    return mean.astype(cd), var.astype(cd)
+
+
+def rsqrt_eps(var, eps, cd):
+    """``1 / sqrt(var + eps)`` in ``cd`` arithmetic, as the kernels compute ``rstd``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (cd.type(1) / np.sqrt(var + cd.type(eps))).astype(cd)
+
+
+def double_backward(forward, tensors, grads):
+    """Gradients of a fused backward kernel, for double backward.
+
+    ``forward(*tensors)`` is the op's composite forward written in dispatched ops; its first-order
+    gradients ``vjp(grad_out)`` are differentiated once more against ``grads`` (the incoming
+    gradients of the backward kernel's outputs ``grad_input, grad_weight, grad_bias``).
+
+    Args:
+        forward: callable on ``tensors[1:]`` (input, weight, bias...) returning the output.
+        tensors: ``(grad_out, input, weight, ...)``; None entries are skipped.
+        grads: one incoming gradient (or None) per first-order gradient, in the order of
+            ``tensors[1:]``.
+
+    Returns:
+        a list with one gradient (or None) per entry of ``tensors``.
+
+    Deliberate difference: the result is computed on detached copies, so it carries no graph
+    (third-order gradients of these kernels are not supported).
+    """
+    from ..autograd import grad as _grad
+    from ..autograd.grad_mode import enable_grad
+
+    with enable_grad():
+        leaves = [None if t is None else t.detach().requires_grad_(True) for t in tensors]
+        go, rest = leaves[0], leaves[1:]
+        out = forward(*rest)
+        wrt = [t for t in rest if t is not None]
+        first = _grad([out], wrt, [go], create_graph=True, allow_unused=True)
+        by_id = dict(zip(map(id, wrt), first))
+        pairs = [(by_id[id(t)], g) for t, g in zip(rest, grads)
+                 if t is not None and g is not None and by_id[id(t)] is not None
+                 and by_id[id(t)].requires_grad]
+        targets = [t for t in leaves if t is not None]
+        if not pairs:
+            return [None] * len(tensors)
+        second = _grad([p for p, _ in pairs], targets, [g.detach() for _, g in pairs],
+                       allow_unused=True)
+    it = iter(second)
+    return [None if t is None else next(it) for t in leaves]
+
+
+
+def recovered_eps(var, rstd, dtype):
+    """The ``eps`` a saved ``rstd`` was computed with, ``1 / rstd^2 - var`` (float64, elementwise
+    against the float64 biased variance ``var`` of rstd's shape), as a constant Tensor of
+    ``dtype``: the backward kernels' signatures carry no eps, and their double backward only
+    needs ``var + eps = 1 / rstd^2``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = 1.0 / np.square(np.asarray(rstd._data, np.float64)) - var
+    return wrap(eps.reshape(rstd.shape), dtype)
+
+
+def thread_row_sums(u, v, buf_dtype):
+    """``sum(u * v, axis=0)`` (``v`` None: ``sum(u)``) of ``(M, N)`` opmath arrays the way
+    PyTorch's CPU layer-/group-norm backward reduces dgamma and dbeta: ``at::parallel_for(0, M,
+    1)`` hands each thread a chunk of rows, which it adds row by row into its own buffer of
+    ``buf_dtype`` (a 16-bit buffer rounds after every row; an fp32 buffer takes each product as
+    an fma), then the thread buffers are added in opmath. Returns the opmath sums (not yet
+    rounded into the result dtype)."""
+    cd = u.dtype
+    m, n = u.shape
+    chunks = _nx.parallel_chunks(m, 1)
+    size = chunks[0][1] - chunks[0][0] if m else 0
+    k = len(chunks)
+    pad = k * size - m
+    if pad:
+        u = np.concatenate([u, np.zeros((pad, n), cd)])
+        v = None if v is None else np.concatenate([v, np.zeros((pad, n), cd)])
+    u3 = u.reshape(k, size, n)
+    v3 = None if v is None else v.reshape(k, size, n)
+    low = _dt.as_dtype(buf_dtype) if not isinstance(buf_dtype, _dt.DType) else buf_dtype
+    low = low if low in LOW else None
+    buf = np.zeros((k, n), cd)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for j in range(size):
+            if v3 is None:
+                buf = buf + u3[:, j]
+            elif cd == np.float32:
+                buf = _nx.fma32(u3[:, j], v3[:, j], buf)
+            else:
+                buf = buf + u3[:, j] * v3[:, j]
+            if low is not None:
+                buf = _nx.round_to(buf, low)
+        total = np.zeros(n, cd)
+        for t in range(k):
+            total = total + buf[t]
+    return total
+
+
+def fma(x, y, z):
+    """``x * y + z`` with one rounding in the opmath dtype of the arrays (fp32 or fp64), as the
+    kernels' vectorised ``fmadd``."""
+    if np.result_type(x, y, z) == np.float32:
+        return _nx.fma32(x, y, z)
+    return _nx.fma64(np.asarray(x, np.float64), np.asarray(y, np.float64),
+                     np.asarray(z, np.float64))
+
+
+def composite_normalize(x, dims, eps, mean=None, var=None):
+    """``(x - mean) * rsqrt(var + eps)`` in dispatched ops (differentiable twice), the reference
+    formula the double backward differentiates: batch statistics over ``dims`` unless ``mean``
+    and ``var`` are given (evaluation's running stats); ``eps`` a number or a tensor."""
+    if mean is None:
+        mean = dispatch("mean", x, dims, True)
+        centred = dispatch("sub", x, mean)
+        var = dispatch("mean", dispatch("mul", centred, centred), dims, True)
+    else:
+        centred = dispatch("sub", x, mean)
+    return dispatch("mul", centred, dispatch("rsqrt", dispatch("add", var, eps)))
+
+
+def composite_affine(y, weight, bias, shape=None):
+    """``y * weight + bias`` in dispatched ops, the parameters reshaped to ``shape`` if given;
+    None parameters are skipped."""
+    if weight is not None:
+        y = dispatch("mul", y, weight if shape is None else dispatch("reshape", weight, shape))
+    if bias is not None:
+        y = dispatch("add", y, bias if shape is None else dispatch("reshape", bias, shape))
+    return y
