@@ -176,10 +176,12 @@ class _Frame:
         return self.amp.GradScaler(self.device_type) if precision == "fp16" else None
 
 
-def train(frame, precision, sizes, init_state, data, order, args):
-    """Train one run from ``init_state`` on the batches ``order``; returns a ``Run``."""
+def train(frame, precision, sizes, init_state, data, order, args, model_fn=None):
+    """Train one run from ``init_state`` on the batches ``order``; returns a ``Run``.
+
+    ``model_fn(nn_module, sizes)`` builds the model (default ``build_model``, the MLP)."""
     x_tr, x_te, y_tr, y_te = data
-    model = build_model(frame.nn, sizes)
+    model = (model_fn or build_model)(frame.nn, sizes)
     model.load_state_dict({k: frame.tensor(v.copy()) for k, v in init_state.items()})
     model.to(frame.device)          # before the optimizer is built, as a CUDA script does
     if args.optimizer == "adam":
@@ -277,9 +279,13 @@ def plot(runs, path):
 
 
 # ------------------------------------------------------------------ main
-def main(argv=None):
-    """Train the requested runs side by side, print the table; returns the ``Run`` list."""
-    args = parse_args(argv)
+def main(argv=None, model_fn=None, model_name=None, args=None):
+    """Train the requested runs side by side, print the table; returns the ``Run`` list.
+
+    ``model_fn(nn_module, sizes)`` and ``model_name`` swap in another model (the CNN example's);
+    ``args`` an already parsed command line (else ``parse_args(argv)``)."""
+    args = args if args is not None else parse_args(argv)
+    model_fn = model_fn or build_model
     wanted = list(PRECISIONS) if args.precision == "all" else [args.precision]
     if not HAVE_AMP and wanted != ["fp32"]:
         print("note: amp_emu (autocast, GradScaler) is not available: running fp32 only",
@@ -290,17 +296,18 @@ def main(argv=None):
     sizes = [data[0].shape[1], *args.hidden, 10]
     mg.manual_seed(args.seed)
     init_state = {k: v.detach().numpy().copy()
-                  for k, v in build_model(nn, sizes).state_dict().items()}
+                  for k, v in model_fn(nn, sizes).state_dict().items()}
     order = batch_order(len(data[0]), args.batch_size, args.epochs, args.seed)
     print(f"digits: {len(data[0])} train / {len(data[1])} test images, "
-          f"MLP {'-'.join(map(str, sizes))}, {args.optimizer} lr={args.lr:g}, "
+          f"{model_name or 'MLP ' + '-'.join(map(str, sizes))}, {args.optimizer} lr={args.lr:g}, "
           f"clip {args.clip:g}, {args.epochs} epochs of batch {args.batch_size} "
           f"({len(order)} steps), device '{args.device_type}'")
 
     frames = [_Frame("minigrad", args)]
     if args.compare_torch:
         frames.append(_Frame("torch", args))
-    runs = [train(f, p, sizes, init_state, data, order, args) for p in wanted for f in frames]
+    runs = [train(f, p, sizes, init_state, data, order, args, model_fn)
+            for p in wanted for f in frames]
 
     compare = None
     if args.compare_torch:

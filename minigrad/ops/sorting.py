@@ -155,11 +155,9 @@ class TopK(_Scattered):
         n = input.shape[d] if input.ndim else 1
         if not 0 <= k <= n:
             raise RuntimeError("selected index k out of range")
-        if input.ndim == 0:
-            a = input._data.reshape(1)
-            idx = order(a, 0, largest)[:k]
-            vals = Tensor._make(a[idx].reshape(()) if k else a[:0], input.dtype)
-            ind = Tensor._make(np.zeros(() if k else (0,), np.int64), _dt.int64)
+        if input.ndim == 0:     # PyTorch: a 0-dim input is its own top-k, k=0 included
+            vals = Tensor._make(input._data.copy(), input.dtype)
+            ind = Tensor._make(np.zeros((), np.int64), _dt.int64)
         else:
             idx = np.take(order(input._data, d, largest), np.arange(k), axis=d)
             vals, ind = _take(input, idx, d)

@@ -325,3 +325,16 @@ def test_div_of_a_python_number_by_a_tensor(num, dt, rm):
     mg.div(num, x).sum().backward()
     torch.div(num, xt).sum().backward()
     assert x.grad.tolist() == xt.grad.tolist()
+
+
+def test_topk_of_a_0dim_tensor_is_itself_for_k_0_and_1():
+    """Found by a random op chain: PyTorch returns the 0-dim input (index 0) for k=0 too."""
+    import torch
+    for k in (0, 1):
+        x, t = mg.tensor(2.5, requires_grad=True), torch.tensor(2.5, requires_grad=True)
+        r, e = mg.topk(x, k, dim=0), torch.topk(t, k, dim=0)
+        assert tuple(r.values.shape) == tuple(e.values.shape) == ()
+        assert r.values.item() == e.values.item() and r.indices.item() == e.indices.item()
+        r.values.backward()
+        e.values.backward()
+        assert x.grad.item() == t.grad.item()

@@ -143,3 +143,26 @@ def test_bench_quick_prints_every_figure():
                   "(c) peak RSS added", "(c) RSS growth", "bf16 autocast", "fp16 autocast"):
         assert label in out, out
     assert "n/a" not in out and "note:" not in out, out  # the AMP columns ran too
+
+
+def test_train_digits_cnn_matches_torch_over_100_steps():
+    """The CNN example (Conv2d, BatchNorm2d, MaxPool2d; dropout off for the comparison) from the
+    same weights and batches as PyTorch: per-step fp32 losses agree to rounding over 105 steps."""
+    out = run("examples/train_digits_cnn.py", "--precision", "fp32", "--compare-torch",
+              "--epochs", "5", "--no-progress")
+    assert "CNN conv16-conv32-linear" in out and "dropout 0" in out
+    rows = _table_rows(out)
+    assert int(rows["minigrad", "fp32"][6]) == int(rows["torch", "fp32"][6]) == 105
+    diff = floats(value_after(out, "  fp32:"))[0]
+    assert diff < 1e-5
+
+
+def test_train_char_gpt_matches_torch_and_samples():
+    """The char GPT example (Embedding, causal sdpa, LayerNorm, GELU, tied head, AdamW groups,
+    warmup+cosine LambdaLR, clipping) from the same weights and batches as PyTorch: fp32 losses
+    agree to rounding; it reports the unigram baseline and prints a sample."""
+    out = run("examples/train_char_gpt.py", "--precision", "fp32", "--compare-torch",
+              "--steps", "12", "--chars", "30000", "--sample", "10", "--no-progress")
+    assert "unigram baseline" in out and "sample:" in out
+    diff = float(out.split("fp32 expected < 1e-5): ")[1].split()[0])
+    assert diff < 1e-5
