@@ -433,8 +433,7 @@ def _bounds(spec, dn, which, op=None):
 def test_opinfo(opinfo, key, entry, dtype):
     kind, name, spec_name, _ = entry
     ours = {"fn": _fn, "meth": _meth, "F": _F, "where": _where, "linalg": _linalg,
-            "einsum": _einsum}[kind](name)
-            "embedding": _embedding}[kind](name)
+            "einsum": _einsum, "embedding": _embedding}[kind](name)
     spec = BY_NAME.get(spec_name) if spec_name else None
     tdt = getattr(torch, dtype)
     sig_obj = _sig_target(kind, name)
