@@ -22,7 +22,9 @@ import numpy as np
 
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.nn._state import _is_torch_tensor
 from minigrad.nn.module import zero_grads_
+from minigrad.testing import from_torch
 from minigrad.tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -348,7 +350,9 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict) -> None:
         """Load a state produced by ``state_dict`` (``Optimizer.load_state_dict``).
 
-        State tensors move to their parameter's device and, for a floating parameter, to its
+        A state dict saved by PyTorch loads too: its ``torch.Tensor`` values become minigrad
+        tensors bit for bit (as ``Module.load_state_dict`` does). State tensors move to their
+        parameter's device and, for a floating parameter, to its
         dtype, except ``"step"`` (kept as is unless the group is capturable/fused, then fp32 on
         the parameter's device); a tensor already right is used as is (not copied), as in
         PyTorch (``_process_value_according_to_param_policy``).
@@ -376,6 +380,8 @@ class Optimizer:
             return None
 
         def cast(param, value, group, key=None):
+            if not isinstance(value, Tensor) and _is_torch_tensor(value):
+                value = from_torch(value, requires_grad=False)  # a real torch.Tensor: same bits
             if isinstance(value, Tensor):
                 return self._cast_state_value(param, value, key, group)
             if isinstance(value, dict):

@@ -401,3 +401,27 @@ def test_skipped_params_get_no_state():
     a.grad = mg.ones(2)
     o.step()
     assert a in o.state and b not in o.state and same(b._data, np.ones(2))
+
+
+def test_load_state_dict_from_a_real_torch_optimizer_then_step_as_torch():
+    """Resuming from a checkpoint saved with PyTorch: its torch.Tensor state values are taken
+    bit for bit, and the next step equals PyTorch's (found by a user trial: step() raised)."""
+    import numpy as np
+    import minigrad
+    import optim
+    import torch
+    w0 = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    tw = torch.nn.Parameter(torch.tensor(w0))
+    topt = torch.optim.Adam([tw], lr=0.1)
+    for _ in range(2):
+        (tw ** 2).sum().backward()
+        topt.step()
+        topt.zero_grad()
+    mw = minigrad.nn.Parameter(minigrad.tensor(tw.detach().numpy().copy()))
+    mopt = optim.Adam([mw], lr=0.1)
+    mopt.load_state_dict(topt.state_dict())
+    assert isinstance(mopt.state[mw]["exp_avg"], minigrad.Tensor)
+    for opt, w in ((topt, tw), (mopt, mw)):
+        (w ** 2).sum().backward()
+        opt.step()
+    assert np.array_equal(mw.detach().numpy(), tw.detach().numpy())
