@@ -277,13 +277,24 @@ def round_to(x, dtype):
 
 def fma32(x, y, z):
     """``x*y + z`` for fp32 operands with one rounding, as ``vec::fmadd`` (two roundings when the
-    build has no fma). The float64 product of two fp32 values is exact."""
+    build has no fma). The float64 product of two fp32 values is exact; the float64 sum is made
+    round-to-odd (an inexact sum gets an odd last bit, towards the exact value), so that its
+    rounding to fp32 is the correctly rounded fma even when the product is an fp32 tie and ``z``
+    is tiny (a double rounding would break such a tie to even)."""
     with np.errstate(all="ignore"):
         if not HAS_FMA:
             return np.float32(x) * np.float32(y) + np.float32(z) if np.ndim(x) == 0 else \
                 np.asarray(x, np.float32) * np.asarray(y, np.float32) + np.asarray(z, np.float32)
-        r = np.asarray(x, np.float64) * np.asarray(y, np.float64) + np.asarray(z, np.float64)
-        return r.astype(np.float32)
+        p = np.asarray(x, np.float64) * np.asarray(y, np.float64)
+        z = np.asarray(z, np.float64)
+        r = p + z
+        bb = r - p                                   # Knuth's two-sum: p + z = r + e exactly
+        e = (p - (r - bb)) + (z - bb)
+        odd = (r.view(np.int64) & 1) == 1 if r.ndim else (np.array(r).view(np.int64) & 1) == 1
+        fix = (e != 0) & ~odd & np.isfinite(r)
+        if np.any(fix):
+            r = np.where(fix, np.nextafter(r, np.where(e > 0, np.inf, -np.inf)), r)
+        return np.asarray(r).astype(np.float32)
 
 
 def fma64(x, y, z):

@@ -221,12 +221,13 @@ class Addmv(Function):
         ctx.empty = mat.numel() == 0
         with np.errstate(all="ignore"):
             if ctx.empty:
-                # PyTorch's shortcut for an empty matrix: beta * input, in input's own shape
+                # PyTorch's shortcut for an empty matrix: zeros of the result's shape (n,) when
+                # beta == 0, else beta * input in input's own shape
                 c = opmath(input, dt)
-                out = np.zeros(input.shape, c.dtype) if be == 0 else c * be
+                out = np.zeros((n,), c.dtype) if be == 0 else np.array(c * be).reshape(input.shape)
                 ctx.save_for_backward(mat, vec)
                 ctx.alpha, ctx.beta = alpha, beta
-                return quiet_wrap(np.array(out).reshape(input.shape), dt)
+                return quiet_wrap(out, dt)
             c = np.broadcast_to(input._data.reshape(-1), (n,))
             out = _combine(opmath(c, dt), _product(mat, vec, dt), al, be)
         return _finish(ctx, out, dt, alpha, beta, mat, vec)

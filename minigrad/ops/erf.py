@@ -92,8 +92,9 @@ class Erf(Kernel):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        # derivatives.yaml's order: (2 / sqrt(pi) * exp(-x^2)) * grad, each op rounded
         d = dispatch("exp", dispatch("neg", dispatch("mul", x, x)))
-        return dispatch("mul", dispatch("mul", grad, _TWO_OVER_SQRT_PI), d)
+        return dispatch("mul", dispatch("mul", d, _TWO_OVER_SQRT_PI), grad)
 
 
 def erfinv64(y):
@@ -148,5 +149,6 @@ class Erfinv(Kernel):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        # derivatives.yaml's order: (0.5 * sqrt(pi) * exp(erfinv(x)^2)) * grad
         d = dispatch("exp", dispatch("mul", out, out))
-        return dispatch("mul", dispatch("mul", grad, math.sqrt(math.pi) / 2), d)
+        return dispatch("mul", dispatch("mul", d, 0.5 * math.sqrt(math.pi)), grad)

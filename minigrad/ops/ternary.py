@@ -228,7 +228,10 @@ class Addcdiv(Kernel):
         t1, t2 = ctx.saved_tensors
         nig = ctx.needs_input_grad
         v = ctx.value
-        g1 = dispatch("mul", grad, dispatch("rdiv", t2, v)) if nig[1] else None
+        # ``value / tensor2`` in C++ divides a wrapped scalar (cast to tensor2's dtype) by the
+        # tensor; Python's ``v / t2`` (reciprocal, then multiply) can overflow where it does not
+        g1 = dispatch("mul", grad, dispatch("div", dispatch("full_like", t2, v), t2)) \
+            if nig[1] else None
         g2 = None
         if nig[2]:
             q = dispatch("div", dispatch("mul", t1, v), dispatch("mul", t2, t2))
