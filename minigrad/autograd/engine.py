@@ -12,7 +12,9 @@ whose dtype differs is cast to the input's dtype; so ops need not unbroadcast or
 from __future__ import annotations
 
 import heapq
+import itertools
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -24,6 +26,32 @@ from .function import AccumulateGrad
 from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
+
+
+class _TaskState(threading.local):
+    """The backward running in this thread (PyTorch's current ``GraphTask``): its id (-1 outside
+    backward) and whether reentrant checkpointing may run in it (not under ``autograd.grad`` or
+    ``backward(inputs=...)``, nor inside a backward that is so)."""
+
+    def __init__(self):
+        self.task_id = -1
+        self.checkpoint_valid = True
+
+
+_task = _TaskState()
+_task_ids = itertools.count()
+
+
+def _current_graph_task_id() -> int:
+    """Mirrors ``torch._C._current_graph_task_id``: the running backward's id, -1 outside."""
+    return _task.task_id
+
+
+def _is_checkpoint_valid() -> bool:
+    """Mirrors ``torch.autograd._is_checkpoint_valid``: False inside a backward that was given
+    ``inputs`` (``autograd.grad``, ``backward(inputs=...)``), where reentrant checkpointing
+    cannot run."""
+    return _task.checkpoint_valid
 
 
 def _as_tuple(x):
@@ -170,6 +198,10 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     prev = gs.enabled
     gs.enabled = create_graph
     _device_depth.n += 1        # backward formulas follow their inputs' device, unchecked
+    task = _task
+    prev_task, prev_valid = task.task_id, task.checkpoint_valid
+    task.task_id = next(_task_ids)
+    task.checkpoint_valid = prev_valid and not inputs
     try:
         for (n, nr), g in zip(roots, grads):
             if n is not None:
@@ -239,6 +271,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     finally:
         gs.enabled = prev
         _device_depth.n -= 1
+        task.task_id, task.checkpoint_valid = prev_task, prev_valid
     return captured
 
 

@@ -11,6 +11,7 @@ freed-graph and in-place version checks), ``needs_input_grad``, ``mark_non_diffe
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 
 from ..devices import CPU
@@ -28,6 +29,35 @@ FREED_MSG = (
     "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
     "through the graph a second time or if you need to access saved tensors after calling "
     "backward.")
+
+
+class _SavedHooksState(threading.local):
+    """This thread's default saved-tensor hooks (``minigrad.autograd.graph.saved_tensors_hooks``):
+    a stack of ``(pack_hook, unpack_hook)``, innermost last, and the error message set by
+    ``disable_saved_tensors_hooks`` (None when enabled)."""
+
+    def __init__(self):
+        self.stack = []
+        self.disabled = None
+
+
+_hooks_state = _SavedHooksState()
+# [number of saved-tensor hook regions and disabled regions open in any thread]: saving reads the
+# thread-local stack only when some exist, so the common save stays as cheap as before
+_HOOKS_ACTIVE = [0]
+
+
+def _current_hooks():
+    """The innermost default hooks of this thread, or None.
+
+    Raises:
+        RuntimeError: hooks are on the stack while ``disable_saved_tensors_hooks`` is active
+            (its message, as PyTorch).
+    """
+    st = _hooks_state
+    if st.disabled is not None and st.stack:
+        raise RuntimeError(st.disabled)
+    return st.stack[-1] if st.stack else None
 
 
 class Node:
@@ -159,6 +189,205 @@ class SavedTensor:
             t._output_nr = self.output_nr
         return t
 
+_PENDING = object()
+
+
+class _HookedSaved(SavedTensor):
+    """A tensor saved while saved-tensor hooks were set: the graph keeps what ``pack_hook``
+    returned instead of the tensor, and ``unpack_hook`` gives the tensor back on each access
+    (PyTorch's ``SavedVariable`` with hooks).
+
+    Packing waits until the saving op's outputs have their ``grad_fn`` (``pack`` is called by
+    ``Function.apply`` after recording), so a pack hook sees an output with its history, as in
+    PyTorch. What the unpacked tensor needs of the original's history (its ``grad_fn`` and
+    output number, or its leaf's gradient accumulator) is kept beside the packed value. As in
+    PyTorch, a tensor saved with hooks is not checked for in-place modification.
+    """
+
+    __slots__ = ("hooks", "packed", "edge", "out")
+
+    def __init__(self, t, node, hooks):
+        SavedTensor.__init__(self, t, node)
+        self.hooks = hooks
+        self.packed = _PENDING
+        self.edge = self.out = None
+
+    def _to_output(self, t):
+        SavedTensor._to_output(self, t)
+        self.out = t            # the output itself goes to the pack hook, then is let go
+
+    def pack(self, node):
+        """Call the pack hook on the tensor (an output of ``node`` once it has its history).
+
+        Raises:
+            RuntimeError: the pack hook modified its input in place (PyTorch's message).
+        """
+        if self.is_output:
+            t = self.out if self.out is not None else SavedTensor.unpack(self, node)
+            self.data = self.base = self.out = None
+        else:
+            t = self.tensor
+            self.tensor = None
+            if t._requires_grad or t.grad_fn is not None:
+                self.edge = _edge(t)
+        v = t._vc[0]
+        self.packed = self.hooks[0](t)
+        if t._vc[0] != v:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform in-place "
+                "operations on the input to a pack hook.")
+
+    def unpack(self, node):
+        if self.packed is _PENDING:          # read before its op finished recording
+            self.pack(node)
+        u = self.hooks[1](self.packed)
+        if not isinstance(u, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(u).__name__}")
+        if self.is_output:
+            if not self.requires_grad:
+                return u
+            fn, nr = node, self.output_nr
+        elif self.edge is None:
+            return u
+        else:
+            fn, nr = self.edge
+        # the unpacked values with the saved tensor's place in the graph (PyTorch re-wraps them)
+        t = Tensor._make(u._data, u.dtype)
+        t._vc = u._vc
+        t._base = u._base
+        if u._device is not t._device:
+            t._device = u._device
+        if type(fn) is AccumulateGrad:
+            t._requires_grad = True
+            t._grad_accumulator = weakref.ref(fn)
+        elif fn is not None:
+            t._requires_grad = True
+            t._grad_fn = fn
+            t._output_nr = nr
+        return t
+
+
+def _make_saved(t, node=None):
+    """A SavedTensor of ``t`` taken as the current default hooks say (PyTorch's
+    ``_make_saved_tensor``): with hooks set, packed at once (``t`` is not an output of
+    ``node``)."""
+    hooks = _current_hooks() if _HOOKS_ACTIVE[0] else None
+    if hooks is None:
+        return SavedTensor(t, node)
+    s = _HookedSaved(t, node, hooks)
+    s.pack(node)
+    return s
+
+
+def _pack_pending(saved, node):
+    for s in saved:
+        if s is not None and type(s) is _HookedSaved and s.packed is _PENDING:
+            s.pack(node)
+
+class RawSavedTensor:
+    """One saved tensor of a node, as ``grad_fn._raw_saved_<name>`` gives it (PyTorch's
+    ``torch._C._autograd.SavedTensor``): ``register_hooks(pack_hook, unpack_hook)`` packs it
+    now and unpacks it on each later access; ``unpack()`` gives the tensor."""
+
+    __slots__ = ("_node", "_i")
+
+    def __init__(self, node, i):
+        self._node, self._i = node, i
+
+    def _entry(self):
+        node = self._node
+        saved = node._saved
+        if node._freed or saved is None:
+            return None, True
+        return (saved[self._i] if self._i < len(saved) else None), False
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack the saved tensor with ``pack_hook`` now; ``unpack_hook`` runs on each access.
+
+        Raises:
+            TypeError: a hook that is not callable.
+            RuntimeError: after the graph was freed, on a saved None, or when hooks are set
+                already (PyTorch's messages).
+        """
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments: pack_hook and "
+                            "unpack_hook must be callables")
+        s, freed = self._entry()
+        if freed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        if s is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        if isinstance(s, _HookedSaved):
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        node = self._node
+        t = s.unpack(node)
+        h = _HookedSaved(t, node, (pack_hook, unpack_hook))
+        if s.is_output:
+            h._to_output(t)
+        h.pack(node)
+        saved = list(node._saved)
+        saved[self._i] = h
+        node._saved = tuple(saved)
+
+    def unpack(self):
+        """The saved tensor (through its unpack hook, if any), or None.
+
+        Raises:
+            RuntimeError: after the graph was freed (PyTorch's "Trying to backward through the
+                graph a second time..." message).
+        """
+        s, freed = self._entry()
+        if freed:
+            raise RuntimeError(FREED_MSG)
+        return None if s is None else s.unpack(self._node)
+
+
+def _saved_property(i, name):
+    def get(node):
+        if node._freed:
+            raise RuntimeError(FREED_MSG)
+        saved = node._saved
+        s = saved[i] if saved is not None and i < len(saved) else None
+        return None if s is None else s.unpack(node)
+    get.__doc__ = f"The saved tensor ``{name}`` (``grad_fn._saved_{name}`` in PyTorch)."
+    return property(get)
+
+
+def _raw_saved_property(i, name):
+    def get(node):
+        return RawSavedTensor(node, i)
+    get.__doc__ = f"The saved tensor ``{name}`` as a ``RawSavedTensor`` (``_raw_saved_{name}``)."
+    return property(get)
+
+
+def _saved_attributes(cls):
+    """``_saved_<name>`` / ``_raw_saved_<name>`` properties for a node class, from the op's
+    ``_saved_names`` (PyTorch's names of what ``save_for_backward`` got, in order), or from a
+    kernel op's ``saves`` (``input`` is PyTorch's ``self``)."""
+    names = getattr(cls, "_saved_names", None)
+    if names is None:
+        saves = getattr(cls, "saves", None)
+        if not saves or not isinstance(saves, tuple):
+            return {}
+        names = tuple("self" if n == "input" else n for n in saves)
+    attrs = {}
+    for i, n in enumerate(names):
+        if n is not None:
+            attrs["_saved_" + n] = _saved_property(i, n)
+            attrs["_raw_saved_" + n] = _raw_saved_property(i, n)
+    return attrs
+
 
 class FunctionCtx(Node):
     """The context passed to ``forward``/``backward`` (and the graph node itself)."""
@@ -181,6 +410,12 @@ class FunctionCtx(Node):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"{i} is of type {type(t).__name__}")
+        if _HOOKS_ACTIVE[0]:
+            hooks = _current_hooks()
+            if hooks is not None:       # packed once the outputs are recorded (_saved_outputs)
+                self._saved = tuple(None if t is None else _HookedSaved(t, self, hooks)
+                                    for t in tensors)
+                return
         self._saved = tuple(None if t is None else SavedTensor(t, self) for t in tensors)
 
     @property
@@ -196,6 +431,17 @@ class FunctionCtx(Node):
         if self._saved is None:
             return ()
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    @property
+    def _raw_saved_tensors(self):
+        """The saved tensors as ``RawSavedTensor`` objects (PyTorch's ``_raw_saved_tensors``).
+
+        Raises:
+            RuntimeError: after the graph was freed.
+        """
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        return tuple(RawSavedTensor(self, i) for i in range(len(self._saved or ())))
 
     def mark_non_differentiable(self, *tensors):
         """Mark outputs that get no gradient (``requires_grad=False`` outputs)."""
@@ -230,6 +476,7 @@ class _FunctionMeta(type):
             getattr(cls, "setup_context", None) is not getattr(base_setup, "setup_context", None)
         bname = ns.get("_backward_name") or (name + "Backward")
         extra = {"_function": cls}
+        extra.update(_saved_attributes(cls))
         if bname.startswith("torch::autograd::"):
             bname = bname[len("torch::autograd::"):]
             extra["_cpp_namespace"] = "torch::autograd::"
@@ -331,11 +578,14 @@ def _edge(t):
 
 
 def _saved_outputs(ctx, outs):
-    """Saved tensors that turned out to be this node's outputs drop their strong reference."""
+    """Saved tensors that turned out to be this node's outputs drop their strong reference;
+    then tensors saved under saved-tensor hooks are packed."""
     ids = {id(o): o for o in outs if o is not None and o.grad_fn is ctx}
     for s in ctx._saved:
         if s is not None and s.tensor is not None and id(s.tensor) in ids:
             s._to_output(s.tensor)
+    if _HOOKS_ACTIVE[0]:
+        _pack_pending(ctx._saved, ctx)
 
 
 def _has_edge(cls, i, a):

@@ -5,10 +5,11 @@ Submodules are imported on first access, so that ``import minigrad`` stays light
 does after ``import torch``:
 
 - ``data``: datasets, samplers, ``default_collate`` and ``DataLoader`` (``torch.utils.data``).
+- ``checkpoint``: recomputation checkpointing (``torch.utils.checkpoint``).
 """
 import importlib as _importlib
 
-_SUBMODULES = ("data",)
+_SUBMODULES = ("data", "checkpoint")
 
 
 def __getattr__(name):
