@@ -14,6 +14,9 @@ import itertools
 import threading
 import weakref
 
+import numpy as np
+
+from .. import devices as _devices
 from ..devices import CPU
 from ..tensor import Tensor
 from .grad_mode import _INFERENCE_SEEN, _grad_state
@@ -282,8 +285,15 @@ def _make_saved(t, node=None):
     return s
 
 
-def _pack_pending(saved, node):
-    for s in saved:
+def _pack_pending(node, outs, args):
+    """Pack the tensors ``node`` saved under hooks, now that its outputs are recorded. On the
+    emulated cuda device the outputs are first put on their op's device (which the dispatcher
+    would do right after), so that a pack hook sees their true device."""
+    if _devices.state.cuda_seen and node._function._op_name not in _devices.OWN_DEVICE:
+        dev = _devices.common_device(args, None, strict=False)
+        if dev is not CPU:
+            _devices.place(tuple(outs), dev, args)
+    for s in node._saved:
         if s is not None and type(s) is _HookedSaved and s.packed is _PENDING:
             s.pack(node)
 
@@ -353,14 +363,25 @@ class RawSavedTensor:
         return None if s is None else s.unpack(self._node)
 
 
-def _saved_property(i, name):
+def _saved_property(i, name, scalar_attr=None):
     def get(node):
         if node._freed:
             raise RuntimeError(FREED_MSG)
         saved = node._saved
-        s = saved[i] if saved is not None and i < len(saved) else None
-        return None if s is None else s.unpack(node)
+        if saved is not None and i < len(saved):
+            s = saved[i]
+            return None if s is None else s.unpack(node)
+        v = None if scalar_attr is None else getattr(node, scalar_attr, None)
+        # a Python-number operand, which PyTorch saves as a wrapped 0-dim tensor
+        return None if v is None else Tensor._make(np.array(v))
     get.__doc__ = f"The saved tensor ``{name}`` (``grad_fn._saved_{name}`` in PyTorch)."
+    return property(get)
+
+
+def _scalar_property(attr, name):
+    def get(node):
+        return getattr(node, attr)
+    get.__doc__ = f"The saved argument ``{name}`` (``grad_fn._saved_{name}`` in PyTorch)."
     return property(get)
 
 
@@ -374,18 +395,25 @@ def _raw_saved_property(i, name):
 def _saved_attributes(cls):
     """``_saved_<name>`` / ``_raw_saved_<name>`` properties for a node class, from the op's
     ``_saved_names`` (PyTorch's names of what ``save_for_backward`` got, in order), or from a
-    kernel op's ``saves`` (``input`` is PyTorch's ``self``)."""
+    kernel op's ``saves`` (``input`` is PyTorch's ``self``) and ``keeps``, and from ``_saved_scalars``
+    (PyTorch's name -> the ctx attribute holding a non-tensor argument, e.g. ``exponent``; a
+    name that is also a tensor slot is the Python-number case of that operand)."""
     names = getattr(cls, "_saved_names", None)
     if names is None:
         saves = getattr(cls, "saves", None)
-        if not saves or not isinstance(saves, tuple):
-            return {}
-        names = tuple("self" if n == "input" else n for n in saves)
+        names = tuple("self" if n == "input" else n for n in saves) \
+            if isinstance(saves, tuple) else ()
+    keeps = getattr(cls, "keeps", None)
+    scalars = {k: k for k in keeps} if isinstance(keeps, tuple) else {}
+    scalars.update(getattr(cls, "_saved_scalars", None) or {})
     attrs = {}
     for i, n in enumerate(names):
         if n is not None:
-            attrs["_saved_" + n] = _saved_property(i, n)
+            attrs["_saved_" + n] = _saved_property(i, n, scalars.get(n))
             attrs["_raw_saved_" + n] = _raw_saved_property(i, n)
+    for n, attr in scalars.items():
+        if n not in names:
+            attrs["_saved_" + n] = _scalar_property(attr, n)
     return attrs
 
 
@@ -577,7 +605,7 @@ def _edge(t):
     return (acc, 0)
 
 
-def _saved_outputs(ctx, outs):
+def _saved_outputs(ctx, outs, args):
     """Saved tensors that turned out to be this node's outputs drop their strong reference;
     then tensors saved under saved-tensor hooks are packed."""
     ids = {id(o): o for o in outs if o is not None and o.grad_fn is ctx}
@@ -585,7 +613,7 @@ def _saved_outputs(ctx, outs):
         if s is not None and s.tensor is not None and id(s.tensor) in ids:
             s._to_output(s.tensor)
     if _HOOKS_ACTIVE[0]:
-        _pack_pending(ctx._saved, ctx)
+        _pack_pending(ctx, outs, args)
 
 
 def _has_edge(cls, i, a):
@@ -632,7 +660,7 @@ def _connect(ctx, args, needs, out):
         out._grad_fn = ctx
         ctx._out_meta = ((out._data.shape, out.dtype),)
         if ctx._saved is not None:
-            _saved_outputs(ctx, (out,))
+            _saved_outputs(ctx, (out,), args)
         return out
     is_tuple = isinstance(out, tuple)
     outs = list(out) if is_tuple else [out]
@@ -657,7 +685,7 @@ def _connect(ctx, args, needs, out):
         ctx._num_outputs = len(outs)
     ctx._out_meta = tuple([None if o is None else (o._data.shape, o.dtype) for o in outs])
     if ctx._saved is not None:
-        _saved_outputs(ctx, outs)
+        _saved_outputs(ctx, outs, args)
     return tuple(outs) if is_tuple else outs[0]
 
 

@@ -280,6 +280,8 @@ class ClampScalar(Function):
     """``clamp(input, min=None, max=None)`` with number bounds (node ``ClampBackward1``)."""
 
     _backward_name = "ClampBackward1"
+    _saved_names = ("self",)
+    _saved_scalars = {"min": "lo", "max": "hi"}
 
     @staticmethod
     def forward(ctx, input, min=None, max=None):
@@ -305,6 +307,7 @@ class ClampTensor(Function):
     gradients of the bounds as PyTorch's ``clamp_backward_min_max``."""
 
     _backward_name = "ClampBackward0"
+    _saved_names = ("self", "min", "max")
 
     @staticmethod
     def forward(ctx, input, min=None, max=None):
@@ -376,6 +379,7 @@ class Where(Function):
     """
 
     _backward_name = "WhereBackward0"
+    _saved_names = ("condition",)
 
     @staticmethod
     def forward(ctx, condition, input, other):

@@ -177,6 +177,8 @@ class Mul(Kernel):
     rule = SCALAR_OPMATH
     operands = 2
     _backward_name = "MulBackward0"
+    _saved_names = ("self", "other")
+    _saved_scalars = {"other": "scalar"}
     _scalar_edges = True
 
     @classmethod
@@ -269,6 +271,8 @@ class Div(Kernel):
     rule = TRUE_DIVIDE
     operands = 2
     _backward_name = "DivBackward0"
+    _saved_names = ("self", "other")
+    _saved_scalars = {"other": "other"}
     _scalar_edges = True
 
     @classmethod

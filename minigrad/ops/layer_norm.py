@@ -68,6 +68,8 @@ class NativeLayerNorm(Function):
     """
 
     _backward_name = "NativeLayerNormBackward0"
+    _saved_names = ("input", "weight", "bias", "result1", "result2")
+    _saved_scalars = {"normalized_shape": "normalized_shape"}
 
     @staticmethod
     def forward(ctx, input, normalized_shape, weight=None, bias=None, eps=1e-5):

@@ -103,6 +103,7 @@ class Mm(Function):
     """
 
     _backward_name = "MmBackward0"
+    _saved_names = ("self", "mat2")
 
     @staticmethod
     def forward(ctx, input, mat2):
@@ -157,6 +158,7 @@ class Bmm(Function):
     """
 
     _backward_name = "BmmBackward0"
+    _saved_names = ("self", "mat2")
 
     @staticmethod
     def forward(ctx, input, mat2):
@@ -287,6 +289,8 @@ class Addmm(Function):
     """
 
     _backward_name = "AddmmBackward0"
+    _saved_names = ("mat1", "mat2")
+    _saved_scalars = {"alpha": "alpha", "beta": "beta"}
 
     @staticmethod
     def forward(ctx, input, mat1, mat2, *, beta=1, alpha=1):

@@ -112,6 +112,8 @@ class Softmax(Function):
     """
 
     _backward_name = "SoftmaxBackward0"
+    _saved_names = ("result",)
+    _saved_scalars = {"dim": "dim"}
 
     @staticmethod
     def forward(ctx, input, dim, half_to_float=False):
@@ -139,6 +141,8 @@ class LogSoftmax(Function):
     """
 
     _backward_name = "LogSoftmaxBackward0"
+    _saved_names = ("result",)
+    _saved_scalars = {"dim": "dim"}
 
     @staticmethod
     def forward(ctx, input, dim, half_to_float=False):

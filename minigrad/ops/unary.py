@@ -263,6 +263,8 @@ class Pow(Kernel):
     rule = PROMOTE_OPMATH
     operands = 2
     _backward_name = "PowBackward0"
+    _saved_names = ("self",)
+    _saved_scalars = {"exponent": "exponent"}
 
     @classmethod
     def forward(cls, ctx, input, exponent):

@@ -97,13 +97,15 @@ class _LoggingMode(DispatchMode):
         return self._names[k][0]
 
     def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
-        out = call_next(args, kwargs)
         shown = ", ".join(self._name(a) if isinstance(a, Tensor) else repr(a) for a in args)
+        op = op_name if "." in op_name else op_name + ".default"
+        i = len(self.logs)
+        self.logs.append(f"aten.{op}({shown})")     # logged before it runs, as PyTorch's log
+        self.tbs.append(traceback.extract_stack(limit=12)[:-3])
+        out = call_next(args, kwargs)
         outs = out if isinstance(out, tuple) else (out,)
         res = ", ".join(f"{self._name(o)}: {_meta(o)}" for o in outs if isinstance(o, Tensor))
-        op = op_name if "." in op_name else op_name + ".default"
-        self.logs.append(f"{res} = aten.{op}({shown})")
-        self.tbs.append(traceback.extract_stack(limit=12)[:-3])
+        self.logs[i] = f"{res} = {self.logs[i]}"
         return out
 
 
