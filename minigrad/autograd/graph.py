@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .function import RawSavedTensor, _HOOKS_ACTIVE, _hooks_state
+from .saved_tensors import _HOOKS_ACTIVE, RawSavedTensor, _hooks_state
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "RawSavedTensor"]
 

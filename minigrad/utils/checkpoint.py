@@ -35,7 +35,8 @@ from collections import defaultdict
 
 from .. import random as _random
 from ..autograd import engine as _engine
-from ..autograd.function import Function, SavedTensor, _make_saved
+from ..autograd.function import Function
+from ..autograd.saved_tensors import SavedTensor, _make_saved
 from ..autograd.grad_mode import _grad_state, enable_grad, no_grad
 from ..autograd.graph import saved_tensors_hooks
 from ..tensor import Tensor

@@ -13,7 +13,7 @@ import torch.nn.functional as TF
 
 import minigrad as mg
 from minigrad.autograd import graph as mgraph
-from minigrad.autograd.function import _hooks_state
+from minigrad.autograd.saved_tensors import _hooks_state
 from minigrad.nn import functional as F
 
 LIBS = {"torch": (torch, TF, torch.autograd.graph), "minigrad": (mg, F, mgraph)}
