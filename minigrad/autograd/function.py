@@ -286,7 +286,7 @@ def _edge(t):
 def _saved_outputs(ctx, outs, args):
     """Saved tensors that turned out to be this node's outputs drop their strong reference;
     then tensors saved under saved-tensor hooks are packed."""
-    ids = {id(o): o for o in outs if o is not None and o.grad_fn is ctx}
+    ids = {id(o): o for o in outs if isinstance(o, Tensor) and o.grad_fn is ctx}
     for s in ctx._saved:
         if s is not None and s.tensor is not None and id(s.tensor) in ids:
             s._to_output(s.tensor)
@@ -344,7 +344,7 @@ def _connect(ctx, args, needs, out):
     outs = list(out) if is_tuple else [out]
     nd = ctx._non_diff
     for i, o in enumerate(outs):
-        if o is None or not o.dtype.is_floating_point or (nd and id(o) in nd):
+        if not isinstance(o, Tensor) or not o.dtype.is_floating_point or (nd and id(o) in nd):
             continue
         if ctx._dirty and id(o) in ctx._dirty:
             # modified in place and declared with mark_dirty: the input itself gets the history
@@ -361,7 +361,8 @@ def _connect(ctx, args, needs, out):
         o._output_nr = i
     if is_tuple:
         ctx._num_outputs = len(outs)
-    ctx._out_meta = tuple([None if o is None else (o._data.shape, o.dtype) for o in outs])
+    ctx._out_meta = tuple([(o._data.shape, o.dtype) if isinstance(o, Tensor) else None
+                           for o in outs])
     if ctx._saved is not None:
         _saved_outputs(ctx, outs, args)
     return tuple(outs) if is_tuple else outs[0]

@@ -358,3 +358,16 @@ def test_checkpoint_sequential_module_and_errors():
                                                          lib.ones(1), use_reentrant=False))
     _same_error(lambda lib, cp: cp.checkpoint_sequential([lambda x: x] * 2, 1, lib.ones(1),
                                                          use_reentrant=False, foo=1))
+
+
+@pytest.mark.parametrize("use_reentrant", VARIANTS)
+def test_non_tensor_output_and_freed_graph(use_reentrant):
+    def f(lib, cp):
+        x = lib.ones(3, requires_grad=True)
+        y, k = cp.checkpoint(lambda x: (x.sin().exp(), 3), x, use_reentrant=use_reentrant)
+        y.sum().backward()
+        return k, x.grad.tolist(), _error(lambda *a: y.sum().backward(), lib, cp)
+    t, m = _both(f)
+    assert m[0] == t[0] and m[2] == t[2]
+    np.testing.assert_allclose(m[1], t[1], rtol=1e-6)
+    assert t[2][0] == "RuntimeError"
