@@ -60,25 +60,24 @@ class CheckpointError(RuntimeError):
 
 
 @contextlib.contextmanager
+def _overriding(slot, value):
+    prev, slot[0] = slot[0], value
+    try:
+        yield
+    finally:
+        slot[0] = prev
+
+
 def set_checkpoint_debug_enabled(enabled):
-    """Override ``checkpoint``'s ``debug`` argument in the region (None: defer to it)
-    (``torch.utils.checkpoint.set_checkpoint_debug_enabled``)."""
-    prev, _DEBUG[0] = _DEBUG[0], enabled
-    try:
-        yield
-    finally:
-        _DEBUG[0] = prev
+    """Context manager overriding ``checkpoint``'s ``debug`` argument in the region (None:
+    defer to it) (``torch.utils.checkpoint.set_checkpoint_debug_enabled``)."""
+    return _overriding(_DEBUG, enabled)
 
 
-@contextlib.contextmanager
 def set_checkpoint_early_stop(enable: bool):
-    """Override ``checkpoint``'s ``early_stop`` in the region
+    """Context manager overriding ``checkpoint``'s ``early_stop`` in the region
     (``torch.utils.checkpoint.set_checkpoint_early_stop``)."""
-    prev, _EARLY_STOP[0] = _EARLY_STOP[0], enable
-    try:
-        yield
-    finally:
-        _EARLY_STOP[0] = prev
+    return _overriding(_EARLY_STOP, enable)
 
 
 def noop_context_fn():
