@@ -14,10 +14,6 @@ from ..tensor import Tensor
 
 __all__ = ["debug_context_and_callback"]
 
-_SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
-          "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8",
-          "bool": "b8"}
-
 _TEMPLATE = """ \
 An error happened while unpacking tensors; dumping logs of latest computation
 because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`.
@@ -80,7 +76,13 @@ Operations executed during recomputation:
 
 
 def _meta(t):
-    return f"{_SHORT.get(str(t.dtype).replace('minigrad.', ''), str(t.dtype))}{list(t.shape)}"
+    """PyTorch's log notation of a tensor: ``f32[2, 3]``, ``bf16[4]``, ``i64[]``, ``b8[3]``."""
+    d = t.dtype
+    if d.is_floating_point:
+        kind = "bf" if d.name == "bfloat16" else "f"
+    else:
+        kind = "b" if d.name == "bool" else ("i" if d.is_signed else "u")
+    return f"{kind}{d.itemsize * 8}{list(t.shape)}"
 
 
 class _LoggingMode(DispatchMode):
