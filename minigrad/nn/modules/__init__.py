@@ -25,6 +25,7 @@ from .flatten import Flatten, Unflatten
 from .distance import CosineSimilarity, PairwiseDistance
 from .linear import Bilinear, Identity, Linear
 from .sparse import Embedding
+from .sparse import EmbeddingBag
 from . import loss as _loss
 from .loss import *  # noqa: F401,F403  (every loss module)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -48,3 +49,4 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
            "InstanceNorm2d"] + \
     [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]
+__all__ += ["EmbeddingBag"]
