@@ -368,20 +368,27 @@ class EmbeddingBagDenseBackward(Function):
             scale = np.where(bs != 0, scale / np.where(bs != 0, bs, 1), scale)
         a = scale.astype(dt.np).astype(g.dtype)[:, None]      # (scalar_t)scale
         live = sidx != padding_idx
-        for r in range(int(rank.max()) + 1 if rank.size else 0):
-            sel = np.flatnonzero((rank == r) & live)
-            k, x, y = sidx[sel], g[src[sel]], a[sel]
-            if dt in LOW:
-                out[k] = (out[k] + (y * x).astype(dt.np).astype(g.dtype)).astype(dt.np) \
-                    .astype(g.dtype)
-            else:
-                out[k] = (fma32 if dt is _dt.float32 else fma64)(y, x, out[k])
+        with np.errstate(all="ignore"):
+            _accumulate(out, sidx, src, rank, live, a, g, dt)
         return wrap(out, dt)
 
     @staticmethod
     def backward(ctx, grad):
         raise NotImplementedError("the derivative for '_embedding_bag_backward' is not "
                                   "implemented.")
+
+
+def _accumulate(out, sidx, src, rank, live, a, g, dt):
+    """``out[k] += a * g[src]`` position by position, rank by rank (every index's r-th
+    occurrence at once): fp32/fp64 as an fma, 16-bit as a rounded product and a rounded add."""
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
+        sel = np.flatnonzero((rank == r) & live)
+        k, x, y = sidx[sel], g[src[sel]], a[sel]
+        if dt in LOW:
+            out[k] = (out[k] + (y * x).astype(dt.np).astype(g.dtype)).astype(dt.np) \
+                .astype(g.dtype)
+        else:
+            out[k] = (fma32 if dt is _dt.float32 else fma64)(y, x, out[k])
 
 
 @register_op("_embedding_bag_per_sample_weights_backward")
