@@ -26,6 +26,7 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .linear import Bilinear, Identity, Linear
 from .sparse import Embedding
 from .sparse import EmbeddingBag
+from .pooling import MaxUnpool1d, MaxUnpool2d
 from . import loss as _loss
 from .loss import *  # noqa: F401,F403  (every loss module)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -49,4 +50,4 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
            "InstanceNorm2d"] + \
     [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]
-__all__ += ["EmbeddingBag"]
+__all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d"]
