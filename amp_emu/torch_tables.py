@@ -167,6 +167,7 @@ UNTOUCHED_OPS = frozenset("""
     native_group_norm native_group_norm_backward instance_norm
     embedding_bag _embedding_bag _embedding_bag_forward_only _embedding_bag_backward
     _embedding_bag_dense_backward _embedding_bag_per_sample_weights_backward max_unpool2d
+    ctc_loss.IntList ctc_loss.Tensor _ctc_loss _ctc_loss_backward
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

@@ -20,7 +20,7 @@ from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                       InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
-from .modules import EmbeddingBag, MaxUnpool1d, MaxUnpool2d
+from .modules import CTCLoss, EmbeddingBag, MaxUnpool1d, MaxUnpool2d
 from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
@@ -43,4 +43,4 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "GRUCell",
            "LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm", "BatchNorm1d",
            "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d"]
-__all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d"]
+__all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d", "CTCLoss"]

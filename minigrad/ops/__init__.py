@@ -23,6 +23,7 @@ from . import conv  # noqa: E402,F401
 from . import conv_nd  # noqa: E402,F401
 from . import pooling, adaptive_pooling, upsample, pixel_shuffle  # noqa: E402,F401
 from . import unpooling  # noqa: E402,F401
+from . import ctc_loss  # noqa: E402,F401
 from . import layer_norm  # noqa: E402,F401
 from . import group_norm  # noqa: E402,F401
 from . import batch_norm  # noqa: E402,F401

@@ -395,15 +395,15 @@ def _accumulate(out, sidx, src, rank, live, a, g, dt):
 class EmbeddingBagPerSampleWeightsBackward(Function):
     """``_embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag,
     mode, padding_idx=-1)`` -> (n,): ``dot(grad[bag], weight[index])`` for each index (0 at
-    ``padding_idx``), in opmath, rounded once. Node ``NotImplemented`` (no derivative, as
-    PyTorch).
+    ``padding_idx``), in opmath, rounded once. Node ``torch::autograd::NotImplemented`` (no
+    derivative, as PyTorch).
 
     Raises:
         RuntimeError: ``mode`` other than sum ("embedding_bag_backward: per_sample_weights only
             supported for mode='sum'").
     """
 
-    _backward_name = "NotImplemented"
+    _backward_name = "torch::autograd::NotImplemented"
 
     @staticmethod
     def forward(ctx, grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1):

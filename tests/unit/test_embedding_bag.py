@@ -170,6 +170,7 @@ def test_double_backward_raises_as_torch():
         g = lib.randn(2, 2, dtype=lib.float64, requires_grad=True)
         gw, gp = lib.autograd.grad(out, (w, p), g, create_graph=True)
         assert gw.grad_fn.name() == "EmbeddingBagBackwardBackward0"
+        assert gp.grad_fn.name() == "torch::autograd::NotImplemented"
         with pytest.raises(NotImplementedError, match="the derivative for "
                            "'_embedding_bag_backward' is not implemented."):
             gw.sum().backward()
@@ -236,13 +237,16 @@ def test_sparse_gradient_is_not_implemented():
 
 
 def test_max_norm_renormalises_like_torch():
-    w0 = torch.randn(5, 3) * 3
+    """(embedding_renorm_ is F.embedding's op: its fp32 rows can differ from PyTorch's by an
+    ulp, PyTorch's vectorised norm summing in another order; hence the tolerance.)"""
+    w0 = torch.from_numpy(np.random.default_rng(4).standard_normal((5, 3)) * 3).float()
     idx = torch.tensor([[0, 1], [4, 1]])
     tw, mw = w0.clone(), _mg(w0)
     t = TF.embedding_bag(idx, tw, max_norm=1.0, mode="sum")
     m = F.embedding_bag(_mg(idx), mw, max_norm=1.0, mode="sum")
-    np.testing.assert_array_equal(_np(m), _np(t))
-    np.testing.assert_array_equal(_np(mw), _np(tw))
+    np.testing.assert_allclose(_np(m), _np(t), rtol=1e-6)
+    np.testing.assert_allclose(_np(mw), _np(tw), rtol=1e-6)
+    assert np.array_equal(_np(mw)[[2, 3]], _np(tw)[[2, 3]])         # rows not looked up
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
