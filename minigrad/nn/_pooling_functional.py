@@ -216,11 +216,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
         ValueError: a bad ``output_size`` (see ``_unpool_output_size``).
         RuntimeError / NotImplementedError: the ``max_unpool2d`` op's checks.
     """
-    kernel = _tuple(kernel_size, 1)
-    st = kernel if stride is None else _tuple(stride, 1)
-    size = _unpool_output_size(input, kernel, st, _tuple(padding, 1), output_size)
-    out = dispatch("max_unpool2d", dispatch("unsqueeze", input, -1),
-                   dispatch("unsqueeze", indices, -1), size + [1])
+    out = _unpool(input, indices, kernel_size, stride, padding, output_size, 1)
     return dispatch("squeeze", out, -1)
 
 
@@ -234,7 +230,15 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
         ValueError: a bad ``output_size`` (see ``_unpool_output_size``).
         RuntimeError / NotImplementedError: the ``max_unpool2d`` op's checks.
     """
-    kernel = _tuple(kernel_size, 2)
-    st = kernel if stride is None else _tuple(stride, 2)
-    size = _unpool_output_size(input, kernel, st, _tuple(padding, 2), output_size)
+    return _unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def _unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    """``max_unpool2d`` of an ``n``-d unpooling (1-d: on a width-1 image, as PyTorch)."""
+    kernel = _tuple(kernel_size, n)
+    st = kernel if stride is None else _tuple(stride, n)
+    size = _unpool_output_size(input, kernel, st, _tuple(padding, n), output_size)
+    if n == 1:
+        input, indices, size = dispatch("unsqueeze", input, -1), \
+            dispatch("unsqueeze", indices, -1), size + [1]
     return dispatch("max_unpool2d", input, indices, size)

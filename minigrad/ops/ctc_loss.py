@@ -117,12 +117,16 @@ def _logadd3(a1, a2, a3, cd):
         return _log(s, cd) + m
 
 
-def _forward(log_probs, targets, il, tl, blank):
+def _setup(log_probs, targets, il, tl, blank):
+    """Checked inputs as (compute dtype, log_probs as (N, T, C), extended targets (N, 2S+1))."""
     labels, s_max = _check(log_probs, targets, il, tl, blank)
-    cd = log_probs.dtype.np
-    lp = np.transpose(log_probs._data, (1, 0, 2))             # (N, T, C)
+    return log_probs.dtype.np, np.transpose(log_probs._data, (1, 0, 2)), \
+        _primes(labels, s_max, blank)
+
+
+def _forward(log_probs, targets, il, tl, blank):
+    cd, lp, p = _setup(log_probs, targets, il, tl, blank)
     n, t_max, _ = lp.shape
-    p = _primes(labels, s_max, blank)
     width = p.shape[1]
     il_a, tl_a = np.asarray(il, np.int64), np.asarray(tl, np.int64)
     la = np.full((n, t_max, width), NEG, cd)
@@ -156,11 +160,8 @@ def _forward(log_probs, targets, il, tl, blank):
 
 
 def _backward(grad, log_probs, targets, il, tl, nll, log_alpha, blank, zero_infinity):
-    labels, s_max = _check(log_probs, targets, il, tl, blank)
-    cd = log_probs.dtype.np
-    lp = np.transpose(log_probs._data, (1, 0, 2))             # (N, T, C)
+    cd, lp, p = _setup(log_probs, targets, il, tl, blank)
     n, t_max, c = lp.shape
-    p = _primes(labels, s_max, blank)
     width = p.shape[1]
     la, nl = log_alpha._data, nll._data
     gr = grad._data.reshape(-1).astype(cd) if grad.ndim else np.full(n, grad._data, cd)

@@ -18,7 +18,22 @@ from ..parameter import Parameter
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-class Embedding(Module):
+class _Table(Module):
+    """What ``Embedding`` and ``EmbeddingBag`` share: the N(0, 1) init with the padding row
+    zeroed."""
+
+    def reset_parameters(self) -> None:
+        """N(0, 1) init, then the padding row zeroed (as PyTorch)."""
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+
+class Embedding(_Table):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``
     (``torch.nn.Embedding``).
 
@@ -72,16 +87,6 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
         self.sparse = sparse
 
-    def reset_parameters(self) -> None:
-        """N(0, 1) init, then the padding row zeroed (as PyTorch)."""
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
-
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
@@ -117,7 +122,7 @@ class Embedding(Module):
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_Table):
     """Sums, means or maxima of bags of embeddings of a table of ``num_embeddings`` vectors of
     size ``embedding_dim`` (``torch.nn.EmbeddingBag``), without building the looked-up rows.
 
@@ -178,16 +183,6 @@ class EmbeddingBag(Module):
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-
-    def reset_parameters(self) -> None:
-        """N(0, 1) init, then the padding row zeroed (as PyTorch)."""
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
