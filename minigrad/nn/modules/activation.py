@@ -352,6 +352,13 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         is_batched = query.dim() == 3
+        key_padding_mask = F._canonical_mask(
+            mask=key_padding_mask, mask_name="key_padding_mask",
+            other_type=F._none_or_dtype(attn_mask), other_name="attn_mask",
+            target_type=query.dtype)
+        attn_mask = F._canonical_mask(mask=attn_mask, mask_name="attn_mask", other_type=None,
+                                      other_name="", target_type=query.dtype,
+                                      check_other=False)
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:
