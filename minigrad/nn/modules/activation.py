@@ -280,7 +280,10 @@ class MultiheadAttention(Module):
         bias, add_bias_kv, add_zero_attn, kdim, vdim, batch_first, device, dtype: as PyTorch.
 
     Shapes: query (L, N, E) (or (N, L, E) with batch_first; unbatched (L, E)); returns
-    ``(attn_output, attn_weights)`` as ``F.multi_head_attention_forward``.
+    ``(attn_output, attn_weights)`` as ``F.multi_head_attention_forward``. A bool
+    ``key_padding_mask`` / ``attn_mask`` (True = not allowed) first becomes a 0/-inf float
+    mask (``F._canonical_mask``, warning as PyTorch when one is bool and the other float);
+    ``is_causal=True`` is a hint that ``attn_mask`` is the causal mask.
 
     Raises:
         ValueError: ``embed_dim``/``num_heads`` not positive. AssertionError: embed_dim not
