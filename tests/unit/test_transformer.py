@@ -30,6 +30,16 @@ RTOL = ATOL = 2e-5
 D, H, FF = 8, 2, 16                           # d_model, nhead, dim_feedforward
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_torch_thread():
+    """torch on one thread: these tensors are tiny, and two intra-op threads fighting the
+    other pytest worker for 2 cores made torch's side ~10x slower."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
 def _np(t):
     t = t.detach()
     return t.to(torch.float64).numpy() if isinstance(t, torch.Tensor) else \
@@ -77,14 +87,15 @@ MEM_KPM = np.zeros((3, 4), bool)
 MEM_KPM[1, 2:] = True
 
 # (module, constructor kwargs, masks): "causal" = float causal mask, "hint" = the same with
-# is_causal=True, "kpm" = bool key padding (tgt/src and memory)
+# is_causal=True, "kpm" = bool key padding (tgt/src and memory), "memory_mask" = float mask
+# over the memory; ("fn", name) = that F function as the activation
 CASES = [("TransformerEncoderLayer", {}, ()),
          ("TransformerEncoderLayer", {"batch_first": True, "norm_first": True,
                                       "activation": "gelu"}, ("causal", "kpm")),
          ("TransformerEncoder", {"activation": ("fn", "gelu")}, ("hint",)),
          ("TransformerEncoder", {"batch_first": True}, ("kpm",)),
          ("TransformerDecoderLayer", {"norm_first": True, "activation": ("fn", "silu")},
-          ("causal", "kpm")),
+          ("causal", "kpm", "memory_mask")),
          ("TransformerDecoder", {"batch_first": True, "activation": "gelu"}, ("hint",)),
          ("Transformer", {"norm_first": True, "batch_first": True}, ("causal", "kpm"))]
 
@@ -103,6 +114,8 @@ def _call_args(kind, masks, decoder):
         kw[self_kpm] = KPM
         if decoder:
             kw["memory_key_padding_mask"] = MEM_KPM
+    if "memory_mask" in masks:                 # a float (T, S) mask over the memory
+        kw["memory_mask"] = np.random.default_rng(7).standard_normal((5, 4)).astype(np.float32)
     return kw
 
 
@@ -211,9 +224,10 @@ def test_autocast_bf16_dtypes_and_values(norm_first):
         _close(mp[name].grad, p.grad, rtol=0, atol=2e-2)
 
 
-def test_state_dict_loads_both_ways_and_class_paths():
+def test_state_dict_loads_both_ways_and_class_paths(tmp_path):
     """Same keys in the same order; torch's loads into minigrad and minigrad's into torch
-    (strict), giving the same outputs; classes live at PyTorch's module path."""
+    (strict), giving the same outputs; classes live at PyTorch's module path, which a saved
+    whole model names."""
     tm, mm = _twins("Transformer", D, H, 2, 1, FF, dropout=0.0, batch_first=True)
     assert list(mm.state_dict()) == list(tm.state_dict())
     assert "encoder.layers.1.self_attn.in_proj_weight" in mm.state_dict()
@@ -233,6 +247,11 @@ def test_state_dict_loads_both_ways_and_class_paths():
         assert getattr(mg.nn, name).__module__ == "minigrad.nn.modules.transformer"
         assert getattr(mg.nn.modules.transformer, name) is getattr(mg.nn, name)
     assert repr(mm) == repr(tm)
+    mg.save(mm, tmp_path / "model.pt")
+    with pytest.raises(Exception, match=r"minigrad\.nn\.modules\.transformer\.Transformer"):
+        mg.load(tmp_path / "model.pt")
+    loaded = mg.load(tmp_path / "model.pt", weights_only=False)
+    _close(loaded(mg.tensor(s, dtype=mg.float32), mg.tensor(t, dtype=mg.float32)), want)
 
 
 def test_clones_reset_parameters_and_masks():
@@ -251,6 +270,9 @@ def test_clones_reset_parameters_and_masks():
             assert float(p.abs().max()) <= (6 / (fan_in + fan_out)) ** 0.5, name
     # (16, 8): xavier's bound sqrt(6/24) = 0.5, Linear's 1/sqrt(8) = 0.354
     assert float(model.encoder.layers[0].linear1.weight.abs().max()) > 1 / D ** 0.5
+    custom = mg.nn.Linear(D, FF)                       # custom parts are re-initialised too
+    model = mg.nn.Transformer(D, H, 1, 1, FF, custom_encoder=custom)
+    assert model.encoder is custom and float(custom.weight.abs().max()) > 1 / D ** 0.5
     for kw in ({}, {"dtype": "float64"}, {"dtype": "bfloat16"}):
         m = mg.nn.Transformer.generate_square_subsequent_mask(
             4, **{k: getattr(mg, v) for k, v in kw.items()})
@@ -258,10 +280,18 @@ def test_clones_reset_parameters_and_masks():
             4, **{k: getattr(torch, v) for k, v in kw.items()})
         assert str(m.dtype) == str(t.dtype).replace("torch", "minigrad")
         np.testing.assert_array_equal(_np(m), _np(t))
-    from minigrad.nn.modules.transformer import _generate_square_subsequent_mask
-    np.testing.assert_array_equal(_np(_generate_square_subsequent_mask(3)),
-                                  _np(torch.nn.modules.transformer.
-                                      _generate_square_subsequent_mask(3)))
+    from minigrad.nn.modules import transformer as mt
+    tt = torch.nn.modules.transformer
+    np.testing.assert_array_equal(_np(mt._generate_square_subsequent_mask(3)),
+                                  _np(tt._generate_square_subsequent_mask(3)))
+    not_causal = CAUSAL.copy()
+    not_causal[4, 0] = -1.0
+    for mask, is_causal, size in [(CAUSAL, None, None), (CAUSAL, None, 4), (CAUSAL, False, None),
+                                  (not_causal, None, None), (None, True, None),
+                                  (CAUSAL[None].repeat(2, 0), None, None)]:
+        args = [(L.tensor(mask) if mask is not None else None, is_causal, size)
+                for L in (torch, mg)]
+        assert mt._detect_is_causal_mask(*args[1]) is tt._detect_is_causal_mask(*args[0])
 
 
 def _warning_texts(fn):

@@ -1,22 +1,17 @@
-"""The Transformer layers of ``torch.nn.modules.transformer``: ``TransformerEncoderLayer``,
-``TransformerEncoder``, ``TransformerDecoderLayer``, ``TransformerDecoder`` and ``Transformer``
-(Vaswani et al. 2017), with PyTorch 2.13's constructor arguments, defaults, submodule names
-(``self_attn``, ``multihead_attn``, ``linear1``, ``dropout``, ``linear2``, ``norm1``..``norm3``,
-``dropout1``..``dropout3``, ``layers.N``, ``encoder.norm``...) and so the same ``state_dict``
-keys, loadable both ways with torch's.
-
-A layer is plain composition of ``MultiheadAttention``, ``Linear``, ``Dropout`` and
-``LayerNorm``: post-norm ``x = norm(x + block(x))`` by default, pre-norm
-``x = x + block(norm(x))`` with ``norm_first=True`` (Fig. 1 of arXiv:2002.04745).
+"""The Transformer layers of ``torch.nn.modules.transformer`` (Vaswani et al. 2017):
+``TransformerEncoderLayer``, ``TransformerEncoder``, ``TransformerDecoderLayer``,
+``TransformerDecoder``, ``Transformer``, with PyTorch 2.13's arguments, defaults and submodule
+names (``self_attn``, ``multihead_attn``, ``linear1``, ``norm1``, ``layers.N``...), so
+``state_dict``s load both ways with torch's. A layer composes ``MultiheadAttention``,
+``Linear``, ``Dropout`` and ``LayerNorm``: post-norm ``x = norm(x + block(x))`` by default,
+pre-norm ``x = x + block(norm(x))`` with ``norm_first=True`` (Fig. 1 of arXiv:2002.04745).
 
 Deliberate difference: PyTorch's inference fast path (``torch._transformer_encoder_layer_fwd``,
-``_native_multi_head_attention`` and nested tensors for padded batches), which it may take in
-eval mode without grad for ``batch_first`` layers with an even head count, is not emulated:
-minigrad always runs the composed path below. The maths is the same; PyTorch's fused kernels
-round differently, so eval-mode results agree with torch to a few fp32 ULPs rather than bit for
-bit, and padded positions, which the nested-tensor path returns as zeros, hold the composed
-path's values. ``enable_nested_tensor`` and ``use_nested_tensor`` are kept (with PyTorch's
-warning) but change nothing.
+and nested tensors for padded batches), which it may take in eval mode without grad for
+``batch_first`` layers with an even head count, is not emulated: minigrad always runs the
+composed path. Eval-mode results then agree with torch to a few fp32 ULPs, not bit for bit,
+and padded positions, which the nested-tensor path returns as zeros, hold the composed path's
+values. ``enable_nested_tensor``/``use_nested_tensor`` are kept, with PyTorch's warning.
 """
 from __future__ import annotations
 
@@ -46,9 +41,7 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
 
 def _get_seq_len(src, batch_first):
     """Sequence length of (S, E), (S, N, E) or, with ``batch_first``, (N, S, E)."""
-    if src.dim() == 2:
-        return src.shape[0]
-    return src.shape[1 if batch_first else 0]
+    return src.shape[0 if src.dim() == 2 or not batch_first else 1]
 
 
 def _detect_is_causal_mask(mask, is_causal=None, size=None):
@@ -96,22 +89,19 @@ def _canonical_pair(mask, key_padding_mask, mask_name, kpm_name, dtype):
 def _why_no_nested_tensor(layer):
     """The reason PyTorch gives for not using nested tensors with this encoder layer ("" if
     it would)."""
-    name = "encoder_layer"
     if not isinstance(layer, TransformerEncoderLayer):
-        return f"{name} was not TransformerEncoderLayer"
+        return "encoder_layer was not TransformerEncoderLayer"
     attn = layer.self_attn
-    checks = [(layer.norm_first, f"{name}.norm_first was True"),
-              (not attn.batch_first, f"{name}.self_attn.batch_first was not True(use "
-                                     "batch_first for better inference performance)"),
-              (not attn._qkv_same_embed_dim, f"{name}.self_attn._qkv_same_embed_dim was not "
-                                             "True"),
-              (attn.in_proj_bias is None, f"{name}.self_attn was passed bias=False"),
-              (not layer.activation_relu_or_gelu, f"{name}.activation_relu_or_gelu was not "
-                                                  "True"),
-              (layer.norm1.eps != layer.norm2.eps, f"{name}.norm1.eps was not equal to "
-                                                   f"{name}.norm2.eps"),
-              (attn.num_heads % 2 == 1, f"{name}.self_attn.num_heads is odd")]
-    return next((why for failed, why in checks if failed), "")
+    checks = [(layer.norm_first, "norm_first was True"),
+              (not attn.batch_first, "self_attn.batch_first was not True(use batch_first for "
+                                     "better inference performance)"),
+              (not attn._qkv_same_embed_dim, "self_attn._qkv_same_embed_dim was not True"),
+              (attn.in_proj_bias is None, "self_attn was passed bias=False"),
+              (not layer.activation_relu_or_gelu, "activation_relu_or_gelu was not True"),
+              (layer.norm1.eps != layer.norm2.eps,
+               "norm1.eps was not equal to encoder_layer.norm2.eps"),
+              (attn.num_heads % 2 == 1, "self_attn.num_heads is odd")]
+    return next(("encoder_layer." + why for failed, why in checks if failed), "")
 
 
 class TransformerEncoderLayer(Module):
@@ -352,11 +342,10 @@ class Transformer(Module):
     ``_reset_parameters`` applies ``xavier_uniform_`` to every parameter with more than one
     dimension (the whole model, custom parts included), as PyTorch.
 
-    Args:
-        d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
-        dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
-        custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
-        bias=True, device=None, dtype=None: as PyTorch.
+    Args: ``d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+    dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
+    custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+    device=None, dtype=None``, as PyTorch.
 
     Shapes: src (S, N, E), tgt (T, N, E) ((N, *, E) with batch_first; unbatched (S, E),
     (T, E)); masks as the layers; output (T, N, E).
