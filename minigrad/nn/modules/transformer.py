@@ -104,6 +104,21 @@ def _why_no_nested_tensor(layer):
     return next(("encoder_layer." + why for failed, why in checks if failed), "")
 
 
+def _add_feedforward_and_norms(layer, n_blocks, d_model, dim_feedforward, dropout, eps,
+                               norm_first, bias, fk):
+    """Give ``layer`` PyTorch's feed-forward block (``linear1``, ``dropout``, ``linear2``) and
+    one ``norm<i>``/``dropout<i>`` per residual block, registered in PyTorch's order (so the
+    ``state_dict`` keys come in torch's order)."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
+    layer.norm_first = norm_first
+    for i in range(1, n_blocks + 1):
+        setattr(layer, f"norm{i}", LayerNorm(d_model, eps=eps, bias=bias, **fk))
+    for i in range(1, n_blocks + 1):
+        setattr(layer, f"dropout{i}", Dropout(dropout))
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block (``torch.nn.TransformerEncoderLayer``).
 
@@ -135,14 +150,8 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **fk)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        _add_feedforward_and_norms(self, 2, d_model, dim_feedforward, dropout, layer_norm_eps,
+                                   norm_first, bias, fk)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         # PyTorch records which activation the fused fast path would use (1 relu, 2 gelu)
@@ -206,16 +215,8 @@ class TransformerDecoderLayer(Module):
                                             batch_first=batch_first, bias=bias, **fk)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                                  batch_first=batch_first, bias=bias, **fk)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
+        _add_feedforward_and_norms(self, 3, d_model, dim_feedforward, dropout, layer_norm_eps,
+                                   norm_first, bias, fk)
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) \
             else activation
 
