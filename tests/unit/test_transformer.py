@@ -30,16 +30,6 @@ RTOL = ATOL = 2e-5
 D, H, FF = 8, 2, 16                           # d_model, nhead, dim_feedforward
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread():
-    """torch on one thread: these tensors are tiny, and two intra-op threads fighting the
-    other pytest worker for 2 cores made torch's side ~10x slower."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
-
-
 def _np(t):
     t = t.detach()
     return t.to(torch.float64).numpy() if isinstance(t, torch.Tensor) else \
