@@ -161,9 +161,11 @@ class Measurement:
         return self.task_spec.title
 
     @property
-    def env(self) -> str:
-        """The env tag, or ``"Unspecified env"``."""
-        return "Unspecified env" if self.task_spec.env is None else self.task_spec.env
+    def env(self):
+        """The env tag (None when unset). PyTorch's property means to say "Unspecified env"
+        then, but a misspelt attribute sends it to ``__getattr__``, which returns the raw tag:
+        we return what PyTorch returns."""
+        return self.task_spec.env
 
     @property
     def as_row_name(self) -> str:
@@ -171,20 +173,21 @@ class Measurement:
         return self.sub_label or self.stmt or "[Unknown]"
 
     def __repr__(self) -> str:
+        """PyTorch's multi-line summary: the task, the median (and IQR with 4+ points), the
+        counts, and the IQR warning when there is one."""
         self._lazy_init()
-        skip = "MEASUREMENT_REPR_SKIP_LINE"
         n = len(self._sorted_times)
         unit, scale = select_unit(self._median)
-        iqr_filter = "" if n >= 4 else skip
-        nl = "\n"
-        text = f"""
-{object.__repr__(self)}
-{self.task_spec.summarize()}
-  {'Median: ' if n > 1 else ''}{self._median / scale:.2f} {unit}
-  {iqr_filter}IQR:    {self.iqr / scale:.2f} {unit} ({self._p25 / scale:.2f} to {self._p75 / scale:.2f})
-  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs {'per measurement,' if n > 1 else ','} {self.num_threads} thread{'s' if self.num_threads > 1 else ''}
-{nl.join(self._warnings)}""".strip()
-        return "\n".join(line for line in text.splitlines() if skip not in line)
+        lines = [object.__repr__(self), self.task_spec.summarize(),
+                 f"  {'Median: ' if n > 1 else ''}{self._median / scale:.2f} {unit}"]
+        if n >= 4:
+            lines.append(f"  IQR:    {self.iqr / scale:.2f} {unit} "
+                         f"({self._p25 / scale:.2f} to {self._p75 / scale:.2f})")
+        per = "per measurement," if n > 1 else ","
+        lines.append(f"  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs {per} "
+                     f"{self.num_threads} thread{'s' if self.num_threads > 1 else ''}")
+        lines.extend(self._warnings)
+        return "\n".join(lines).strip()
 
     @staticmethod
     def merge(measurements) -> list:
