@@ -128,14 +128,14 @@ def build_table(events, sort_by=None, header=None, row_limit=100, max_src_column
         if flop_scale is not None:
             row.append(f"{ev.flops * flop_scale:8.3f}" if ev.flops > 0 else "--")
         lines.append(row_format.format(*row))
-        if stacks:
+        if stacks:      # the rest of the stack below, then an empty row (PyTorch's layout)
+            src_col = headers.index("Source Location")
             for entry in (ev.stack or [])[1:]:
-                extra = [""] * (len(row) - (2 if flop_scale is not None else 1))
-                extra.append(_trim_path(entry, src_w))
-                if flop_scale is not None:
-                    extra.append("")
+                extra = [""] * len(headers)
+                extra[src_col] = _trim_path(entry, src_w)
                 lines.append(row_format.format(*extra))
-    lines += [sep, f"Self CPU time total: {_format_time(total_self)}"]
+            lines.append(row_format.format(*([""] * len(headers))))
+    lines += [sep, f"Self CPU time total: {_time(total_self, _format_time(total_self), time_unit)}"]
     return "\n".join(lines) + "\n"
 
 
