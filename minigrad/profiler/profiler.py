@@ -182,6 +182,14 @@ class profile:
                          "use_cuda", "custom_trace_id_callback", "post_processing_timeout_s"):
                 raise TypeError(f"profile.__init__() got an unexpected keyword argument {k!r}")
         acts = set(supported_activities() if activities is None else activities)
+        use_cuda = unsupported.get("use_cuda")
+        if use_cuda is not None:
+            warnings.warn("`use_cuda` is deprecated, use `activities` argument instead",
+                          FutureWarning, stacklevel=2)
+            if use_cuda:
+                acts.add(ProfilerActivity.CUDA)
+            else:
+                acts.discard(ProfilerActivity.CUDA)
         if not acts:
             raise AssertionError("No valid profiler activities found")
         self.activities = acts

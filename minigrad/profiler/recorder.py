@@ -80,8 +80,8 @@ def _type_of(a):
 
 
 def _flops(name, args):
-    """PyTorch's FLOP formulas (``torch/autograd/profiler_util``'s sources: mm, addmm, bmm,
-    baddbmm, mul, add) on the shapes of the arguments; 0 for other ops."""
+    """PyTorch's FLOP formulas (``torch/csrc/profiler/util.cpp``'s ``computeFlops`` for mm,
+    addmm, bmm, baddbmm, mul, add) on the shapes of the arguments; 0 for other ops."""
     try:
         if name == "mm":
             (m, k), (_, n) = args[0].shape, args[1].shape

@@ -255,3 +255,18 @@ def test_events_before_a_cycle_and_nesting_errors():
     with profile():
         with pytest.raises(RuntimeError, match="another profiler"):
             profile().start()
+
+
+def test_flops_match_torch():
+    def run(lib, prof):
+        a, b, c = lib.randn(5, 4), lib.randn(4, 8), lib.randn(8)
+        with prof as p:
+            lib.addmm(c, a, b)
+            lib.mm(a, b)
+            lib.bmm(a[None], b[None])
+            a * a
+            a + a
+        evs = p.function_events if lib is torch else p.events()
+        return {e.name: e.flops for e in evs if e.flops}
+    assert run(minigrad, profile(with_flops=True)) == \
+        run(torch, _torch_profile(with_flops=True))
