@@ -484,3 +484,12 @@ def test_linear_weight_gradient_is_taken_over_without_a_copy(monkeypatch):
     assert (3, 4) not in copies
     expected = x.detach().numpy().sum(axis=0)[None, :].repeat(3, axis=0)
     np.testing.assert_allclose(lin.weight.grad.numpy(), expected, rtol=1e-6)
+
+
+def test_accumulate_grad_node_name_is_pytorchs():
+    names = []
+    for lib in (minigrad, torch):
+        t = lib.ones(2, requires_grad=True)
+        node = (t * 2).grad_fn.next_functions[0][0]
+        names.append((node.name(), type(node).__name__))
+    assert names[0] == names[1]
