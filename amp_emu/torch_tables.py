@@ -165,6 +165,9 @@ UNTOUCHED_OPS = frozenset("""
     alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ embedding_renorm_
     _scaled_dot_product_flash_attention_for_cpu _scaled_dot_product_flash_attention_for_cpu_backward
     native_group_norm native_group_norm_backward instance_norm
+    embedding_bag _embedding_bag _embedding_bag_forward_only _embedding_bag_backward
+    _embedding_bag_dense_backward _embedding_bag_per_sample_weights_backward max_unpool2d
+    ctc_loss.IntList ctc_loss.Tensor _ctc_loss _ctc_loss_backward
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

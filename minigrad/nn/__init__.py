@@ -20,6 +20,9 @@ from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                       InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
+from .modules import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                      TransformerEncoder, TransformerEncoderLayer)
+from .modules import CTCLoss, EmbeddingBag, MaxUnpool1d, MaxUnpool2d
 from . import functional, init, modules, utils
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
@@ -41,4 +44,7 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
            "GRUCell",
            "LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm", "BatchNorm1d",
-           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d"]
+           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+           "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+           "TransformerDecoderLayer"]
+__all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d", "CTCLoss"]

@@ -4,7 +4,8 @@ Python-level steps (size checks and warnings, the legacy ``size_average``/``redu
 broadcasting, ``kl_div``'s 'batchmean'); ``functional.py`` re-exports them. The kernels are the
 ops of PyTorch's names in ``minigrad/ops/regression_loss.py``, ``binary_loss.py``,
 ``margin_loss.py`` and ``distribution_loss.py``; ``gaussian_nll_loss`` and
-``multilabel_soft_margin_loss`` are Python compositions in PyTorch too and are composed here.
+``multilabel_soft_margin_loss`` are Python compositions in PyTorch too and are composed here;
+``ctc_loss`` picks the aten overload (``minigrad/ops/ctc_loss.py``) by the lengths' type.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import warnings
 
 from ..autograd.grad_mode import no_grad
 from ..dispatch import dispatch
+from ..tensor import Tensor
 from ._activation_functional import logsigmoid
 
 __all__ = ["l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -20,6 +22,7 @@ __all__ = ["l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "gaussian_nll_loss", "cosine_embedding_loss", "margin_ranking_loss",
            "hinge_embedding_loss", "soft_margin_loss", "multi_margin_loss",
            "multilabel_soft_margin_loss", "triplet_margin_loss"]
+__all__ += ["ctc_loss"]
 
 
 def _legacy(size_average, reduce, reduction):
@@ -322,3 +325,40 @@ def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: floa
         raise ValueError(f"margin must be greater than 0, got {margin}")
     return dispatch("triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap,
                     reduction)
+
+
+_CTC_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False):
+    """Connectionist temporal classification loss (``F.ctc_loss``).
+
+    Shapes: ``log_probs`` (T, N, C) or unbatched (T, C), log-softmax outputs, fp32/fp64;
+    ``targets`` (N, S) padded or (sum(target_lengths),) concatenated class indices (not
+    ``blank``); ``input_lengths`` / ``target_lengths`` (N,) int tensors or int sequences (the
+    ``ctc_loss.Tensor`` / ``ctc_loss.IntList`` overloads, as ``torch.ctc_loss`` picks them).
+    Output: (N,) for "none" (a 0-dim tensor unbatched), else a scalar: "sum", or "mean" of each
+    loss divided by its target length (at least 1). ``zero_infinity`` replaces infinite losses
+    (an impossible alignment) and their gradients by zeros.
+
+    Raises:
+        ValueError: an unknown reduction ("foo is not a valid value for reduction").
+        RuntimeError / NotImplementedError: the ``_ctc_loss`` op's checks (fp16/bf16 log_probs,
+            blank out of range, lengths or targets of the wrong size).
+    """
+    if reduction not in _CTC_REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    lengths_are_tensors = isinstance(input_lengths, Tensor) and \
+        isinstance(target_lengths, Tensor)
+    op = "ctc_loss.Tensor" if lengths_are_tensors else "ctc_loss.IntList"
+    if not lengths_are_tensors:
+        input_lengths, target_lengths = _int_list(input_lengths), _int_list(target_lengths)
+    return dispatch(op, log_probs, targets, input_lengths, target_lengths, blank,
+                    _CTC_REDUCTIONS[reduction], zero_infinity)
+
+
+def _int_list(v):
+    if isinstance(v, Tensor):
+        return [int(x) for x in v.reshape(-1).tolist()]
+    return [int(x) for x in v]

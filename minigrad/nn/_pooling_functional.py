@@ -1,6 +1,7 @@
 """Pooling in ``torch.nn.functional``: ``max_pool1d/2d`` (``return_indices``), ``avg_pool1d/2d``,
 ``adaptive_avg_pool1d/2d``, ``adaptive_max_pool1d/2d``; each a ``dispatch`` of the aten op of
 its name (``max_pool2d`` without indices, ``max_pool2d_with_indices`` with them, as PyTorch).
+``max_unpool1d/2d``: PyTorch's output-size rules around ``aten::max_unpool2d``.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_wi
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices"]
+__all__ += ["max_unpool1d", "max_unpool2d"]
 
 
 def _stride(stride):
@@ -164,3 +166,79 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     _list_with_default(input, output_size)
     out = dispatch("adaptive_max_pool2d", input, output_size)
     return out if return_indices else out[0]
+
+
+def _tuple(v, n):
+    if isinstance(v, (list, tuple)):
+        return tuple(int(a) for a in v)
+    return (int(v),) * n
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """PyTorch's ``_unpool_output_size``: ``(in - 1) * stride + kernel - 2 * padding`` per
+    spatial dim, or the given ``output_size`` (its last dims) when within a stride of that.
+
+    Raises:
+        ValueError: ``output_size`` of the wrong length or too far from the default; a
+            negative size (PyTorch's messages).
+    """
+    n = len(kernel_size)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+               for d in range(n)]
+    if output_size is None:
+        ret = default
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} "
+                             f"elements, but it has a length of '{len(output_size)}'")
+        for d in range(n):
+            lo, hi = default[d] - stride[d], default[d] + stride[d]
+            if not lo < output_size[d] < hi:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be '
+                                 f"between {lo} and {hi})")
+        ret = output_size
+    for d in range(n):
+        if ret[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
+                             f"dimensions, but got output_size[{d}]={ret[d]}")
+    return [int(r) for r in ret]
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool1d`` (``F.max_unpool1d``): (N, C, L) or (C, L) values
+    placed at their int64 ``indices`` in zeros of length ``(L - 1) * stride + kernel - 2 *
+    padding`` (or ``output_size``, within a stride of that); through ``max_unpool2d`` on a
+    width-1 image, as PyTorch.
+
+    Raises:
+        ValueError: a bad ``output_size`` (see ``_unpool_output_size``).
+        RuntimeError / NotImplementedError: the ``max_unpool2d`` op's checks.
+    """
+    out = _unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+    return dispatch("squeeze", out, -1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool2d`` (``F.max_unpool2d``): (N, C, H, W) or (C, H, W)
+    values placed at their int64 flat ``indices`` (``h * W_out + w``) in zeros of size
+    ``(in - 1) * stride + kernel - 2 * padding`` per dim (or ``output_size``: 2 or 4 sizes,
+    within a stride of that). Exact; non-selected positions get no gradient.
+
+    Raises:
+        ValueError: a bad ``output_size`` (see ``_unpool_output_size``).
+        RuntimeError / NotImplementedError: the ``max_unpool2d`` op's checks.
+    """
+    return _unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def _unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    """``max_unpool2d`` of an ``n``-d unpooling (1-d: on a width-1 image, as PyTorch)."""
+    kernel = _tuple(kernel_size, n)
+    st = kernel if stride is None else _tuple(stride, n)
+    size = _unpool_output_size(input, kernel, st, _tuple(padding, n), output_size)
+    if n == 1:
+        input, indices, size = dispatch("unsqueeze", input, -1), \
+            dispatch("unsqueeze", indices, -1), size + [1]
+    return dispatch("max_unpool2d", input, indices, size)

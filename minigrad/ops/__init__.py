@@ -17,11 +17,13 @@ from . import margin_loss, distribution_loss, glu, distance  # noqa: E402,F401
 from . import add_products, contraction, einsum  # noqa: E402,F401
 from . import sampling, random_fill  # noqa: E402,F401
 from . import dropout  # noqa: E402,F401
-from . import embedding  # noqa: E402,F401
+from . import embedding, embedding_bag  # noqa: E402,F401
 from . import attention, attention_backend  # noqa: E402,F401
 from . import conv  # noqa: E402,F401
 from . import conv_nd  # noqa: E402,F401
 from . import pooling, adaptive_pooling, upsample, pixel_shuffle  # noqa: E402,F401
+from . import unpooling  # noqa: E402,F401
+from . import ctc_loss  # noqa: E402,F401
 from . import layer_norm  # noqa: E402,F401
 from . import group_norm  # noqa: E402,F401
 from . import batch_norm  # noqa: E402,F401

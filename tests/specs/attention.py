@@ -1,5 +1,7 @@
 """Catalogue entries for the nn ops of helper E's family: ``scaled_dot_product_attention`` (the
-fused CPU flash kernel and the math path), ``embedding``, and the dropout composites on their
+fused CPU flash kernel and the math path), ``embedding``, ``embedding_bag`` (its aten ops
+``_embedding_bag``/``_embedding_bag_forward_only`` and backward kernels), and the dropout
+composites on their
 deterministic settings (``p`` 0 or 1, or not training: a random mask cannot be compared with
 PyTorch's; tests/unit/test_dropout_embedding.py replays our masks through PyTorch's formula).
 
@@ -12,8 +14,10 @@ replays ATen's index-order accumulation (bit-exact in every dtype).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from tests.op_specs import BF16, EXEMPT, F16, F32, OpSpec, _u
-from tests.strategies import Sample
+from tests.strategies import IntIn, Sample
 
 _FLASH = _u(4, 4, 0, 0)
 _MATH = _u(4, 4, 1, 1)
@@ -54,6 +58,41 @@ def _emb_sample(d):
     return Sample([d.ints(d.shape(max_dims=2, min_side=1), 0, n), d.floats((n, dim), "real")], kw)
 
 
+def _bag_sample(d):
+    """1-d indices cut by offsets (empty bags from repeated offsets, 1-element bags), or a
+    2-d input; sometimes a padding_idx, include_last_offset, per-sample weights (sum)."""
+    n, dim = d.choice([3, 5]), d.choice([1, 3])
+    mode = d.choice(["sum", "mean", "max"])
+    kw = {"mode": mode, "padding_idx": d.choice([None, None, 1, -1])}
+    if mode != "max" and d.choice([False, False, True]):
+        kw["scale_grad_by_freq"] = True
+    if d.choice([True, False]):
+        idx = d.ints((d.choice([2, 3]), d.choice([1, 2])), 0, n)
+        args, count = [idx, d.floats((n, dim), "real")], idx.values.size
+    else:
+        count = d.choice([0, 1, 4, 6])
+        idx = d.ints((count,), 0, n)
+        cuts = sorted({0, *(min(c, count) for c in (1, d.choice([1, 2, count]), count))})
+        off = [0] + cuts[1:] + ([cuts[-1]] if d.choice([True, False]) else [])
+        if d.choice([False, True]):
+            kw["include_last_offset"] = True
+            off = off + [count]
+        args = [idx, d.floats((n, dim), "real"), IntIn(np.array(off, np.int64))]
+        kw["_off"] = True
+    if mode == "sum" and d.choice([True, False]):
+        shape = args[0].values.shape
+        args.append(d.floats(shape, "real"))
+        kw["_psw"] = True
+    return Sample(args, kw)
+
+
+def _bag_fn(lib, F, i, w, *rest, _off=False, _psw=False, **kw):
+    rest = list(rest)
+    off = rest.pop(0) if _off else None
+    psw = rest.pop(0) if _psw else None
+    return F.embedding_bag(i, w, off, per_sample_weights=psw, **kw)
+
+
 _DROPOUTS = {"dropout": ((2, 3), True), "alpha_dropout": ((2, 3), True),
              "dropout2d": ((2, 3, 2, 2), False), "feature_alpha_dropout": ((2, 3, 2), False)}
 
@@ -88,6 +127,19 @@ SPECS = [
     OpSpec("embedding", lambda lib, F, i, w, **kw: F.embedding(i, w, **kw), _emb_sample,
            notes="gather; embedding_dense_backward replays ATen's index-order adds (16-bit "
                  "accumulates in 16 bits; scale_grad_by_freq is the add kernel with alpha)"),
+    OpSpec("embedding_bag", _bag_fn, _bag_sample, dtypes=(F32, BF16), bwd_ulp=_u(2, 2, 0, 0),
+           bwd_scale="abs",
+           notes="bit-exact forward and weight gradient (ATen's CPU kernels: fbgemm's fma chain "
+                 "and bf16 ties-away rounding, the slow path with padding, mean's 16-bit double "
+                 "rounding; backward in std::sort's unstable order, see "
+                 "ops/embedding_bag.py); the per-sample-weight gradient in fp32/fp64 differs "
+                 "from BLAS dot's summation order (2 ulp + 'abs' slack); 16-bit exact. fp32 and bf16 "
+                 "only here (suite time): every dtype bit for bit in tests/unit/"
+                 "test_embedding_bag.py"),
+    OpSpec("embedding_bag.no_grad", _bag_fn, _bag_sample, dtypes=(F16,), differentiable=False,
+           dtype_test=False,
+           notes="inputs without requires_grad: the _embedding_bag_forward_only op (dtype "
+                 "mixes: the embedding_bag spec)"),
     OpSpec("dropout", _drop_fn, _drop_sample, dtypes=(F32, F16), gradcheck=False,
            dtype_test=False,
            notes="F.dropout, alpha_dropout, dropout2d, feature_alpha_dropout on settings whose "

@@ -97,6 +97,32 @@ def _pool(kind):
     return fn
 
 
+def _unpool_sample(d):
+    """A max pool (overlapping windows: repeated indices; padding) whose values and indices
+    go back through max_unpool, with output_size None, the input's size, or its full shape."""
+    nd = d.choice([1, 2])
+    k = d.integer(1, 3)
+    kw = {"kernel_size": k, "stride": d.choice([None, 1, 2]), "padding": d.integer(0, k // 2)}
+    lead = (d.integer(1, 2),) if d.choice([True, False]) else ()
+    shape = lead + (d.integer(1, 2),) + _spatial(d, nd, (k,) * nd)
+    kw["_size"] = d.choice(["default", "spatial", "full"])
+    return Sample([d.floats(shape, "real")], {"_nd": nd, **kw})
+
+
+def _unpool(lib, F, x, _nd, _size, **kw):
+    pooled, idx = getattr(F, f"max_pool{_nd}d")(x, return_indices=True, **kw)
+    size = None
+    spatial = tuple(x.shape[-_nd:])
+    s = kw["stride"] or kw["kernel_size"]
+    default = tuple((pooled.shape[-_nd + i] - 1) * s + kw["kernel_size"] - 2 * kw["padding"]
+                    for i in range(_nd))
+    if _size != "default" or default != spatial:      # the input's size (within a stride)
+        size = spatial if _size != "full" else tuple(x.shape[:-_nd]) + spatial
+        size = size[-_nd - 2:] if len(size) > _nd + 2 else size
+        size = spatial if len(size) not in (_nd, _nd + 2) else size
+    return getattr(F, f"max_unpool{_nd}d")(pooled, idx, output_size=size, **kw)
+
+
 def _adaptive_sample(kind):
     def gen(d):
         nd = d.choice([1, 2])
@@ -170,6 +196,11 @@ SPECS = [
                  "in order; measured); a 1x1 output is the mean op, whose summation order "
                  "differs (ACC bound)"),
     OpSpec("adaptive_max_pool", _adaptive("max"), _adaptive_sample("max")),
+    OpSpec("max_unpool", _unpool, _unpool_sample, dtypes=("float16",), dtype_test=False,
+           notes="exact: values written at their indices (a repeated index keeps the last), "
+                 "backward gathers (max_pool_double_backward); run after max_pool, whose "
+                 "indices it takes. fp16 only, no dtype-mix test (suite time: a pure move): "
+                 "tests/unit/test_conv_pool.py checks every dtype and the integer errors"),
     OpSpec("interpolate.nearest", lambda lib, F, x, **kw: F.interpolate(x, **kw),
            _interp_sample("nearest"), bwd_ulp=ACC, bwd_scale="abs",
            notes="forward exact (ATen's float32 source indices); backward sums in opmath"),

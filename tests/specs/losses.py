@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.op_specs import ACC, OpSpec, _u
-from tests.strategies import Sample
+from tests.strategies import IntIn, Sample
 
 F64, F32, F16, BF16 = "float64", "float32", "float16", "bfloat16"
 _RED = ["mean", "sum", "none"]
@@ -184,7 +184,43 @@ def _kl(lib, F, x, t, **kw):
     return F.kl_div(x, t, **kw)
 
 
+def _ctc_sample(d):
+    """(T, N, C) scores (log_softmax'ed in the call: PyTorch's gradient formula assumes
+    normalised log-probabilities, as gradcheck shows), padded or
+    concatenated targets (never the blank), lengths as tensors or tuples (the two overloads),
+    zero-length inputs/targets, impossible alignments (inf) with and without zero_infinity."""
+    t, n, c = d.integer(1, 4), d.integer(1, 2), d.integer(2, 3)
+    blank = d.integer(0, c - 1)
+    tl = [d.integer(0, 2) for _ in range(n)]
+    il = [d.integer(0, t) for _ in range(n)]
+    labels = [[(blank + 1 + d.integer(0, c - 2)) % c for _ in range(k)] for k in tl]
+    if d.choice([True, False]):
+        tg = np.array([v for lab in labels for v in lab], np.int64)
+    else:
+        tg = np.array([lab + [blank] * (2 - len(lab)) for lab in labels], np.int64)
+    kw = {"blank": blank, "reduction": d.choice(_RED), "zero_infinity": d.choice([False, True])}
+    if d.choice([True, False]):
+        return Sample([d.floats((t, n, c), "real"), IntIn(tg), IntIn(np.array(il, np.int64)),
+                       IntIn(np.array(tl, np.int64))], kw)
+    return Sample([d.floats((t, n, c), "real"), IntIn(tg)], dict(kw, _il=il, _tl=tl))
+
+
+def _ctc(lib, F, lp, tg, *lengths, _il=None, _tl=None, **kw):
+    if not lengths:
+        lengths = (tuple(_il), tuple(_tl))
+    return F.ctc_loss(lp.log_softmax(-1), tg, *lengths, **kw)
+
+
 SPECS = [
+    OpSpec("ctc_loss", _ctc, _ctc_sample, dtypes=(F64,), dtype_test=False,
+           fwd_ulp=_u(4, 2, 0, 0),
+           bwd_ulp=_u(4, 2, 0, 0), scale="abs", bwd_scale="max",
+           notes="ATen's CPU recursion replayed element by element, exp/log rounded from "
+                 "float64 (fp32 bit-exact, measured; fp64 exact against glibc, a few ulp where "
+                 "NumPy's SIMD exp/log differ); the gradient exp(lp) - exp(...) cancels: "
+                 "slack relative to its largest value; log_softmax first (its own bound). "
+                 "fp16/bf16 raise as PyTorch's CPU. fp64 only, no dtype-mix test (suite "
+                 "time): tests/unit/test_ctc_loss.py checks fp32 bit for bit and the errors"),
     OpSpec("binary_cross_entropy", _bce, bce_sample, dtypes=(BF16,), fwd_ulp=ACC,
            bwd_ulp=_u(2, 4, 2, 2), scale="abs", bwd_scale="max", dtype_test=False,
            notes="per element bit-exact (scalar_t steps); the target's gradient composes "

@@ -350,3 +350,75 @@ def test_torch_level_functions_as_torch():
               lambda L, x, w: L.pixel_shuffle(x, 2),
               lambda L, x, w: L.pixel_unshuffle(x, 3)):
         assert_close(c(minigrad, _mg(x), _mg(w)), c(torch, x, w), ulp=4, atol=1e-13)
+
+
+# ---------------------------------------------------------------------------- max unpooling
+def _pooled(shape, k, s, nd, dt=torch.float64):
+    x = torch.randn(*shape, dtype=torch.float64).to(dt)
+    return getattr(TF, f"max_pool{nd}d")(x, k, s, return_indices=True)
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "float16", "bfloat16"])
+def test_max_unpool_modules_values_and_gradients_as_torch(dt):
+    torch.manual_seed(1)
+    tdt = getattr(torch, dt)
+    for name, k, s, shape, size in (("MaxUnpool2d", 2, 1, (2, 3, 5, 5), None),
+                                    ("MaxUnpool2d", (2, 3), None, (3, 5, 7), (4, 7)),
+                                    ("MaxUnpool1d", 3, 2, (2, 2, 8), [2, 2, 8])):
+        nd = int(name[-2])
+        v, i = _pooled(shape, k, s, nd, tdt)
+        tm, mm = getattr(torch.nn, name)(k, s), getattr(nn, name)(k, s)
+        assert repr(mm) == repr(tm)
+        tv, mv = v.detach().requires_grad_(), _mg(v).requires_grad_()
+        ty, my = tm(tv, i, size), mm(mv, _mg(i), size)
+        assert my.dtype == getattr(minigrad, dt) and my.grad_fn.name() == ty.grad_fn.name()
+        assert np.array_equal(my.detach().to(minigrad.float64).numpy(), ty.detach().double().numpy())
+        g = torch.randn(ty.shape, dtype=torch.float64).to(tdt)
+        ty.backward(g)
+        my.backward(_mg(g))
+        assert np.array_equal(mv.grad.to(minigrad.float64).numpy(), tv.grad.double().numpy())
+
+
+def test_max_unpool_repeated_index_keeps_the_last_and_double_backward():
+    v = torch.tensor([[[1.0, 2.0, 3.0]]], dtype=torch.float64, requires_grad=True)
+    i = torch.tensor([[[1, 1, 0]]])
+    mv = _mg(v).requires_grad_()
+    ty, my = TF.max_unpool1d(v, i, 1), F.max_unpool1d(mv, _mg(i), 1)
+    assert my.tolist() == ty.tolist()
+    gt = torch.ones_like(ty, requires_grad=True)
+    gm = minigrad.ones_like(my, requires_grad=True)
+    (a,), (b,) = torch.autograd.grad(ty, v, gt, create_graph=True), \
+        minigrad.autograd.grad(my, mv, gm, create_graph=True)
+    assert b.tolist() == a.tolist() and b.grad_fn.name() == a.grad_fn.name()
+    (a * torch.arange(3.0)).sum().backward()
+    (b * minigrad.arange(3.0)).sum().backward()
+    assert gm.grad.tolist() == gt.grad.tolist()
+
+
+_UNPOOL_ERRORS = [
+    lambda L, F_, v, i: F_.max_unpool2d(v, i.int(), 2),
+    lambda L, F_, v, i: F_.max_unpool2d(v, i, 2, output_size=(6, 5)),
+    lambda L, F_, v, i: F_.max_unpool2d(v, i, 2, output_size=(5,)),
+    lambda L, F_, v, i: F_.max_unpool2d(v, i[..., :1], 2),
+    lambda L, F_, v, i: F_.max_unpool2d(v[0, 0], i[0, 0], 2),
+    lambda L, F_, v, i: F_.max_unpool2d(v[:1, :1], i[:1, :1] + 100, 2),
+    lambda L, F_, v, i: F_.max_unpool2d(v[:, :0], i[:, :0], 2),
+    lambda L, F_, v, i: F_.max_unpool2d(v.long(), i, 2),
+    lambda L, F_, v, i: F_.max_unpool2d(v.bool(), i, 2),
+    lambda L, F_, v, i: F_.max_unpool2d(v, i, 1, padding=2),
+    lambda L, F_, v, i: F_.max_unpool1d(v[0], i[0], 2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_UNPOOL_ERRORS)))
+def test_max_unpool_errors_as_torch(i):
+    v, idx = _pooled((1, 2, 4, 4), 2, 2, 2)
+    e_t = _err(lambda: _UNPOOL_ERRORS[i](torch, TF, v, idx))
+    e_m = _err(lambda: _UNPOOL_ERRORS[i](minigrad, F, _mg(v), _mg(idx)))
+    assert e_t is not None and e_m == e_t
+
+
+def test_max_unpool_to_an_empty_plane_checks_no_index():
+    v, idx = _pooled((1, 2, 4, 4), 2, 2, 2)
+    assert F.max_unpool2d(_mg(v), _mg(idx), 1, padding=1).shape == \
+        TF.max_unpool2d(v, idx, 1, padding=1).shape == (1, 2, 0, 0)

@@ -3,7 +3,8 @@
 (``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``, ``conv``, ``pooling``,
 ``upsampling``, ``pixelshuffle``, ``rnn``, ``normalization`` (``LayerNorm``, ``RMSNorm``,
 ``GroupNorm``, ``LocalResponseNorm``), ``batchnorm`` (``BatchNorm1d/2d/3d``), ``instancenorm``
-(``InstanceNorm1d/2d``).
+(``InstanceNorm1d/2d``), ``transformer`` (``Transformer``, ``TransformerEncoder(Layer)``,
+``TransformerDecoder(Layer)``).
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -25,12 +26,16 @@ from .flatten import Flatten, Unflatten
 from .distance import CosineSimilarity, PairwiseDistance
 from .linear import Bilinear, Identity, Linear
 from .sparse import Embedding
+from .sparse import EmbeddingBag
+from .pooling import MaxUnpool1d, MaxUnpool2d
 from . import loss as _loss
 from .loss import *  # noqa: F401,F403  (every loss module)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
            "Unflatten", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
@@ -46,5 +51,7 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
            "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "RMSNorm", "GroupNorm",
            "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
-           "InstanceNorm2d"] + \
+           "InstanceNorm2d", "Transformer", "TransformerEncoder", "TransformerDecoder",
+           "TransformerEncoderLayer", "TransformerDecoderLayer"] + \
     [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]
+__all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d"]

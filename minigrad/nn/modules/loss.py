@@ -11,6 +11,7 @@ __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
            "MultiMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginLoss"]
+__all__ += ["CTCLoss"]
 
 
 class _Loss(Module):
@@ -282,3 +283,25 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (``torch.nn.CTCLoss``): ``forward(log_probs,
+    targets, input_lengths, target_lengths)`` calls ``F.ctc_loss``.
+
+    Args:
+        blank: the blank label (default 0).
+        reduction: "none" | "mean" (each loss over its target length, then averaged) | "sum".
+        zero_infinity: infinite losses and their gradients become zero.
+    """
+
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)

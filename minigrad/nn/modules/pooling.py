@@ -1,7 +1,7 @@
 """Pooling layers (``torch.nn.modules.pooling``): ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``,
 ``AvgPool2d``, ``AdaptiveAvgPool1d``, ``AdaptiveAvgPool2d``, ``AdaptiveMaxPool1d``,
-``AdaptiveMaxPool2d``; PyTorch's constructor arguments, stored attributes and ``extra_repr``.
-No parameters or buffers."""
+``AdaptiveMaxPool2d``, ``MaxUnpool1d``, ``MaxUnpool2d``; PyTorch's constructor arguments, stored
+attributes and ``extra_repr``. No parameters or buffers."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -9,6 +9,7 @@ from ..module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+__all__ += ["MaxUnpool1d", "MaxUnpool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -138,3 +139,42 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, n=2):
+        super().__init__()
+        tup = (lambda v: tuple(v) if isinstance(v, (list, tuple)) else (v,) * n)
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride if stride is not None else kernel_size)
+        self.padding = tup(padding)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool1d`` (``torch.nn.MaxUnpool1d``): ``forward(input,
+    indices, output_size=None)``, (N, C, L) or (C, L) -> (.., C, L_out); see
+    ``F.max_unpool1d``. Args: kernel_size, stride=None (the kernel), padding=0 (stored as
+    1-tuples, as PyTorch)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__(kernel_size, stride, padding, n=1)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool2d`` (``torch.nn.MaxUnpool2d``): ``forward(input,
+    indices, output_size=None)``, (N, C, H, W) or (C, H, W) -> (.., C, H_out, W_out); see
+    ``F.max_unpool2d``. Args as ``MaxUnpool1d``, stored as pairs."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__(kernel_size, stride, padding, n=2)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
