@@ -15,6 +15,7 @@ from ._autograd_state import _INFERENCE_ACTIVE, _grad_state
 from .devices import CPU, as_device, parse_to, restore_device
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
+from .legacy_tensor_types import tensortype
 
 __all__ = ["Tensor", "Size"]
 
@@ -65,10 +66,23 @@ class Tensor(TensorOpsMixin):
     _inference = False           # set per tensor (in __dict__) for inference tensors
     _device = CPU       # a cuda tensor sets its own (an instance attribute): see minigrad.devices
 
+    def __new__(cls, *args, device=None):
+        """``torch.Tensor(...)``, PyTorch's legacy constructor, in the default dtype: no argument
+        (an empty tensor), sizes (``Tensor(2, 3)``: uninitialised, zeros here), data
+        (``Tensor([1, 2])``), or a Tensor of that dtype (returned as it is). Prefer
+        ``minigrad.tensor`` and the factories; see ``minigrad.legacy_tensor_types``.
+
+        Raises:
+            TypeError, RuntimeError: as ``minigrad.legacy_tensor_types.legacy_new``.
+        """
+        from .legacy_tensor_types import legacy_new
+        if cls is not Tensor:
+            raise TypeError(f"{cls.__name__}() cannot be built through Tensor.__new__")
+        return legacy_new(_dt.get_default_dtype(), "cpu" if device is None
+                          else as_device(device).type, *args, device=device)
+
     def __init__(self, *args, **kwargs):
-        """Mirrors ``torch.Tensor.__init__``."""
-        raise TypeError("use minigrad.tensor(data, dtype=..., requires_grad=...) or a factory "
-                        "(zeros, ones, randn...) to create a Tensor")
+        """Nothing to do: ``__new__`` built the tensor (``torch.Tensor.__init__``)."""
 
     @classmethod
     def _make(cls, arr, dtype=None, requires_grad=False):
@@ -610,6 +624,8 @@ class Tensor(TensorOpsMixin):
                 raise ValueError(f"invalid type: '{dtype}'")
             device = "cuda" if dtype.startswith("torch.cuda.") else self._device
             return self.to(device=device, dtype=match[0])
+        if isinstance(dtype, tensortype):
+            return self.to(device="cuda" if dtype.is_cuda else "cpu", dtype=dtype.dtype)
         return self.to(_dt.as_dtype(dtype))
 
     def float(self):
