@@ -61,6 +61,7 @@ _aliases.install()
 from .backends.cuda import set_float32_matmul_precision, get_float32_matmul_precision  # noqa: E402
 from .compiler import compile  # noqa: E402
 from . import onnx  # noqa: E402
+from . import distributed  # noqa: E402
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
 from ._functional.pointwise_math import *  # noqa: F401,F403,E402
@@ -99,7 +100,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
            "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils",
-           "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx"
+           "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
+           "distributed"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 

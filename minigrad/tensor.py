@@ -179,6 +179,18 @@ class Tensor(TensorOpsMixin):
         """Mirrors ``torch.Tensor.is_cpu``."""
         return self._device.type == "cpu"
 
+    # devices and layouts minigrad never makes: False, so that a script's checks take the
+    # dense-cpu/cuda path (dcgan tests ``input.is_cuda or input.is_xpu``)
+    is_xpu = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_xpu``: always False.")
+    is_mps = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_mps``: always False.")
+    is_meta = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_meta``: always False.")
+    is_sparse = property(lambda self: False,
+                         doc="Mirrors ``torch.Tensor.is_sparse``: always False (dense only).")
+    is_quantized = property(lambda self: False,
+                            doc="Mirrors ``torch.Tensor.is_quantized``: always False.")
+    is_mkldnn = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_mkldnn``: False.")
+    is_nested = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_nested``: False.")
+
     def get_device(self) -> int:
         """Mirrors ``torch.Tensor.get_device``: the cuda ordinal, -1 on the cpu."""
         return -1 if self._device.type == "cpu" else self._device.index
@@ -592,6 +604,30 @@ class Tensor(TensorOpsMixin):
     def cpu(self, memory_format=None):
         """Mirrors ``torch.Tensor.cpu``: self on the cpu, else a differentiable copy."""
         return self.to("cpu")
+
+    def pin_memory(self, device=None):
+        """Mirrors ``torch.Tensor.pin_memory``: a copy in page-locked host memory, for faster
+        ``.to("cuda", non_blocking=True)``; the tensor itself when already pinned. The emulated
+        device reads host memory anyway, so the copy differs only in ``is_pinned()``.
+
+        Raises:
+            RuntimeError: with the emulation off ("Cannot access accelerator device when none
+                is available."), or on a cuda tensor (only CPU tensors can be pinned).
+        """
+        from .devices import emulation_enabled
+        if not emulation_enabled():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self._device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        if self.is_pinned():
+            return self
+        out = dispatch("clone", self)
+        out.__dict__["_pinned"] = True
+        return out
+
+    def is_pinned(self, device=None) -> bool:
+        """Whether ``pin_memory`` made this tensor (``torch.Tensor.is_pinned``)."""
+        return bool(self.__dict__.get("_pinned", False))
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         """Mirrors ``torch.Tensor.cuda``: a copy on the (emulated) cuda device, or self when

@@ -22,10 +22,11 @@ from ..devices import emulation_enabled
 from ..legacy_tensor_types import CUDA_TYPES as _LEGACY_TYPES
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
-           "get_device_capability", "get_device_properties", "synchronize", "is_initialized", "init", "manual_seed",
-           "manual_seed_all", "seed", "seed_all", "initial_seed", "is_bf16_supported",
-           "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-           "reset_peak_memory_stats", "empty_cache", "memory_summary", "memory_stats"
+           "get_device_capability", "get_device_properties", "synchronize", "is_initialized",
+           "init", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
+           "is_bf16_supported", "memory_allocated", "max_memory_allocated", "memory_reserved",
+           "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
+           "reset_max_memory_cached", "empty_cache", "memory_summary", "memory_stats"
            ] + list(_LEGACY_TYPES)
 
 globals().update(_LEGACY_TYPES)   # torch.cuda.FloatTensor...: see minigrad.legacy_tensor_types
@@ -220,6 +221,32 @@ max_memory_allocated = _memory_not_yet("max_memory_allocated")
 memory_reserved = _memory_not_yet("memory_reserved")
 max_memory_reserved = _memory_not_yet("max_memory_reserved")
 reset_peak_memory_stats = _memory_not_yet("reset_peak_memory_stats")
+
+
+def reset_max_memory_allocated(device=None):
+    """Deprecated alias of ``reset_peak_memory_stats`` (``torch.cuda.reset_max_memory_allocated``).
+
+    Warns:
+        FutureWarning: PyTorch's text (it resets all peak statistics).
+    """
+    import warnings
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls "
+                  "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
+                  FutureWarning, stacklevel=2)
+    return reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device=None):
+    """Deprecated alias of ``reset_peak_memory_stats`` (``torch.cuda.reset_max_memory_cached``).
+
+    Warns:
+        FutureWarning: PyTorch's text (it resets all peak statistics).
+    """
+    import warnings
+    warnings.warn("torch.cuda.reset_max_memory_cached now calls "
+                  "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
+                  FutureWarning, stacklevel=2)
+    return reset_peak_memory_stats(device)
 
 
 def empty_cache() -> None:

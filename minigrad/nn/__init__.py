@@ -21,6 +21,8 @@ from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCel
 from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                       InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
 from . import functional, init, modules, utils
+from . import parallel
+from .parallel import DataParallel
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "LogSoftmax", "Flatten", "Unflatten", "Sequential", "ModuleList", "ModuleDict",
@@ -41,4 +43,5 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
            "GRUCell",
            "LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm", "BatchNorm1d",
-           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d"]
+           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "parallel",
+           "DataParallel"]

@@ -19,6 +19,7 @@ emulated, its results are computed by this same path.
 from __future__ import annotations
 
 import math
+import warnings
 
 from .. import dtypes as _dt
 from ..dispatch import dispatch
@@ -40,9 +41,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
 
 # ------------------------------------------------------------------------------ multi-head
 def _canonical_mask(mask, name, other_name, other, target_dtype):
-    """PyTorch's ``_canonical_mask``: bool masks become float (-inf where True = masked)."""
+    """PyTorch's ``_canonical_mask``: bool masks become float (-inf where True = masked); a mask
+    whose dtype differs from ``other``'s warns, as PyTorch's."""
     if mask is None:
         return None
+    if other is not None and mask.dtype is not other.dtype and (
+            mask.dtype is _dt.bool_ or mask.dtype.is_floating_point):
+        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
+                      "type for both instead.", UserWarning, stacklevel=4)
     if mask.dtype is _dt.bool_:
         zeros = dispatch("zeros_like", mask, dtype=target_dtype)
         return dispatch("masked_fill", zeros, mask, _NEG_INF)
@@ -89,8 +95,14 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     None when ``need_weights`` is False.
 
     Raises:
-        AssertionError: PyTorch's shape assertions (embed dim, head divisibility, mask shapes).
-        RuntimeError: ``is_causal`` without ``attn_mask``; a bad attn_mask shape.
+        AssertionError: PyTorch's shape assertions (embed dim, head divisibility, key/value
+            shapes, mask shapes).
+        RuntimeError: ``is_causal`` without ``attn_mask``; a bad attn_mask shape; with
+            ``need_weights``, a float attn_mask (or key_padding_mask) whose dtype is not the
+            query's (PyTorch's ``baddbmm`` error).
+
+    Warns:
+        UserWarning: key_padding_mask and attn_mask of different dtypes (PyTorch's deprecation).
         NotImplementedError: ``static_k``/``static_v`` (not supported in minigrad).
     """
     if static_k is not None or static_v is not None:
@@ -121,6 +133,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     head_dim = embed_dim // num_heads
     assert head_dim * num_heads == embed_dim, \
         f"embed_dim {embed_dim} not divisible by num_heads {num_heads}"
+    if use_separate_proj_weight:
+        assert key.shape[:2] == value.shape[:2], \
+            f"key's sequence and batch dims {key.shape[:2]} do not match value's " \
+            f"{value.shape[:2]}"
+    else:
+        assert key.shape == value.shape, \
+            f"key shape {key.shape} does not match value shape {value.shape}"
     if use_separate_proj_weight:
         bq = bk = bv = None
         if in_proj_bias is not None:
@@ -175,6 +194,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         q_scaled = dispatch("mul", q, math.sqrt(1.0 / float(E)))
         w = dispatch("bmm", q_scaled, k.transpose(-2, -1))
         if attn_mask is not None:
+            if attn_mask.dtype is not q_scaled.dtype:    # PyTorch's baddbmm(attn_mask, q, k^T)
+                raise RuntimeError(f"Input dtypes must be the same, got: input "
+                                   f"{attn_mask.dtype.cpp_name}, batch1: "
+                                   f"{q_scaled.dtype.cpp_name}, batch2: {k.dtype.cpp_name}")
             w = dispatch("add", w, attn_mask)
         w = dispatch("softmax", w, -1)
         if dropout_p > 0.0:
