@@ -14,6 +14,15 @@ import importlib
 import os
 import sys
 
+# The README's command runs the suite on pytest-xdist, one worker per core. Each worker computes
+# on one thread: PyTorch's OpenMP pool and OpenBLAS would otherwise start a thread per core in
+# every worker, and the workers' threads would spin against each other. This runs before NumPy
+# and PyTorch are first imported; minigrad's emulated thread count (``numerics.get_num_threads``)
+# reads the same variable, so emulation and oracle agree.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
