@@ -223,30 +223,22 @@ max_memory_reserved = _memory_not_yet("max_memory_reserved")
 reset_peak_memory_stats = _memory_not_yet("reset_peak_memory_stats")
 
 
-def reset_max_memory_allocated(device=None):
-    """Deprecated alias of ``reset_peak_memory_stats`` (``torch.cuda.reset_max_memory_allocated``).
+def _deprecated_peak_reset(name):
+    """``torch.cuda.<name>``: a deprecated alias of ``reset_peak_memory_stats`` that warns."""
+    def f(device=None):
+        import warnings
+        warnings.warn(f"torch.cuda.{name} now calls torch.cuda.reset_peak_memory_stats, which "
+                      "resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+        return reset_peak_memory_stats(device)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"Deprecated alias of ``reset_peak_memory_stats`` (``torch.cuda.{name}``).\n\n"
+                 "    Warns:\n        FutureWarning: PyTorch's text (it resets all peak "
+                 "statistics).\n    ")
+    return f
 
-    Warns:
-        FutureWarning: PyTorch's text (it resets all peak statistics).
-    """
-    import warnings
-    warnings.warn("torch.cuda.reset_max_memory_allocated now calls "
-                  "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
-                  FutureWarning, stacklevel=2)
-    return reset_peak_memory_stats(device)
 
-
-def reset_max_memory_cached(device=None):
-    """Deprecated alias of ``reset_peak_memory_stats`` (``torch.cuda.reset_max_memory_cached``).
-
-    Warns:
-        FutureWarning: PyTorch's text (it resets all peak statistics).
-    """
-    import warnings
-    warnings.warn("torch.cuda.reset_max_memory_cached now calls "
-                  "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
-                  FutureWarning, stacklevel=2)
-    return reset_peak_memory_stats(device)
+reset_max_memory_allocated = _deprecated_peak_reset("reset_max_memory_allocated")
+reset_max_memory_cached = _deprecated_peak_reset("reset_max_memory_cached")
 
 
 def empty_cache() -> None:

@@ -5,10 +5,11 @@ Submodules are imported on first access, so that ``import minigrad`` stays light
 does after ``import torch``:
 
 - ``data``: datasets, samplers, ``default_collate`` and ``DataLoader`` (``torch.utils.data``).
+- ``tensorboard``: a ``SummaryWriter`` for scalar curves (``torch.utils.tensorboard``).
 """
 import importlib as _importlib
 
-_SUBMODULES = ("data",)
+_SUBMODULES = ("data", "tensorboard")
 
 
 def __getattr__(name):

@@ -226,3 +226,39 @@ def test_multihead_attention_errors_and_mask_warning():
         tm(q, q, q, key_padding_mask=torch.zeros(1, 3), attn_mask=torch.zeros(3, 3).bool())
     with pytest.warns(UserWarning, match=msg):
         mm(qm, qm, qm, key_padding_mask=mg.zeros(1, 3), attn_mask=mg.zeros(3, 3).bool())
+
+
+# ------------------------------------------------------------- utils.tensorboard (makemore)
+# Records written by torch.utils.tensorboard.SummaryWriter (tensorboard 2.21) for
+# add_scalar("Loss/train", 1.5, 3, walltime=1000.25) and add_scalar("big", 3.25, 2**40,
+# walltime=1003.0): the framing, CRCs and protobuf bytes must be identical.
+_TORCH_RECORDS = [
+    "200000000000000029eda950090000000000428f4010032a130a110a0a4c6f73732f747261696e150000c03f"
+    "628e9f1d",
+    "1e00000000000000d9dc1232090000000000588f40108080808080202a0c0a0a0a036269671500005040578cc056"]
+
+
+def _records(path):
+    import os
+    import struct
+    (name,) = os.listdir(path)
+    assert name.startswith("events.out.tfevents.")
+    b, out, i = open(os.path.join(path, name), "rb").read(), [], 0
+    while i < len(b):
+        n = struct.unpack("<Q", b[i:i + 8])[0]
+        out.append(b[i:i + 16 + n])
+        i += 16 + n
+    return out
+
+
+def test_summary_writer_scalars_match_torchs_event_records(tmp_path):
+    from minigrad.utils.tensorboard import SummaryWriter, crc32c
+    assert crc32c(b"123456789") == 0xE3069283             # the CRC-32C check value
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_scalar("Loss/train", mg.tensor(1.5), 3, walltime=1000.25)
+        w.add_scalar("big", 3.25, 2 ** 40, walltime=1003.0)
+        with pytest.raises(NotImplementedError):
+            w.add_histogram("h", mg.ones(3))
+    recs = _records(str(tmp_path))
+    assert b"brain.Event:2" in recs[0]
+    assert [r.hex() for r in recs[1:]] == _TORCH_RECORDS
