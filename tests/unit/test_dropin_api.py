@@ -262,3 +262,23 @@ def test_summary_writer_scalars_match_torchs_event_records(tmp_path):
     recs = _records(str(tmp_path))
     assert b"brain.Event:2" in recs[0]
     assert [r.hex() for r in recs[1:]] == _TORCH_RECORDS
+
+
+def test_warnings_torch_gives():
+    def caught(f):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out = f()
+        return out, [(x.category, str(x.message)) for x in w]
+    for lib_t, lib_m in [(torch, mg)]:
+        _, wt = caught(lambda: lib_t.tensor(lib_t.ones(2)))
+        _, wm = caught(lambda: lib_m.tensor(lib_m.ones(2)))
+        assert wm == wt
+        for name in ("upsample", "upsample_nearest", "upsample_bilinear"):
+            x = np.arange(4.0, dtype=np.float32).reshape(1, 1, 2, 2)
+            rt, wt = caught(lambda: getattr(lib_t.nn.functional, name)(lib_t.tensor(x),
+                                                                       scale_factor=2))
+            rm, wm = caught(lambda: getattr(lib_m.nn.functional, name)(lib_m.tensor(x),
+                                                                       scale_factor=2))
+            assert wm == wt
+            np.testing.assert_allclose(rm.numpy(), rt.numpy(), rtol=1e-6)
