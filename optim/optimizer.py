@@ -24,6 +24,7 @@ from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.nn._state import _is_torch_tensor
 from minigrad.nn.module import zero_grads_
+from minigrad.profiler.record_function import record_function
 from minigrad.testing import from_torch
 from minigrad.tensor import Tensor
 
@@ -71,21 +72,24 @@ class _RemovableHandle:
 
 
 def _wrap_step(step):
-    """Run step pre-hooks, then ``step`` (updates under ``no_grad``), then step post-hooks."""
+    """Run step pre-hooks, then ``step`` (updates under ``no_grad``), then step post-hooks, inside
+    the profiler range ``Optimizer.step#<class>.step``."""
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            res = hook(self, args, kwargs)
-            if res is not None:
-                if not (isinstance(res, tuple) and len(res) == 2):
-                    raise RuntimeError("optimizer step pre hook must return None or a tuple of "
-                                       f"(new_args, new_kwargs), but got {res}.")
-                args, kwargs = res
-        out = step(self, *args, **kwargs)
-        for hook in list(self._optimizer_step_post_hooks.values()):
-            hook(self, args, kwargs)
-        return out
+        # the profiler's range, named as PyTorch's profile_hook_step names it
+        with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+            for hook in list(self._optimizer_step_pre_hooks.values()):
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError("optimizer step pre hook must return None or a tuple "
+                                           f"of (new_args, new_kwargs), but got {res}.")
+                    args, kwargs = res
+            out = step(self, *args, **kwargs)
+            for hook in list(self._optimizer_step_post_hooks.values()):
+                hook(self, args, kwargs)
+            return out
 
     wrapper._optim_hooked = True
     return wrapper
@@ -228,7 +232,9 @@ class Optimizer:
             set_to_none: True (default) sets ``.grad`` to None; False detaches the grad and
                 zeroes it in place (its storage array and version counter are kept).
         """
-        zero_grads_((p for group in self.param_groups for p in group["params"]), set_to_none)
+        with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            zero_grads_((p for group in self.param_groups for p in group["params"]),
+                        set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step (``Optimizer.step``); subclasses implement it.

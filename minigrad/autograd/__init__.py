@@ -8,3 +8,11 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck",
            "GradcheckError"]
+
+
+def __getattr__(name):
+    # ``minigrad.autograd.profiler`` (``torch.autograd.profiler``: record_function) on first use
+    if name == "profiler":
+        import importlib
+        return importlib.import_module(f"{__name__}.profiler")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,6 +25,11 @@ from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
 
+# Set by minigrad.profiler while it records (``Recorder.node_range``), None otherwise: called as
+# ``_profile_hook(node, engine_range)`` it opens the engine's range for ``node`` (True) or the
+# range of the node's own backward formula (False) and returns the callable that closes it.
+_profile_hook = None
+
 
 def _as_tuple(x):
     if x is None:
@@ -186,56 +191,65 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                 # PyTorch's exec_info: a node that leads to none of the inputs does not run
                 _skip(node, deps, buffers, heap)
                 continue
-            is_acc = type(node) is AccumulateGrad
-            if targets:
-                # tensor hooks run before a gradient is captured (as PyTorch's engine does)
+            # the profiler's range "autograd::engine::evaluate_function: <name>" (one global
+            # read when no profiler records)
+            close = _profile_hook and _profile_hook(node, True)
+            try:
+                is_acc = type(node) is AccumulateGrad
+                if targets:
+                    # tensor hooks run before a gradient is captured (as PyTorch's engine does)
+                    if is_acc:
+                        v = node.variable
+                        if capture and v._hooks and buf[0] is not None:
+                            buf[0] = _run_tensor_hooks(v._hooks, buf[0])
+                    elif node._pre_hooks or node._retain_grad_hooks:
+                        buf = _tensor_pre_hooks(node, buf)
+                    for nr, g in enumerate(buf):
+                        k = (node, nr)
+                        if k in targets and g is not None:
+                            idx = targets[k]
+                            captured[idx] = g if captured[idx] is None else \
+                                dispatch("add", captured[idx], g)
                 if is_acc:
-                    v = node.variable
-                    if capture and v._hooks and buf[0] is not None:
-                        buf[0] = _run_tensor_hooks(v._hooks, buf[0])
-                elif node._pre_hooks or node._retain_grad_hooks:
-                    buf = _tensor_pre_hooks(node, buf)
-                for nr, g in enumerate(buf):
-                    k = (node, nr)
-                    if k in targets and g is not None:
-                        idx = targets[k]
-                        captured[idx] = g if captured[idx] is None else dispatch("add", captured[idx], g)
-            if is_acc:
-                g = buf[0]
-                buf = None
-                if g is not None and not capture and (not inputs or (node, 0) in targets) \
-                        and node.variable._requires_grad:   # PyTorch skips a leaf turned off
-                    _accumulate_leaf(node.variable, g, create_graph)
-                g = None
-                continue
-            if not targets and (node._pre_hooks or node._retain_grad_hooks):
-                buf = _tensor_pre_hooks(node, buf)
-            in_grads = _call_node(node, buf, retain_graph)
-            metas = node._input_meta
-            i = -1
-            for nx, nr in node.next_functions:
-                i += 1
-                if nx is None:
+                    g = buf[0]
+                    buf = None
+                    if g is not None and not capture and (not inputs or (node, 0) in targets) \
+                            and node.variable._requires_grad:   # PyTorch skips a leaf turned off
+                        _accumulate_leaf(node.variable, g, create_graph)
+                    g = None
                     continue
-                g = in_grads[i]
-                if g is not None:
-                    meta = metas[i]
-                    if type(g) is not Tensor or g._data.shape != meta[0] or g.dtype is not meta[1]:
-                        g = _validate(node, i, g, meta)
-                    b = buffers.get(nx)
-                    if b is None:
-                        nout = nx._num_outputs
-                        b = buffers[nx] = [None] * (nout if nout > nr else nr + 1)
-                    old = b[nr]
-                    b[nr] = g if old is None else dispatch("add", old, g)
-                d = deps[nx] - 1
-                deps[nx] = d
-                if d == 0:
-                    if nx in buffers:
-                        heapq.heappush(heap, (-nx._seq, id(nx), nx))
-                    else:
-                        _drop_unreached(nx, deps, buffers, heap, retain_graph)
-            in_grads = g = b = None   # drop references, so _accumulate_leaf sees sole ownership
+                if not targets and (node._pre_hooks or node._retain_grad_hooks):
+                    buf = _tensor_pre_hooks(node, buf)
+                in_grads = _call_node(node, buf, retain_graph)
+                metas = node._input_meta
+                i = -1
+                for nx, nr in node.next_functions:
+                    i += 1
+                    if nx is None:
+                        continue
+                    g = in_grads[i]
+                    if g is not None:
+                        meta = metas[i]
+                        if type(g) is not Tensor or g._data.shape != meta[0] or \
+                                g.dtype is not meta[1]:
+                            g = _validate(node, i, g, meta)
+                        b = buffers.get(nx)
+                        if b is None:
+                            nout = nx._num_outputs
+                            b = buffers[nx] = [None] * (nout if nout > nr else nr + 1)
+                        old = b[nr]
+                        b[nr] = g if old is None else dispatch("add", old, g)
+                    d = deps[nx] - 1
+                    deps[nx] = d
+                    if d == 0:
+                        if nx in buffers:
+                            heapq.heappush(heap, (-nx._seq, id(nx), nx))
+                        else:
+                            _drop_unreached(nx, deps, buffers, heap, retain_graph)
+                in_grads = g = b = None   # drop references, so _accumulate_leaf sees sole ownership
+            finally:
+                if close is not None:
+                    close()
     finally:
         gs.enabled = prev
         _device_depth.n -= 1
@@ -334,9 +348,12 @@ def _call_node(node, buf, retain_graph):
                 if g is None and i < len(metas) and metas[i] is not None:
                     shape, dt = metas[i]
                     buf[i] = dispatch("zeros", shape, dtype=dt, device=node._device)
+    close = _profile_hook and _profile_hook(node, False)     # the profiler's "AddmmBackward0"
     try:
         res = fn.backward(node, *buf)
     finally:
+        if close is not None:
+            close()
         if not retain_graph and node._saved is not None:
             node._release()
     if type(res) is not tuple:

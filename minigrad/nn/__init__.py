@@ -20,6 +20,8 @@ from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                       InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
+from .modules import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                      TransformerEncoder, TransformerEncoderLayer)
 from . import functional, init, modules, utils
 from . import parallel
 from .parallel import DataParallel
@@ -43,5 +45,6 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
            "GRUCell",
            "LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm", "BatchNorm1d",
-           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "parallel",
-           "DataParallel"]
+           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+           "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+           "TransformerDecoderLayer", "parallel", "DataParallel"]

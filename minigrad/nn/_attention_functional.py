@@ -23,6 +23,7 @@ import warnings
 
 from .. import dtypes as _dt
 from ..dispatch import dispatch
+from ..tensor import Tensor
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -40,21 +41,46 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
 
 
 # ------------------------------------------------------------------------------ multi-head
-def _canonical_mask(mask, name, other_name, other, target_dtype):
-    """PyTorch's ``_canonical_mask``: bool masks become float (-inf where True = masked); a mask
-    whose dtype differs from ``other``'s warns, as PyTorch's."""
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """PyTorch's ``F._canonical_mask``: a bool mask becomes an additive float mask of
+    ``target_type`` (-inf where True = masked, 0 elsewhere); a float mask is returned as is.
+
+    Args:
+        mask: None, a bool tensor or a floating tensor.
+        mask_name, other_name: names used in the messages.
+        other_type: the dtype of the companion mask (``_none_or_dtype(other)``) or None.
+        target_type: dtype of the float mask made from a bool one.
+        check_other: warn (``UserWarning``, PyTorch's text) when ``mask`` and the companion
+            mask have different dtypes.
+
+    Raises:
+        AssertionError: a mask that is neither bool nor floating (PyTorch's message).
+    """
     if mask is None:
         return None
-    if other is not None and mask.dtype is not other.dtype and (
-            mask.dtype is _dt.bool_ or mask.dtype.is_floating_point):
-        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
-                      "type for both instead.", UserWarning, stacklevel=4)
-    if mask.dtype is _dt.bool_:
-        zeros = dispatch("zeros_like", mask, dtype=target_dtype)
-        return dispatch("masked_fill", zeros, mask, _NEG_INF)
-    if not mask.dtype.is_floating_point:
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    return mask
+    is_float = mask.dtype.is_floating_point
+    if mask.dtype is not _dt.bool_ and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
+                      "Use same type for both instead.", stacklevel=2)
+    if is_float:
+        return mask
+    zeros = dispatch("zeros_like", mask, dtype=target_type)
+    return dispatch("masked_fill", zeros, mask, _NEG_INF)
+
+
+def _none_or_dtype(input):
+    """PyTorch's ``F._none_or_dtype``: None for None, else the tensor's dtype.
+
+    Raises:
+        RuntimeError: anything else (PyTorch's message).
+    """
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
 
 
 def _pad_last(t):
@@ -100,17 +126,17 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         RuntimeError: ``is_causal`` without ``attn_mask``; a bad attn_mask shape; with
             ``need_weights``, a float attn_mask (or key_padding_mask) whose dtype is not the
             query's (PyTorch's ``baddbmm`` error).
+        NotImplementedError: ``static_k``/``static_v`` (not supported in minigrad).
 
     Warns:
         UserWarning: key_padding_mask and attn_mask of different dtypes (PyTorch's deprecation).
-        NotImplementedError: ``static_k``/``static_v`` (not supported in minigrad).
     """
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not "
                                   "supported in minigrad")
     is_batched = query.ndim == 3
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", "attn_mask",
-                                       attn_mask, query.dtype)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       _none_or_dtype(attn_mask), "attn_mask", query.dtype)
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
                            "Transformer module method `generate_square_subsequent_mask` to "
@@ -118,7 +144,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None
     else:
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, None, query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
+                                    check_other=False)
         if key_padding_mask is not None:
             is_causal = False
     if not is_batched:

@@ -15,6 +15,7 @@ from . import (_activation_functional, _attention_functional, _conv_functional,
                _sampling_functional)
 from ._activation_functional import *  # noqa: F401,F403  (gelu, silu, elu, hardtanh...)
 from ._attention_functional import *  # noqa: F401,F403  (scaled_dot_product_attention...)
+from ._attention_functional import _canonical_mask, _none_or_dtype  # noqa: F401  (as torch's F)
 from ._conv_functional import *  # noqa: F401,F403  (conv1d, conv2d, conv_transpose1d/2d)
 from ._distance_functional import *  # noqa: F401,F403  (normalize, cosine_similarity...)
 from ._dropout_functional import *  # noqa: F401,F403  (dropout, dropout2d, alpha_dropout...)

@@ -4,12 +4,13 @@ Submodules are imported on first access, so that ``import minigrad`` stays light
 ``minigrad.utils.data`` works after a plain ``import minigrad`` exactly as ``torch.utils.data``
 does after ``import torch``:
 
-- ``data``: datasets, samplers, ``default_collate`` and ``DataLoader`` (``torch.utils.data``).
+- ``data``: datasets, samplers, ``default_collate`` and ``DataLoader`` (``torch.utils.data``);
+- ``benchmark``: ``Timer``, ``Measurement``, ``Compare`` (``torch.utils.benchmark``);
 - ``tensorboard``: a ``SummaryWriter`` for scalar curves (``torch.utils.tensorboard``).
 """
 import importlib as _importlib
 
-_SUBMODULES = ("data", "tensorboard")
+_SUBMODULES = ("data", "benchmark", "tensorboard")
 
 
 def __getattr__(name):

@@ -199,3 +199,37 @@ def test_mha_init_repr_and_unbatched():
     np.testing.assert_allclose(_np(mw), _np(tw), rtol=1e-5, atol=1e-6)
     with pytest.raises(AssertionError, match="divisible"):
         mg.nn.MultiheadAttention(7, 2)
+
+
+def test_mha_canonicalises_masks_like_torch():
+    """``F._canonical_mask`` / ``F._none_or_dtype`` as torch's (bool -> 0/-inf float, errors);
+    MultiheadAttention's deprecation warning for a bool key padding mask beside a float
+    attn_mask (same text, once), and its ``is_causal`` hint with a causal mask."""
+    import warnings
+    kpm = np.array([[False, False, True], [False] * 3])
+    causal = np.triu(np.full((3, 3), -np.inf, np.float32), 1)
+    x = np.random.default_rng(4).standard_normal((3, 2, 8)).astype(np.float32)
+    for L, LF in LIBS.values():
+        got = LF._canonical_mask(L.tensor(kpm), "m", None, "", L.float32)
+        assert str(got.dtype).endswith("float32")
+        np.testing.assert_array_equal(_np(got), np.where(kpm, -np.inf, 0.0))
+        with pytest.raises(AssertionError, match="only bool and floating types of m are"):
+            LF._canonical_mask(L.tensor([1, 2]), "m", None, "", L.float32)
+        with pytest.raises(RuntimeError, match="input to _none_or_dtype"):
+            LF._none_or_dtype(3)
+        assert LF._none_or_dtype(None) is None
+    torch.manual_seed(0)
+    tm, mm = torch.nn.MultiheadAttention(8, 2), mg.nn.MultiheadAttention(8, 2)
+    _copy(tm, mm)
+    texts, outs = [], []
+    for L, m in ((torch, tm), (mg, mm)):
+        q = L.tensor(x)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            m(q, q, q, key_padding_mask=L.tensor(kpm), attn_mask=L.tensor(causal))
+        texts.append([str(w.message) for w in rec])
+        outs.append(m(q, q, q, attn_mask=L.tensor(causal), is_causal=True,
+                      need_weights=False)[0])
+    assert texts[0] == texts[1] and len(texts[0]) == 1
+    assert "mismatched key_padding_mask and attn_mask" in texts[0][0]
+    np.testing.assert_allclose(_np(outs[1]), _np(outs[0]), rtol=1e-5, atol=1e-6)

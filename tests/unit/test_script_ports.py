@@ -24,18 +24,6 @@ import minigrad.nn.functional as mF
 LIBS = (torch, mg)
 
 
-@pytest.fixture(autouse=True)
-def _torch_one_thread():
-    """PyTorch on one thread: on a shared 2-core machine its thread pool made these small
-    models 30x slower. The values compared are unaffected beyond summation order."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
 def _rng(seed=0):
     return np.random.default_rng(seed)
 

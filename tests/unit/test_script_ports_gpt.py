@@ -17,7 +17,6 @@ import torch
 
 import minigrad as mg
 from tests.unit.test_script_ports import LIBS, _assert_losses, _rng, _same_weights
-from tests.unit.test_script_ports import _torch_one_thread  # noqa: F401  (autouse fixture)
 
 
 # ------------------------------------------- karpathy makemore / nanoGPT / minGPT (a GPT)

@@ -3,7 +3,8 @@
 (``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``, ``conv``, ``pooling``,
 ``upsampling``, ``pixelshuffle``, ``rnn``, ``normalization`` (``LayerNorm``, ``RMSNorm``,
 ``GroupNorm``, ``LocalResponseNorm``), ``batchnorm`` (``BatchNorm1d/2d/3d``), ``instancenorm``
-(``InstanceNorm1d/2d``).
+(``InstanceNorm1d/2d``), ``transformer`` (``Transformer``, ``TransformerEncoder(Layer)``,
+``TransformerDecoder(Layer)``).
 
 The file names are PyTorch's so that a pickled model names the same paths as a PyTorch one
 (``minigrad.nn.modules.linear.Linear`` for ``torch.nn.modules.linear.Linear``): ``minigrad.save``
@@ -31,6 +32,8 @@ from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBas
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
            "Unflatten", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
@@ -46,5 +49,6 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
            "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "RMSNorm", "GroupNorm",
            "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
-           "InstanceNorm2d"] + \
+           "InstanceNorm2d", "Transformer", "TransformerEncoder", "TransformerDecoder",
+           "TransformerEncoderLayer", "TransformerDecoderLayer"] + \
     [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]

@@ -280,7 +280,10 @@ class MultiheadAttention(Module):
         bias, add_bias_kv, add_zero_attn, kdim, vdim, batch_first, device, dtype: as PyTorch.
 
     Shapes: query (L, N, E) (or (N, L, E) with batch_first; unbatched (L, E)); returns
-    ``(attn_output, attn_weights)`` as ``F.multi_head_attention_forward``.
+    ``(attn_output, attn_weights)`` as ``F.multi_head_attention_forward``. A bool
+    ``key_padding_mask`` / ``attn_mask`` (True = not allowed) first becomes a 0/-inf float
+    mask (``F._canonical_mask``, warning as PyTorch when one is bool and the other float);
+    ``is_causal=True`` is a hint that ``attn_mask`` is the causal mask.
 
     Raises:
         ValueError: ``embed_dim``/``num_heads`` not positive. AssertionError: embed_dim not
@@ -352,6 +355,13 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         is_batched = query.dim() == 3
+        key_padding_mask = F._canonical_mask(
+            mask=key_padding_mask, mask_name="key_padding_mask",
+            other_type=F._none_or_dtype(attn_mask), other_name="attn_mask",
+            target_type=query.dtype)
+        attn_mask = F._canonical_mask(mask=attn_mask, mask_name="attn_mask", other_type=None,
+                                      other_name="", target_type=query.dtype,
+                                      check_other=False)
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:

@@ -1,0 +1,266 @@
+"""The recorder: the one place where profiler events are opened and closed.
+
+A profiler is a *mode on the dispatcher* (``minigrad.dispatch``): while a ``Recorder`` records,
+every dispatched op, forward and backward, passes through its ``__minigrad_dispatch__``, which
+opens an event named as PyTorch names the op (``aten::addmm`` for our ``addmm``; the overload,
+``div.Tensor_mode``, is dropped as PyTorch's table drops it), runs the op, and closes the event.
+Ops that an op dispatches itself (``linear`` dispatches ``t`` and ``addmm``) run inside the open
+event, so events nest exactly as the calls do. No op knows the profiler exists.
+
+Two other sources feed the same stack of open events:
+
+- ``record_function(name)`` (user ranges, ``Optimizer.step#AdamW.step``, ``ProfilerStep#3``);
+- the backward engine, through its one hook ``minigrad.autograd.engine._profile_hook``: one
+  ``autograd::engine::evaluate_function: AddmmBackward0`` range per node the engine runs and,
+  inside it, the node's own range ``AddmmBackward0`` around its backward formula, as PyTorch's
+  engine records them.
+
+With ``profile_memory`` an op's event counts the bytes of the *new storage* of its outputs (an
+output that is an input, or a NumPy view of another array, allocates nothing), split by device
+into CPU and (emulated) CUDA figures. Freed bytes are not counted (PyTorch also subtracts the bytes
+an op frees; the memory accounting of issue 8 will give those).
+
+Only the thread that started the recorder is recorded (the mode stack is per thread; the engine
+hook checks the thread), and one recorder records at a time.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from time import perf_counter_ns
+
+try:
+    from numpy.lib.array_utils import byte_bounds as _byte_bounds
+except ImportError:          # NumPy < 2
+    from numpy import byte_bounds as _byte_bounds
+
+from ..autograd import engine as _engine
+from ..autograd.function import AccumulateGrad
+from ..dispatch import DispatchMode, pop_mode, push_mode
+from ..tensor import Tensor
+from .events import FunctionEvent
+
+__all__ = ["Recorder", "current"]
+
+_current = [None]          # the recording Recorder, or None
+
+
+def current():
+    """The Recorder recording on this thread, or None."""
+    r = _current[0]
+    return r if r is not None and r.tid == threading.get_ident() else None
+
+
+_MINIGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# frames in these packages are left out of ``with_stack`` stacks (PyTorch shows user frames)
+_SKIP_DIRS = tuple(os.path.join(d, "") for d in
+                   (_MINIGRAD, os.path.join(os.path.dirname(_MINIGRAD), "optim"),
+                    os.path.join(os.path.dirname(_MINIGRAD), "amp_emu")))
+
+
+def _shape_of(a):
+    if isinstance(a, Tensor):
+        return list(a.shape)
+    if isinstance(a, (list, tuple)) and a and all(isinstance(x, Tensor) for x in a):
+        return [list(x.shape) for x in a]
+    return []
+
+
+def _type_of(a):
+    if isinstance(a, Tensor):
+        return a.dtype.cpp_name
+    if a is None:
+        return ""
+    if isinstance(a, (bool, int, float, complex)):
+        return "Scalar"
+    if isinstance(a, (list, tuple)):
+        return "TensorList" if a and isinstance(a[0], Tensor) else "ScalarList"
+    return ""
+
+
+def _flops(name, args):
+    """PyTorch's FLOP formulas (``torch/csrc/profiler/util.cpp``'s ``computeFlops`` for mm,
+    addmm, bmm, baddbmm, mul, add) on the shapes of the arguments; 0 for other ops."""
+    try:
+        if name == "mm":
+            (m, k), (_, n) = args[0].shape, args[1].shape
+            return 2 * m * k * n
+        if name == "addmm":
+            (m, k), (_, n) = args[1].shape, args[2].shape
+            return 2 * m * k * n
+        if name == "bmm":
+            (b, m, k), (_, _, n) = args[0].shape, args[1].shape
+            return 2 * b * m * k * n
+        if name == "baddbmm":
+            (b, m, k), (_, _, n) = args[1].shape, args[2].shape
+            return 2 * b * m * k * n
+        if name in ("mul", "add"):
+            return args[0].numel() if isinstance(args[0], Tensor) else 0
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return 0
+    return 0
+
+
+def _outputs(out):
+    if isinstance(out, Tensor):
+        return (out,)
+    if isinstance(out, (list, tuple)):
+        return tuple(o for o in out if isinstance(o, Tensor))
+    return ()
+
+
+def _bounds(arr):
+    """``(first byte, one past the last byte)`` of ``arr``'s memory; views included."""
+    if arr.size == 0:
+        return (0, 0)
+    return _byte_bounds(arr)
+
+
+class Recorder(DispatchMode):
+    """Collects ``FunctionEvent``\\ s on one thread between ``start()`` and ``stop()``.
+
+    Args:
+        record_shapes: store each event's input shapes and input types.
+        profile_memory: store the bytes of new storage each op's outputs hold.
+        with_stack: store the Python call stack (outside minigrad) of each event.
+        with_flops: store PyTorch's FLOP estimate for matmul-like ops and ``mul``/``add``.
+        use_device: ``"cuda"`` when the CUDA activity is profiled, else None (shown in tables).
+    """
+
+    def __init__(self, record_shapes=False, profile_memory=False, with_stack=False,
+                 with_flops=False, use_device=None):
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.use_device = use_device
+        self.events = []      # every event, in the order it was opened
+        self._open = []       # the stack of open events, outermost first
+        self.tid = threading.get_ident()
+        self.pid = os.getpid()
+        self.t0_ns = None
+
+    # ------------------------------------------------------------------ start / stop
+    def start(self):
+        """Start recording: push the dispatch mode and set the engine hook.
+
+        Raises:
+            RuntimeError: another profiler is recording already.
+        """
+        if _current[0] is not None:
+            raise RuntimeError("Can't start the profiler: another profiler is already recording "
+                               "(profilers do not nest)")
+        self.tid = threading.get_ident()
+        self.t0_ns = perf_counter_ns()
+        _current[0] = self
+        push_mode(self)
+        _engine._profile_hook = self.node_range
+
+    def stop(self):
+        """Stop recording; close what is still open (a range left open by an exception)."""
+        end = perf_counter_ns()
+        for ev in reversed(self._open):
+            ev._end_ns = end
+        self._open.clear()
+        _engine._profile_hook = None
+        _current[0] = None
+        pop_mode(self)
+
+    # ------------------------------------------------------------------ events
+    def open(self, name, args=(), kwargs=None, user_annotation=False, sequence_nr=-1):
+        """Open an event named ``name`` (nested in the innermost open one) and return it."""
+        ev = FunctionEvent(len(self.events), name, self.tid, user_annotation=user_annotation,
+                           use_device=self.use_device, sequence_nr=sequence_nr)
+        if self.record_shapes:
+            vals = tuple(args) + (tuple(kwargs.values()) if kwargs else ())
+            ev.input_shapes = [_shape_of(a) for a in vals]
+            ev.input_dtypes = [_type_of(a) for a in vals]
+        if self.with_stack:
+            ev.stack = self._python_stack()
+        if self._open:
+            parent = self._open[-1]
+            ev.cpu_parent = parent
+            parent.cpu_children.append(ev)
+        self.events.append(ev)
+        self._open.append(ev)
+        ev._start_ns = perf_counter_ns()
+        return ev
+
+    def close(self, ev):
+        """Close ``ev`` and any range opened inside it and not closed (an exception's)."""
+        end = perf_counter_ns()
+        while self._open:
+            top = self._open.pop()
+            top._end_ns = end
+            if top is ev:
+                break
+
+    def _python_stack(self):
+        out = []
+        f = sys._getframe(2)
+        while f is not None:
+            fn = f.f_code.co_filename
+            if not fn.startswith(_SKIP_DIRS):
+                out.append(f"{fn}({f.f_lineno}): {f.f_code.co_name}")
+            f = f.f_back
+        return out
+
+    def _count_memory(self, ev, args, kwargs, out):
+        """Add to ``ev`` the bytes of its outputs whose memory overlaps no input's and no output
+        of an event inside it (a view, an in-place result or a child's output allocates
+        nothing)."""
+        held = [_bounds(t._data) for a in tuple(args) + tuple((kwargs or {}).values())
+                for t in _outputs(a)]
+        for child in ev.cpu_children:
+            held += child._arrays
+        for o in _outputs(out):
+            arr = o._data
+            lo, hi = b = _bounds(arr)
+            if not any(lo < h and l < hi for l, h in held):
+                held.append(b)
+                if o.device.type == "cuda":
+                    ev.self_device_memory_usage += arr.nbytes
+                else:
+                    ev.self_cpu_memory_usage += arr.nbytes
+            ev._arrays.append(b)
+        for child in ev.cpu_children:
+            ev._arrays += child._arrays
+
+    # ------------------------------------------------------------------ the dispatch mode
+    def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
+        """Record the op ``op_name`` as ``aten::<name>`` around the rest of the dispatch."""
+        if _current[0] is not self or threading.get_ident() != self.tid:
+            return call_next(args, kwargs)
+        base = op_name.split(".", 1)[0]
+        ev = self.open("aten::" + base, args, kwargs)
+        if self.with_flops:
+            ev.flops = _flops(base, args)
+        try:
+            out = call_next(args, kwargs)
+        finally:
+            self.close(ev)
+        if self.profile_memory:
+            self._count_memory(ev, args, kwargs, out)
+        return out
+
+    # ------------------------------------------------------------------ the engine hook
+    def node_range(self, node, engine_range):
+        """The engine's hook: open ``autograd::engine::evaluate_function: <node name>`` (when
+        ``engine_range``) or the node's own range; return the callable that closes it."""
+        if threading.get_ident() != self.tid:
+            return None
+        if type(node) is AccumulateGrad:
+            name = "torch::autograd::AccumulateGrad"   # PyTorch's name for it
+        else:
+            name = node.name()
+        seq = -1 if type(node) is AccumulateGrad else getattr(node, "_seq", -1)
+        if not engine_range:
+            ev = self.open(name, sequence_nr=seq)
+            return lambda: self.close(ev)
+        ev = self.open("autograd::engine::evaluate_function: " + name, sequence_nr=seq)
+        if type(node) is AccumulateGrad:
+            # the engine runs accumulation itself (no call of a backward formula): open the
+            # node's own range here
+            self.open(name)
+        return lambda: self.close(ev)
