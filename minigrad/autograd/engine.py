@@ -453,11 +453,15 @@ def _sole_owner(g):
     if a.base is None:
         return g._base is None
     # a view that is the whole of a fresh buffer (e.g. weight.t()'s gradient transposed back):
-    # the buffer is held by the view and by the view's base Tensor, which only g holds
+    # the buffer is held by the view and by the view's base Tensor, which only g holds: as
+    # g._base, and as g._view.base when g carries view metadata (references to gb: those, the
+    # local gb and getrefcount's argument)
     base = a.base
+    gb = g._base
+    refs = 3 if g._view is None or g._view.base is not gb else 4
     return (a.flags.c_contiguous and base.base is None and base.size == a.size
-            and g._base is not None and g._base._data is base
-            and sys.getrefcount(base) <= 4 and sys.getrefcount(g._base) <= 2)
+            and gb is not None and gb._data is base
+            and sys.getrefcount(base) <= 4 and sys.getrefcount(gb) <= refs)
 
 
 def _accumulate_leaf(v, g, create_graph):

@@ -91,8 +91,10 @@ class _RemovableHandle:
 
 
 class AccumulateGrad(Node):
-    """The node that accumulates a leaf's gradient into ``leaf.grad``."""
+    """The node that accumulates a leaf's gradient into ``leaf.grad``; its ``name()`` is
+    PyTorch's, ``"torch::autograd::AccumulateGrad"``."""
 
+    _cpp_namespace = "torch::autograd::"
     _seq = 1 << 62     # run as soon as ready, like PyTorch's UINT64_MAX sequence number
 
     def __init__(self, variable):

@@ -45,10 +45,10 @@ class ViewMeta:
 
 
 def _creation_now():
-    from .grad_mode import is_inference_mode_enabled
-    if is_inference_mode_enabled():
+    gs = _grad_state
+    if gs.inference:
         return INFERENCE_MODE
-    return DEFAULT if _grad_state.enabled else NO_GRAD_MODE
+    return DEFAULT if gs.enabled else NO_GRAD_MODE
 
 
 def make_view(out, input, creation):

@@ -250,10 +250,7 @@ class Recorder(DispatchMode):
         ``engine_range``) or the node's own range; return the callable that closes it."""
         if threading.get_ident() != self.tid:
             return None
-        if type(node) is AccumulateGrad:
-            name = "torch::autograd::AccumulateGrad"   # PyTorch's name for it
-        else:
-            name = node.name()
+        name = node.name()
         seq = -1 if type(node) is AccumulateGrad else getattr(node, "_seq", -1)
         if not engine_range:
             ev = self.open(name, sequence_nr=seq)

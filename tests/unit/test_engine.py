@@ -464,3 +464,32 @@ def test_gradient_buffers_are_never_shared_between_leaves_or_with_hooks():
         engine._sole_owner = orig
         engine._calibrate_steal()
     assert engine._STEAL == [True]
+
+
+def test_linear_weight_gradient_is_taken_over_without_a_copy(monkeypatch):
+    """As PyTorch's AccumulateGrad steals a gradient nothing else holds: ``weight.t()``'s
+    gradient, transposed back (a view carrying view metadata), becomes ``weight.grad`` without
+    a copy, and still holds the right values."""
+    copies = []
+    orig = minigrad.Tensor._detached_copy
+
+    def counting(self):
+        copies.append(tuple(self.shape))
+        return orig(self)
+
+    monkeypatch.setattr(minigrad.Tensor, "_detached_copy", counting)
+    lin = minigrad.nn.Linear(4, 3)
+    x = minigrad.randn(5, 4)
+    lin(x).sum().backward()
+    assert (3, 4) not in copies
+    expected = x.detach().numpy().sum(axis=0)[None, :].repeat(3, axis=0)
+    np.testing.assert_allclose(lin.weight.grad.numpy(), expected, rtol=1e-6)
+
+
+def test_accumulate_grad_node_name_is_pytorchs():
+    names = []
+    for lib in (minigrad, torch):
+        t = lib.ones(2, requires_grad=True)
+        node = (t * 2).grad_fn.next_functions[0][0]
+        names.append((node.name(), type(node).__name__))
+    assert names[0] == names[1]
