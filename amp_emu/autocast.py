@@ -72,12 +72,21 @@ _state = _State()
 
 
 def _check_device(device_type):
+    # an unknown device type raises the device parser's error first, as in PyTorch
+    # ("Expected one of cpu, cuda, ... device type at start of device string: tpu"); a known
+    # type that minigrad does not emulate (mps, xla...) raises ours
+    _device(device_type)
     if device_type not in _DEVICES:
         raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
 
 
 def is_autocast_available(device_type: str) -> bool:
-    """True for "cuda" and "cpu" (``torch.amp.is_autocast_available``)."""
+    """True for "cuda" and "cpu" (``torch.amp.is_autocast_available``).
+
+    Raises:
+        RuntimeError: an unknown device type (the device parser's message).
+    """
+    _device(device_type)
     return device_type in _DEVICES
 
 
@@ -273,8 +282,7 @@ class autocast:
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None, policy=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-        if ":" in device_type:     # "cuda:0" names the device type "cuda", as PyTorch accepts
-            device_type = _device(device_type).type
+        device_type = _device(device_type).type   # "cuda:0" names "cuda"; "tpu" raises
         _check_device(device_type)
         self.device = device_type
         if dtype is not None:

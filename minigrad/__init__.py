@@ -34,6 +34,7 @@ from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, fl
                      get_default_dtype, set_default_dtype, short, uint8, DType as dtype)
 from .devices import device
 from .tensor import Tensor, Size
+from .legacy_tensor_types import CPU_TYPES as _LEGACY_TYPES
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
@@ -57,6 +58,10 @@ from . import accelerator, backends, cuda  # noqa: E402
 from . import _aliases  # noqa: E402
 
 _aliases.install()
+from .backends.cuda import set_float32_matmul_precision, get_float32_matmul_precision  # noqa: E402
+from .compiler import compile  # noqa: E402
+from . import onnx  # noqa: E402
+from . import distributed  # noqa: E402
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
 from ._functional.pointwise_math import *  # noqa: F401,F403,E402
@@ -80,6 +85,9 @@ from ._functional import FAMILIES as _FAMILIES  # noqa: E402
 
 _fn_all = [name for family in _FAMILIES for name in family.__all__]
 
+# the legacy tensor types (torch.FloatTensor, torch.LongTensor...): see minigrad.legacy_tensor_types
+globals().update(_LEGACY_TYPES)
+
 bool = bool_
 
 __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "float32", "float16",
@@ -91,8 +99,10 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
-           "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler"
-           ] + list(_fn_all)
+           "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
+           "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
+           "distributed"
+           ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)

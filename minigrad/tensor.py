@@ -15,6 +15,7 @@ from ._autograd_state import _INFERENCE_ACTIVE, _grad_state
 from .devices import CPU, as_device, parse_to, restore_device
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
+from .legacy_tensor_types import tensortype
 
 __all__ = ["Tensor", "Size"]
 
@@ -65,10 +66,23 @@ class Tensor(TensorOpsMixin):
     _inference = False           # set per tensor (in __dict__) for inference tensors
     _device = CPU       # a cuda tensor sets its own (an instance attribute): see minigrad.devices
 
+    def __new__(cls, *args, device=None):
+        """``torch.Tensor(...)``, PyTorch's legacy constructor, in the default dtype: no argument
+        (an empty tensor), sizes (``Tensor(2, 3)``: uninitialised, zeros here), data
+        (``Tensor([1, 2])``), or a Tensor of that dtype (returned as it is). Prefer
+        ``minigrad.tensor`` and the factories; see ``minigrad.legacy_tensor_types``.
+
+        Raises:
+            TypeError, RuntimeError: as ``minigrad.legacy_tensor_types.legacy_new``.
+        """
+        from .legacy_tensor_types import legacy_new
+        if cls is not Tensor:
+            raise TypeError(f"{cls.__name__}() cannot be built through Tensor.__new__")
+        return legacy_new(_dt.get_default_dtype(), "cpu" if device is None
+                          else as_device(device).type, *args, device=device)
+
     def __init__(self, *args, **kwargs):
-        """Mirrors ``torch.Tensor.__init__``."""
-        raise TypeError("use minigrad.tensor(data, dtype=..., requires_grad=...) or a factory "
-                        "(zeros, ones, randn...) to create a Tensor")
+        """Nothing to do: ``__new__`` built the tensor (``torch.Tensor.__init__``)."""
 
     @classmethod
     def _make(cls, arr, dtype=None, requires_grad=False):
@@ -164,6 +178,18 @@ class Tensor(TensorOpsMixin):
     def is_cpu(self) -> bool:
         """Mirrors ``torch.Tensor.is_cpu``."""
         return self._device.type == "cpu"
+
+    # devices and layouts minigrad never makes: False, so that a script's checks take the
+    # dense-cpu/cuda path (dcgan tests ``input.is_cuda or input.is_xpu``)
+    is_xpu = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_xpu``: always False.")
+    is_mps = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_mps``: always False.")
+    is_meta = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_meta``: always False.")
+    is_sparse = property(lambda self: False,
+                         doc="Mirrors ``torch.Tensor.is_sparse``: always False (dense only).")
+    is_quantized = property(lambda self: False,
+                            doc="Mirrors ``torch.Tensor.is_quantized``: always False.")
+    is_mkldnn = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_mkldnn``: False.")
+    is_nested = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_nested``: False.")
 
     def get_device(self) -> int:
         """Mirrors ``torch.Tensor.get_device``: the cuda ordinal, -1 on the cpu."""
@@ -579,6 +605,30 @@ class Tensor(TensorOpsMixin):
         """Mirrors ``torch.Tensor.cpu``: self on the cpu, else a differentiable copy."""
         return self.to("cpu")
 
+    def pin_memory(self, device=None):
+        """Mirrors ``torch.Tensor.pin_memory``: a copy in page-locked host memory, for faster
+        ``.to("cuda", non_blocking=True)``; the tensor itself when already pinned. The emulated
+        device reads host memory anyway, so the copy differs only in ``is_pinned()``.
+
+        Raises:
+            RuntimeError: with the emulation off ("Cannot access accelerator device when none
+                is available."), or on a cuda tensor (only CPU tensors can be pinned).
+        """
+        from .devices import emulation_enabled
+        if not emulation_enabled():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if self._device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        if self.is_pinned():
+            return self
+        out = dispatch("clone", self)
+        out.__dict__["_pinned"] = True
+        return out
+
+    def is_pinned(self, device=None) -> bool:
+        """Whether ``pin_memory`` made this tensor (``torch.Tensor.is_pinned``)."""
+        return bool(self.__dict__.get("_pinned", False))
+
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         """Mirrors ``torch.Tensor.cuda``: a copy on the (emulated) cuda device, or self when
         already there.
@@ -610,6 +660,8 @@ class Tensor(TensorOpsMixin):
                 raise ValueError(f"invalid type: '{dtype}'")
             device = "cuda" if dtype.startswith("torch.cuda.") else self._device
             return self.to(device=device, dtype=match[0])
+        if isinstance(dtype, tensortype):
+            return self.to(device="cuda" if dtype.is_cuda else "cpu", dtype=dtype.dtype)
         return self.to(_dt.as_dtype(dtype))
 
     def float(self):

@@ -28,7 +28,18 @@ def _dispatched(op_name, kernel):
     return factory
 
 
-tensor = _dispatched("tensor", _k.tensor)
+_tensor = _dispatched("tensor", _k.tensor)
+
+
+@functools.wraps(_k.tensor)
+def tensor(data, *args, **kwargs):
+    if isinstance(data, Tensor):     # PyTorch's warning for copy-constructing from a tensor
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    return _tensor(data, *args, **kwargs)
 zeros = _dispatched("zeros", _k.zeros)
 ones = _dispatched("ones", _k.ones)
 full = _dispatched("full", _k.full)

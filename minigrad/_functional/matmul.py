@@ -121,14 +121,47 @@ def ger(input, vec2):
     return dispatch("outer", input, vec2)
 
 
-def einsum(equation, *operands):
-    """Einstein summation (``torch.einsum``), e.g. ``einsum("bij,bjk->bik", a, b)``; lowered to
-    PyTorch's permute/reshape + ``bmm`` path.
+def _sublist_subscript(n) -> str:
+    # torch.functional.einsum's parse_subscript: 0-25 -> 'A'-'Z', 26-51 -> 'a'-'z'
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range "
+                     "[0, 52)")
+
+
+def _sublist_equation(args):
+    """``einsum(op1, sublist1, op2, sublist2, ..., [sublist_out])`` as an equation and operands."""
+    operands = list(args[0::2])
+    sublists = list(args[1::2])
+    out = None
+    if len(args) % 2 == 1:            # the last item is the output sublist
+        out = operands.pop()
+    eq = ",".join("".join(_sublist_subscript(n) for n in sub) for sub in sublists)
+    if out is not None:
+        eq += "->" + "".join(_sublist_subscript(n) for n in out)
+    return eq, operands
+
+
+def einsum(*args):
+    """Einstein summation (``torch.einsum``), e.g. ``einsum("bij,bjk->bik", a, b)``, operands
+    also as one list, or in the sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (ints in
+    [0, 52) as labels, ``Ellipsis`` for ``...``); lowered to PyTorch's permute/reshape + ``bmm``
+    path. A label repeated within one operand takes that diagonal (``"ii->i"``).
 
     Raises:
-        RuntimeError: equation errors (PyTorch's messages). NotImplementedError: a subscript
-            repeated within one operand (diagonals).
+        RuntimeError: equation errors (PyTorch's messages). ValueError: a sublist label outside
+            [0, 52). TypeError: no arguments.
     """
+    if not args:
+        raise TypeError("einsum(): must specify the equation string and at least one operand, "
+                        "or at least one operand and its subscripts list")
+    if isinstance(args[0], str):
+        return dispatch("einsum", args[0], *args[1:])
+    equation, operands = _sublist_equation(args)
     return dispatch("einsum", equation, *operands)
 
 

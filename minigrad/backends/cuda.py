@@ -1,13 +1,50 @@
-"""``minigrad.backends.cuda``: CUDA matmul flags (mirrors ``torch.backends.cuda``).
+"""``minigrad.backends.cuda``: CUDA matmul flags (mirrors ``torch.backends.cuda``), and the float32
+matmul precision (``torch.set_float32_matmul_precision``) that ``matmul.allow_tf32`` reflects.
 
 The flags are stored with PyTorch's defaults and do not change numerics yet (see
-``minigrad.backends``).
+``minigrad.backends``): every fp32 matmul is computed as at precision "highest".
 """
 from __future__ import annotations
 
+import warnings
+
 from ..devices import emulation_enabled
 
-__all__ = ["matmul", "is_built"]
+__all__ = ["matmul", "is_built", "set_float32_matmul_precision", "get_float32_matmul_precision"]
+
+_PRECISIONS = ("highest", "high", "medium")
+_precision = ["highest"]
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Set the internal precision of float32 matmuls (``torch.set_float32_matmul_precision``).
+
+    Args:
+        precision: "highest" (the default), "high" or "medium". "high" and "medium" let PyTorch
+            use TF32 / bf16-based algorithms on a GPU, and set ``matmul.allow_tf32``.
+
+    Raises:
+        RuntimeError: a non-string ("set_float32_matmul_precision expects a str, but got int").
+
+    Warns:
+        UserWarning: another string, which leaves the setting unchanged (PyTorch's text).
+
+    Deliberate difference: recorded only; minigrad's fp32 matmuls always run at "highest".
+    """
+    if not isinstance(precision, str):
+        raise RuntimeError("set_float32_matmul_precision expects a str, but got "
+                           f"{type(precision).__name__}")
+    if precision not in _PRECISIONS:
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _precision[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """The float32 matmul precision last set: "highest" by default
+    (``torch.get_float32_matmul_precision``)."""
+    return _precision[0]
 
 
 class _MatmulFlags:
@@ -20,9 +57,17 @@ class _MatmulFlags:
     """
 
     def __init__(self):
-        self.allow_tf32 = False
         self.allow_fp16_reduced_precision_reduction = True
         self.allow_bf16_reduced_precision_reduction = True
+
+    @property
+    def allow_tf32(self) -> bool:
+        """True when the float32 matmul precision is "high" or "medium", as in PyTorch."""
+        return _precision[0] != "highest"
+
+    @allow_tf32.setter
+    def allow_tf32(self, value):
+        _precision[0] = "high" if value else "highest"
 
     def __repr__(self):
         return (f"matmul(allow_tf32={self.allow_tf32}, allow_fp16_reduced_precision_reduction="

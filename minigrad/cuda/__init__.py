@@ -19,12 +19,17 @@ aliases) is imported on first access only, so ``import minigrad`` never imports 
 from __future__ import annotations
 
 from ..devices import emulation_enabled
+from ..legacy_tensor_types import CUDA_TYPES as _LEGACY_TYPES
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
-           "get_device_capability", "synchronize", "is_initialized", "init", "manual_seed",
-           "manual_seed_all", "seed", "seed_all", "initial_seed", "is_bf16_supported",
-           "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-           "reset_peak_memory_stats", "empty_cache", "memory_summary", "memory_stats"]
+           "get_device_capability", "get_device_properties", "synchronize", "is_initialized",
+           "init", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
+           "is_bf16_supported", "memory_allocated", "max_memory_allocated", "memory_reserved",
+           "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
+           "reset_max_memory_cached", "empty_cache", "memory_summary", "memory_stats"
+           ] + list(_LEGACY_TYPES)
+
+globals().update(_LEGACY_TYPES)   # torch.cuda.FloatTensor...: see minigrad.legacy_tensor_types
 
 DEVICE_NAME = "minigrad emulated CUDA device (host memory, NumPy kernels)"
 _seed = [0]     # what manual_seed recorded (for initial_seed)
@@ -102,6 +107,57 @@ def get_device_capability(device=None) -> tuple:
     return (8, 0)
 
 
+class _CudaDeviceProperties:
+    """The emulated device's properties (``torch.cuda.get_device_properties``'s object).
+
+    Attributes:
+        name: ``get_device_name()``'s string.
+        major, minor: the compute capability, ``get_device_capability()`` (8, 0).
+        total_memory: bytes; the host's physical memory, where the emulated device's tensors
+            live (``os.sysconf``; 16 GiB where the platform cannot say).
+        multi_processor_count: the host's CPU count (``os.cpu_count()``).
+        is_integrated, is_multi_gpu_board: False. warp_size: 32.
+    """
+
+    def __init__(self):
+        import os
+        try:
+            mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            mem = 16 << 30
+        self.name = DEVICE_NAME
+        self.major, self.minor = get_device_capability()
+        self.total_memory = int(mem)
+        self.multi_processor_count = os.cpu_count() or 1
+        self.is_integrated = False
+        self.is_multi_gpu_board = False
+        self.warp_size = 32
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // (1 << 20)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device=None) -> _CudaDeviceProperties:
+    """Mirrors ``torch.cuda.get_device_properties``: the emulated device's properties.
+
+    Args:
+        device: None, 0, "cuda", "cuda:0" or a ``minigrad.device`` of the emulated device.
+
+    Raises:
+        AssertionError: with the emulation off ("Torch not compiled with CUDA enabled").
+        RuntimeError: a cpu device or another ordinal (as ``set_device``).
+    """
+    from ..devices import as_device, device as _device
+    _require()
+    if device is not None:
+        d = as_device(_device("cuda", device) if isinstance(device, int) else device)
+        if d.type != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {d}")
+    return _CudaDeviceProperties()
+
+
 def synchronize(device=None) -> None:
     """Wait for the device's work: a no-op, every op runs synchronously on the host
     (``torch.cuda.synchronize``).
@@ -165,6 +221,24 @@ max_memory_allocated = _memory_not_yet("max_memory_allocated")
 memory_reserved = _memory_not_yet("memory_reserved")
 max_memory_reserved = _memory_not_yet("max_memory_reserved")
 reset_peak_memory_stats = _memory_not_yet("reset_peak_memory_stats")
+
+
+def _deprecated_peak_reset(name):
+    """``torch.cuda.<name>``: a deprecated alias of ``reset_peak_memory_stats`` that warns."""
+    def f(device=None):
+        import warnings
+        warnings.warn(f"torch.cuda.{name} now calls torch.cuda.reset_peak_memory_stats, which "
+                      "resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+        return reset_peak_memory_stats(device)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"Deprecated alias of ``reset_peak_memory_stats`` (``torch.cuda.{name}``).\n\n"
+                 "    Warns:\n        FutureWarning: PyTorch's text (it resets all peak "
+                 "statistics).\n    ")
+    return f
+
+
+reset_max_memory_allocated = _deprecated_peak_reset("reset_max_memory_allocated")
+reset_max_memory_cached = _deprecated_peak_reset("reset_max_memory_cached")
 
 
 def empty_cache() -> None:

@@ -121,9 +121,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     None when ``need_weights`` is False.
 
     Raises:
-        AssertionError: PyTorch's shape assertions (embed dim, head divisibility, mask shapes).
-        RuntimeError: ``is_causal`` without ``attn_mask``; a bad attn_mask shape.
+        AssertionError: PyTorch's shape assertions (embed dim, head divisibility, key/value
+            shapes, mask shapes).
+        RuntimeError: ``is_causal`` without ``attn_mask``; a bad attn_mask shape; with
+            ``need_weights``, a float attn_mask (or key_padding_mask) whose dtype is not the
+            query's (PyTorch's ``baddbmm`` error).
         NotImplementedError: ``static_k``/``static_v`` (not supported in minigrad).
+
+    Warns:
+        UserWarning: key_padding_mask and attn_mask of different dtypes (PyTorch's deprecation).
     """
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not "
@@ -154,6 +160,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     head_dim = embed_dim // num_heads
     assert head_dim * num_heads == embed_dim, \
         f"embed_dim {embed_dim} not divisible by num_heads {num_heads}"
+    if use_separate_proj_weight:
+        assert key.shape[:2] == value.shape[:2], \
+            f"key's sequence and batch dims {key.shape[:2]} do not match value's " \
+            f"{value.shape[:2]}"
+    else:
+        assert key.shape == value.shape, \
+            f"key shape {key.shape} does not match value shape {value.shape}"
     if use_separate_proj_weight:
         bq = bk = bv = None
         if in_proj_bias is not None:
@@ -208,6 +221,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         q_scaled = dispatch("mul", q, math.sqrt(1.0 / float(E)))
         w = dispatch("bmm", q_scaled, k.transpose(-2, -1))
         if attn_mask is not None:
+            if attn_mask.dtype is not q_scaled.dtype:    # PyTorch's baddbmm(attn_mask, q, k^T)
+                raise RuntimeError(f"Input dtypes must be the same, got: input "
+                                   f"{attn_mask.dtype.cpp_name}, batch1: "
+                                   f"{q_scaled.dtype.cpp_name}, batch2: {k.dtype.cpp_name}")
             w = dispatch("add", w, attn_mask)
         w = dispatch("softmax", w, -1)
         if dropout_p > 0.0:

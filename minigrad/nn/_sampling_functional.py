@@ -10,7 +10,8 @@ import math
 
 from ..dispatch import dispatch
 
-__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample", "upsample_nearest",
+           "upsample_bilinear"]
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
@@ -127,3 +128,33 @@ def pixel_unshuffle(input, downscale_factor):
         RuntimeError: fewer than 3 dims, r <= 0, H or W not divisible by r.
     """
     return dispatch("pixel_unshuffle", input, downscale_factor)
+
+
+def _deprecated(name):
+    import warnings
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", UserWarning, stacklevel=3)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated ``interpolate`` (``F.upsample``): warns, then ``interpolate`` with the same
+    arguments.
+
+    Warns:
+        UserWarning: PyTorch's deprecation text.
+    """
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated ``interpolate(mode="nearest")`` (``F.upsample_nearest``); warns as PyTorch."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated ``interpolate(mode="bilinear", align_corners=True)``
+    (``F.upsample_bilinear``); warns as PyTorch."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -4,8 +4,8 @@ unsqueezed and permuted to one dim order (output labels first, then contracted l
 index), dims that only the current operand still needs are summed away, and each pair is
 contracted left to right by ``sumproduct_pair``: permute + reshape to 3-D, one ``bmm``, view +
 permute back (a plain ``mul`` when nothing is summed). Every step is a dispatched op, so graphs
-show PyTorch's nodes and 16-bit results round where PyTorch's do. Deliberate limit: a label
-repeated within one operand (a diagonal, ``"ii->i"``) raises NotImplementedError.
+show PyTorch's nodes and 16-bit results round where PyTorch's do. A label repeated within one
+operand (``"ii->i"``, ``"ii"``) first takes that diagonal, as PyTorch does.
 """
 from __future__ import annotations
 
@@ -58,10 +58,6 @@ def _parse(equation, operands):
         for c in labels:
             if c != "...":
                 _label_index(c)
-        named = [c for c in labels if c != "..."]
-        if len(set(named)) != len(named):
-            raise NotImplementedError("einsum(): a subscript repeated within one operand (a "
-                                      "diagonal) is not supported by minigrad")
         parsed.append(labels)
     counts = {}
     for labels in parsed:
@@ -82,6 +78,28 @@ def _parse(equation, operands):
     else:
         out = ["..."] + sorted((c for c, k in counts.items() if k == 1), key=_label_index)
     return parsed, out, ell_dims
+
+
+def _take_diagonals(op, labels, i):
+    """Collapse each label repeated within operand ``i`` to one dim (a diagonal, ``"ii->i"``), as
+    PyTorch: ``diagonal`` of the two dims, moved back to the first one's place."""
+    labels = list(labels)
+    d = 0
+    while d < len(labels):
+        c = labels[d]
+        if c == "..." or c not in labels[:d]:
+            d += 1
+            continue
+        j = labels.index(c)
+        if op.shape[d] != op.shape[j]:
+            raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but the "
+                               f"sizes don't match, {op.shape[d]} != {op.shape[j]}")
+        op = dispatch("diagonal", op, 0, j, d)          # the diagonal becomes the last dim
+        perm = list(range(op.ndim - 1))
+        perm.insert(j, op.ndim - 1)
+        op = dispatch("permute", op, tuple(perm))
+        del labels[d]
+    return op, labels
 
 
 def _aligned(op, labels, order, ell_dims):
@@ -165,8 +183,7 @@ def einsum(equation, *operands):
 
     Raises:
         RuntimeError: PyTorch's equation errors (operand count, subscript count, unknown output
-            subscript), mismatched sizes. NotImplementedError: a label repeated within one
-            operand.
+            subscript), mismatched sizes, a repeated label whose sizes differ.
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
@@ -184,7 +201,8 @@ def einsum(equation, *operands):
     if "..." not in out:          # ellipsis dims missing from the output are summed too
         contracted = [("...", k) for k in range(ell_dims)] + contracted
     order = out_keys + contracted
-    ops = [_aligned(op, labels, order, ell_dims) for op, labels in zip(operands, parsed)]
+    ops = [_aligned(*_take_diagonals(op, labels, i), order, ell_dims)
+           for i, (op, labels) in enumerate(zip(operands, parsed))]
     n_out = len(out_keys)
     for j in range(len(order)):                 # sizes must agree where not 1
         sizes = {op.shape[j] for op in ops if op.shape[j] != 1}

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
 from ._normalization import (as_opmath, check_floating, composite_affine,
                              composite_normalize, double_backward, fma, param_dtype,
                              recovered_eps, row_moments)
@@ -60,6 +61,8 @@ class NativeGroupNorm(Function):
 
     @staticmethod
     def forward(ctx, input, weight, bias, N, C, HxW, group, eps):
+        if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+            param_dtype(input, weight, bias)     # PyTorch rejects mixed dtypes before the kernel
         check_floating(input, "GroupNormKernelImpl")
         _check(input, weight, bias, N, C, HxW, group)
         pdt = param_dtype(input, weight, bias)
@@ -185,6 +188,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
         RuntimeError: ``C`` not divisible by ``num_groups``, weight/bias size, mixed dtypes.
     """
     if not input.dtype.is_floating_point:
+        param_dtype(input, weight, bias)         # PyTorch rejects mixed dtypes before the kernel
         check_floating(input, "GroupNormKernelImpl")
     n, c = input.shape[0], input.shape[1]
     if num_groups <= 0 or c % num_groups:

@@ -22,6 +22,7 @@ from .. import dtypes as _dt
 from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
+from ..tensor import Tensor
 from ._normalization import (as_opmath, check_floating, composite_affine,
                              composite_normalize, double_backward, fma, param_dtype,
                              recovered_eps, row_moments, rsqrt_eps, thread_row_sums)
@@ -73,6 +74,8 @@ class NativeLayerNorm(Function):
 
     @staticmethod
     def forward(ctx, input, normalized_shape, weight=None, bias=None, eps=1e-5):
+        if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+            param_dtype(input, weight, bias)     # PyTorch rejects mixed dtypes before the kernel
         check_floating(input, "LayerNormKernelImpl")
         m, n, axis = _check_shapes(input, normalized_shape, weight, bias)
         pdt = param_dtype(input, weight, bias)

@@ -6,11 +6,12 @@ does after ``import torch``:
 
 - ``data``: datasets, samplers, ``default_collate`` and ``DataLoader`` (``torch.utils.data``);
 - ``benchmark``: ``Timer``, ``Measurement``, ``Compare`` (``torch.utils.benchmark``);
-- ``checkpoint``: recomputation checkpointing (``torch.utils.checkpoint``).
+- ``checkpoint``: recomputation checkpointing (``torch.utils.checkpoint``);
+- ``tensorboard``: a ``SummaryWriter`` for scalar curves (``torch.utils.tensorboard``).
 """
 import importlib as _importlib
 
-_SUBMODULES = ("data", "benchmark", "checkpoint")
+_SUBMODULES = ("data", "benchmark", "checkpoint", "tensorboard")
 
 
 def __getattr__(name):

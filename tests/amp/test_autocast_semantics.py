@@ -33,8 +33,13 @@ def test_alias_and_defaults():
     assert amp_emu.get_autocast_dtype("cpu") is mg.bfloat16
     assert amp_emu.get_autocast_dtype("cuda") is mg.float16
     assert not amp_emu.is_autocast_enabled("cpu") and amp_emu.is_autocast_cache_enabled()
-    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'tpu'"):
+    with pytest.raises(RuntimeError) as et:          # an unknown device type: torch's parser
+        torch.autocast("tpu")
+    with pytest.raises(RuntimeError) as em:
         autocast("tpu")
+    assert str(em.value) == str(et.value)
+    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'mps'"):
+        autocast("mps")                             # a device type minigrad does not emulate
     with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
         autocast(3)
 

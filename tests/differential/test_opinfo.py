@@ -301,10 +301,6 @@ OP_RULES = {
         "ord", "fro")) in ("nuc", 2, -2),)],
     "__getitem__": [("boolean-mask index: issue 2 indexes with ints, slices, integer arrays",
                      _has_bool_index)],
-    "einsum": [("a subscript repeated within one operand (a diagonal): a deliberate limit of "
-                "minigrad's einsum (NotImplementedError)",
-                lambda s: any(len(set(t.replace("...", ""))) != len(t.replace("...", ""))
-                              for t in s.args[0].split("->")[0].replace(" ", "").split(",")))],
     "nn.functional.scaled_dot_product_attention": [
         ("dropout_p > 0: a random mask (minigrad's generator is not PyTorch's)",
          lambda s: s.kwargs.get("dropout_p", 0.0) > 0),
