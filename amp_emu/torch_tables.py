@@ -115,7 +115,7 @@ UNTOUCHED_OPS = frozenset("""
     avg_pool2d adaptive_avg_pool2d adaptive_max_pool2d max_pool2d_with_indices pad constant_pad_nd
     interpolate upsample_nearest2d upsample_bilinear2d one_hot mv addmv addr dot vdot bilinear cross
     einsum tensordot index_put index_put_ scatter_add scatter gather index_select index
-    masked_fill take_along_dim expand reshape view flatten unflatten transpose permute t squeeze
+    masked_fill take_along_dim expand reshape view view.dtype flatten unflatten transpose permute t squeeze
     unsqueeze contiguous narrow select slice split chunk unbind repeat tile flip roll tril triu
     diag diagonal cat stack index_copy clone _to_copy detach alias copy_ fill_ zero_ add_ sub_ mul_
     div_ clamp_ pow_ addcmul_ addcdiv_ lerp_ sqrt_ neg_ exp_ mul_scalar_ masked_fill_ copysign

@@ -60,6 +60,11 @@ from . import _aliases  # noqa: E402
 _aliases.install()
 from .backends.cuda import set_float32_matmul_precision, get_float32_matmul_precision  # noqa: E402
 from .compiler import compile  # noqa: E402
+# torch.set_num_threads / get_num_threads: the emulated intra-op thread count, whose chunking the
+# 16-bit reduction recipes follow (minigrad.numerics); it does not change how NumPy runs
+from .numerics import get_num_threads, set_num_threads  # noqa: E402
+
+__version__ = "0.1.0"   # minigrad's own version (setup.cfg), not a PyTorch version
 from . import onnx  # noqa: E402
 from . import distributed  # noqa: E402
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
@@ -92,7 +97,7 @@ bool = bool_
 
 __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "float32", "float16",
            "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
-           "half", "long", "int", "short", "promote_types", "result_type", "get_default_dtype",
+           "half", "long", "int", "short", "get_num_threads", "set_num_threads", "promote_types", "result_type", "get_default_dtype",
            "set_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",

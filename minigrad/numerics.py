@@ -114,10 +114,13 @@ def set_num_threads(n: int) -> None:
     """Set the emulated intra-op thread count (``torch.set_num_threads``).
 
     Raises:
-        RuntimeError: ``n`` < 1 ("Expected positive number of threads", PyTorch's check).
+        RuntimeError: ``n`` < 1 ("set_num_threads expects a positive integer") or not an int
+            ("set_num_threads expects an int, but got float"), PyTorch 2.13's checks.
     """
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise RuntimeError("Expected positive number of threads")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n < 1:
+        raise RuntimeError("set_num_threads expects a positive integer")
     _threads[0] = int(n)
 
 

@@ -188,6 +188,9 @@ SPECS = [
     OpSpec("reshape", lambda lib, F, a, shape: a.reshape(shape), reshape_sample),
     OpSpec("reshape.fn", lambda lib, F, a, shape: lib.reshape(a, shape), reshape_sample),
     OpSpec("view", lambda lib, F, a, shape: a.view(shape), reshape_sample),
+    OpSpec("view.dtype", lambda lib, F, a: a.view(
+        {2: lib.int16, 4: lib.int32, 8: lib.int64}[a.dtype.itemsize]), unary(),
+        differentiable=False, notes="the bits reinterpreted as the same-size integer type"),
     OpSpec("transpose", lambda lib, F, a, d0, d1: a.transpose(d0, d1), transpose_sample),
     OpSpec("permute", lambda lib, F, a, dims: a.permute(dims), permute_sample),
     OpSpec("t", lambda lib, F, a: a.t(),

@@ -44,9 +44,10 @@ class ShapeMixin:
         return dispatch("reshape", self, _shape_args(shape))
 
     def view(self, *shape):
-        """Mirrors ``torch.Tensor.view``: the ``view`` op (its errors apply)."""
+        """Mirrors ``torch.Tensor.view``: the ``view`` op, or with a dtype the ``view.dtype``
+        op (the same bytes reinterpreted; its errors apply)."""
         if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
-            return self.to(shape[0])
+            return dispatch("view.dtype", self, shape[0])
         return dispatch("view", self, _shape_args(shape))
 
     def view_as(self, other):

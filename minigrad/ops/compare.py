@@ -348,14 +348,22 @@ _clamp_tensor_apply = ClampTensor.apply
 @register_op("clamp")
 def clamp(input, min=None, max=None):
     """``clamp(input, min=None, max=None)`` (``torch.clamp``/``clip``): ``min(max(x, min),
-    max)``; bounds are both numbers or both tensors (None allowed); dtype is
-    ``result_type(input, min, max)``. Gradient passes where ``min <= x <= max``.
+    max)``; bounds are numbers, tensors or None; dtype is ``result_type(input, min, max)``.
+    Gradient passes where ``min <= x <= max``. A number beside a 0-dim tensor bound: as
+    PyTorch's argument binding, the tensor is read as a number (the Scalar overload, node
+    ``ClampBackward1``).
 
     Raises:
         RuntimeError: both bounds None; non-broadcastable tensor bounds.
-        TypeError: a number bound mixed with a tensor bound.
+        TypeError: a number bound beside a tensor bound that is not 0-dim (PyTorch's binding
+            finds no overload).
     """
     tl, th = isinstance(min, Tensor), isinstance(max, Tensor)
+    if (tl and max is not None and not th and min.ndim == 0) or (
+            th and min is not None and not tl and max.ndim == 0):
+        min = min.item() if tl else min
+        max = max.item() if th else max
+        tl = th = False
     if tl or th:
         if (min is not None and not tl) or (max is not None and not th):
             raise TypeError("clamp(): min and max must both be Tensors or both be numbers")

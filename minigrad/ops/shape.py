@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..autograd.views import ViewFunction
 from ..dispatch import dispatch, register_op
@@ -152,6 +153,46 @@ class View(ViewFunction):
     @staticmethod
     def backward(ctx, grad):
         return dispatch("reshape", grad, ctx.in_shape)
+
+
+@register_op("view.dtype")
+class ViewDtype(Function):
+    """``view(input, dtype)``: the same bytes read as ``dtype`` (``Tensor.view(dtype)``); the
+    last dim is scaled by the ratio of the element sizes. It shares the storage and version
+    counter of ``input`` (writes reach it) and is not differentiable, as in PyTorch
+    (``output_differentiability: [False]``): the result never requires grad.
+
+    Raises:
+        RuntimeError: with different element sizes, PyTorch's "self.dim() cannot be 0 to view
+            Float as Half (different element sizes)", "self.stride(-1) must be 1 to view Float
+            as Half (different element sizes), but got 3", "self.size(-1) must be divisible by
+            2 to view Half as Float (different element sizes), but got 3".
+    """
+
+    @staticmethod
+    def forward(ctx, input, dtype):
+        arr = input._data
+        old, new = input.dtype.itemsize, dtype.itemsize
+        what = f"view {_dt.NAMES[input.dtype.name][0]} as {_dt.NAMES[dtype.name][0]}"
+        if old != new:
+            if arr.ndim == 0:
+                raise RuntimeError(f"self.dim() cannot be 0 to {what} (different element sizes)")
+            if arr.shape[-1] > 1 and arr.strides[-1] != old:
+                raise RuntimeError(f"self.stride(-1) must be 1 to {what} (different element "
+                                   f"sizes), but got {arr.strides[-1] // old}")
+            if new > old and arr.shape[-1] % (new // old):
+                raise RuntimeError(f"self.size(-1) must be divisible by {new // old} to {what} "
+                                   f"(different element sizes), but got {arr.shape[-1]}")
+        out = Tensor._make(arr.view(dtype.np), dtype)
+        out._vc = input._vc
+        out._base = input if input._base is None else input._base
+        out._inference = input._inference
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("view(dtype) is not differentiable")
 
 
 @register_op("_reshape_alias")

@@ -282,3 +282,16 @@ def test_warnings_torch_gives():
                                                                        scale_factor=2))
             assert wm == wt
             np.testing.assert_allclose(rm.numpy(), rt.numpy(), rtol=1e-6)
+
+
+def test_set_and_get_num_threads_at_top_level():
+    """``torch.set_num_threads`` / ``get_num_threads`` set minigrad's emulated thread count."""
+    from minigrad import numerics
+    old = mg.get_num_threads()
+    try:
+        mg.set_num_threads(3)
+        assert mg.get_num_threads() == 3 == numerics.get_num_threads()
+    finally:
+        mg.set_num_threads(old)
+    _raises_like(lambda: mg.set_num_threads(0), lambda: torch.set_num_threads(0))
+    assert isinstance(mg.__version__, str)

@@ -339,3 +339,58 @@ def test_unfold_backward_and_diagonal_backward_are_differentiable_twice():
         (mgg,) = mg.autograd.grad(mgr.sum(), mx)
         assert torch.allclose(to_torch(mgg), tgg)
         assert np.isfinite(float(mgg.sum().item()))
+
+
+def test_view_dtype_reinterprets_the_bytes_as_pytorch():
+    """``Tensor.view(dtype)`` reads the same bytes as another dtype (it once cast the values)."""
+    x = np.array([[1.0, -2.5, 3.0e-41, np.inf]], np.float32)
+    for src, dst in [("float32", "int32"), ("float32", "float16"), ("float32", "uint8"),
+                     ("float32", "bfloat16"), ("float16", "float32"), ("bfloat16", "int16"),
+                     ("float64", "float32"), ("int64", "float64")]:
+        t = torch.from_numpy(x).to(getattr(torch, src)).view(getattr(torch, dst))
+        m = mg.tensor(x).to(getattr(mg, src)).view(getattr(mg, dst))
+        assert tuple(m.shape) == tuple(t.shape) and str(m.dtype)[9:] == str(t.dtype)[6:]
+        assert np.array_equal(to_torch(m).view(torch.uint8).numpy(), t.view(torch.uint8).numpy())
+    # a view: writes reach the base and bump its version; never requires grad
+    base = mg.zeros(4, requires_grad=True)
+    v = base.detach().view(mg.int32)
+    v.add_(1)
+    assert base.detach().view(mg.int32).tolist() == [1, 1, 1, 1] and base._version == 1
+    assert not mg.ones(2, requires_grad=True).view(mg.float32).requires_grad
+    for f in (lambda L: L.ones(2, 3).t().view(L.float16),
+              lambda L: L.ones(3, dtype=L.float16).view(L.float32),
+              lambda L: L.ones(()).view(L.float16)):
+        with pytest.raises(RuntimeError) as em:
+            f(mg)
+        with pytest.raises(RuntimeError) as et:
+            f(torch)
+        assert str(em.value) == str(et.value)
+
+
+@pytest.mark.parametrize("bounds", ["t0,n", "n,t0", "t1,n", "n,t1", "t0,none", "ti,f"])
+def test_clamp_mixes_tensor_and_number_bounds_as_pytorch(bounds):
+    """A number beside a 0-dim tensor bound (it once raised TypeError): values, dtype, node,
+    grads; beside a 1-d tensor bound PyTorch's binding raises TypeError, and so do we."""
+    if "t1" in bounds or bounds == "ti,f":
+        for L in (mg, torch):
+            spec = {"t1": L.tensor([0.0, 1.0, 1.0, 2.0, 2.0]), "n": 3,
+                    "ti": L.tensor([1, 1, 1, 1, 1]), "f": 2.5}
+            lo, hi = (spec[k] for k in bounds.split(","))
+            with pytest.raises(TypeError):
+                L.clamp(L.arange(5.0), min=lo, max=hi)
+        return
+    def make(L):
+        x = L.tensor([-1.0, 0.5, 2.0, 4.0, 7.0], requires_grad=True)
+        spec = {"t0": L.tensor(1.0), "t1": L.tensor([0.0, 1.0, 1.0, 2.0, 2.0]), "n": 3,
+                "none": None, "ti": L.tensor([1, 1, 1, 1, 1]), "f": 2.5}
+        lo, hi = (spec[k] for k in bounds.split(","))
+        src = L.arange(5) if bounds == "ti,f" else x
+        y = L.clamp(src, min=lo, max=hi)
+        if y.requires_grad:
+            y.sum().backward()
+        return y, x.grad, (y.grad_fn.name() if y.grad_fn is not None else None)
+    (ym, gm, nm), (yt, gt, nt) = make(mg), make(torch)
+    assert str(ym.dtype)[9:] == str(yt.dtype)[6:] and nm == nt
+    np.testing.assert_array_equal(ym.detach().numpy(), yt.detach().numpy())
+    if gt is not None:
+        np.testing.assert_array_equal(gm.numpy(), gt.numpy())
