@@ -193,7 +193,7 @@ def _pow_scalar_kernel(rt, a, e16, exponent):
     """PyTorch's ``pow_tensor_scalar`` kernel on the opmath input ``a``: ``e16`` is the exponent
     as the kernel base loads it (rounded to the result dtype), ``exponent`` the number given
     (fp32's scalar tail uses it as a double). Special cases 0, 1, 2, 3, 0.5, -0.5, -1, -2 (bf16
-    rounds inside x**3 and x**-2; fp16 has no sqrt/rsqrt special case: pow(-0.0, 0.5) is +0
+    rounds inside x**3 and x**-2, and inside x**-0.5 in ATen's scalar tail; fp16 has no sqrt/rsqrt special case: pow(-0.0, 0.5) is +0
     and pow(-0.0, -0.5) is +inf there).
 
     Raises:
@@ -221,6 +221,11 @@ def _pow_scalar_kernel(rt, a, e16, exponent):
         if rt is _dt.float16:      # IEEE pow, not sqrt, at -0.0 and -inf
             out = np.where(a == 0, np.float32(np.inf if e < 0 else 0.0), out)
             out = np.where(np.isneginf(a), np.float32(0.0 if e < 0 else np.inf), out)
+        elif bf and e < 0:         # ATen's scalar tail: 1 / sqrt(x) in bf16 arithmetic, as rsqrt
+            tail = _nx.elementwise_tail(rt, a)
+            if tail is not None and tail.any():
+                s16 = _nx.round_to(np.sqrt(a), rt)
+                out = np.where(tail, _nx.round_to(np.float32(1) / s16, rt), out)
         return out
     if e == -1:
         return 1 / a

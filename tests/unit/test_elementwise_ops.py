@@ -442,3 +442,17 @@ def test_integer_alpha_overflow_raises_like_torch(dt, alpha):
                   alpha=-255).tolist() == torch.sub(torch.tensor(u, dtype=torch.uint8),
                                                     torch.tensor(u, dtype=torch.uint8),
                                                     alpha=-255).tolist()
+
+
+def test_bf16_pow_minus_half_matches_torch_in_the_scalar_tail():
+    """bf16 ``x ** -0.5``: ATen's scalar tail computes 1 / sqrt(x) in bf16 arithmetic (two
+    roundings), its vector body in fp32; every positive finite bf16 input, at lengths that put
+    elements in both (a fresh-clone CI draw found 1e-12, a 0-dim tensor: all tail)."""
+    import ml_dtypes
+    import numpy as np
+    import torch
+    v = np.arange(0, 0x7F80, dtype=np.uint16).view(ml_dtypes.bfloat16).astype(np.float32)
+    for n in (1, 17, 100, len(v)):
+        want = torch.from_numpy(v[:n]).to(torch.bfloat16).pow(-0.5).float().numpy()
+        got = mg.tensor(v[:n]).to(mg.bfloat16).pow(-0.5).float().numpy()
+        np.testing.assert_array_equal(got, want)
