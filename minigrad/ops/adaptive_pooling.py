@@ -24,6 +24,16 @@ from ._util import opmath, wrap, wrap_dim
 from .pooling import gather_from_input, scatter_to_input, window_max
 
 
+def _windows(input, output_size, name):
+    """The shared set-up of the 2-d adaptive pools: checks, the opmath input and each output
+    row's / column's window ranges ``(lo, hi)`` (PyTorch's start/end index rule)."""
+    sizes = _output_size(input, output_size, name)
+    _check(input, sizes, name)
+    a = opmath(input, input.dtype)
+    h, w = a.shape[-2:]
+    return a, sizes, _ranges(h, sizes[0]), _ranges(w, sizes[1])
+
+
 def _ranges(n, out):
     o = np.arange(out)
     return (o * n) // out, -((-(o + 1) * n) // out)
@@ -78,13 +88,8 @@ class AdaptiveAvgPool2d(Function):
 
     @staticmethod
     def forward(ctx, input, output_size):
-        sizes = _output_size(input, output_size, "adaptive_avg_pool2d")
-        _check(input, sizes, "adaptive_avg_pool2d")
         dt = input.dtype
-        a = opmath(input, dt)
-        h, w = a.shape[-2:]
-        hlo, hhi = _ranges(h, sizes[0])
-        wlo, whi = _ranges(w, sizes[1])
+        a, sizes, (hlo, hhi), (wlo, whi) = _windows(input, output_size, "adaptive_avg_pool2d")
         out = np.empty(a.shape[:-2] + sizes, a.dtype)
         for i in range(sizes[0]):
             for j in range(sizes[1]):
@@ -163,13 +168,9 @@ class AdaptiveMaxPool2d(Function):
 
     @staticmethod
     def forward(ctx, input, output_size):
-        sizes = _output_size(input, output_size, "adaptive_max_pool2d")
-        _check(input, sizes, "adaptive_max_pool2d")
         dt = input.dtype
-        a = opmath(input, dt)
-        h, w = a.shape[-2:]
-        hlo, hhi = _ranges(h, sizes[0])
-        wlo, whi = _ranges(w, sizes[1])
+        a, sizes, (hlo, hhi), (wlo, whi) = _windows(input, output_size, "adaptive_max_pool2d")
+        w = a.shape[-1]
         vals = np.empty(a.shape[:-2] + sizes, a.dtype)
         idx = np.empty(a.shape[:-2] + sizes, np.int64)
         for i in range(sizes[0]):
