@@ -166,3 +166,19 @@ def test_train_char_gpt_matches_torch_and_samples():
     assert "unigram baseline" in out and "sample:" in out
     diff = float(out.split("fp32 expected < 1e-5): ")[1].split()[0])
     assert diff < 1e-5
+
+
+# ------------------------------------------------------------------ gradient accumulation, profiling
+def test_accumulation_pitfalls_prints_each_with_numbers():
+    out = run("examples/accumulation_pitfalls.py", "--accum", "4")
+    rows = {line[:52].strip(): line[52:].split() for line in out.splitlines()
+            if line.endswith((" yes", " NO", " no*"))}
+    assert len(rows) == 11, out
+    # maths: without / N the gradient is N = 4 times the big batch's
+    assert float(rows["missing loss / N: |grad| / |big-batch grad|"][1]) == 4.0
+    # ExponentialLR(0.9) from lr 0.1 after 5 steps: 0.9**5 right, 0.9**20 stepped per micro-batch
+    lr_row = rows["scheduler per micro-batch: lr after 5 steps"]
+    assert float(lr_row[0]) == round(0.1 * 0.9 ** 5, 5) and float(lr_row[3]) == round(0.1 * 0.9 ** 20, 5)
+    assert float(rows["BatchNorm running_mean: max rel diff"][-6]) > 0.01
+    assert [r[-1] for r in rows.values()].count("no*") == 1  # one dropout layer: same masks
+    assert all(r[-1] in ("yes", "no*") for r in rows.values()), out
