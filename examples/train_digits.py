@@ -24,7 +24,25 @@ minigrad's initial weights and the same batches and prints, per run, the largest
 loss difference (fp32: expected below 1e-5). ``--plot FILE.png`` draws the loss curves and the
 loss scale over the steps.
 
+Trading compute for memory (the lectures' "memory-tight training" recipe), and evidence:
+- ``--checkpoint``: each hidden block (the layers up to and including each ReLU) runs under
+  ``minigrad.utils.checkpoint.checkpoint(block, x, use_reentrant=False)``: its activations are
+  recomputed in backward instead of kept. (A BatchNorm inside a block, as in the CNN example,
+  updates its running statistics again during the recomputation, as in PyTorch.)
+- ``--accum N``: each step's batch is split into N micro-batches; each one's loss is divided by N
+  before backward, so the summed gradient is the whole batch's; with fp16, ``scaler.scale(loss /
+  N).backward()`` per micro-batch and ``unscale_`` / clip / ``step`` / ``update`` once per step.
+  The logged loss is the batch's (the mean of the micro-batch losses).
+- ``--profile DIR``: ``minigrad.profiler.profile`` over steps 3-5 of each minigrad run
+  (``schedule(wait=1, warmup=1, active=3, repeat=1)``), a Chrome trace per run written by
+  ``tensorboard_trace_handler(DIR)``, and the ``key_averages()`` table by self CPU time.
+The final table's "saved" column is the bytes the autograd graph keeps for backward after one
+micro-batch's forward (the first step's largest), counted with
+``minigrad.autograd.graph.saved_tensors_hooks``: the storage bytes of every tensor packed,
+each storage once (views of one storage count once).
+
 Run: python examples/train_digits.py [--precision all] [--optimizer adam] [--compare-torch]
+     [--checkpoint] [--accum N] [--profile DIR] [--device cuda]
 """
 from __future__ import annotations
 
@@ -62,7 +80,8 @@ def parse_args(argv=None):
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--precision", choices=PRECISIONS + ("all",), default="all",
                    help="which run(s): fp32, bf16 autocast, fp16 autocast + GradScaler, or all")
-    p.add_argument("--device-type", choices=("cpu", "cuda"), default="cpu",
+    p.add_argument("--device-type", "--device", dest="device_type", choices=("cpu", "cuda"),
+                   default="cpu",
                    help="device of the model and batches (cuda: minigrad's emulated GPU), "
                         "hence the autocast table and the GradScaler device")
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam")
@@ -78,7 +97,15 @@ def parse_args(argv=None):
                    help="train the same runs in PyTorch CPU and print the loss differences")
     p.add_argument("--plot", metavar="FILE.png", help="save loss curves and loss scale")
     p.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bars")
+    p.add_argument("--checkpoint", action="store_true",
+                   help="recompute each hidden block's activations in backward (checkpoint)")
+    p.add_argument("--accum", type=int, default=1, metavar="N",
+                   help="micro-batches per step (the batch split in N, loss / N each)")
+    p.add_argument("--profile", metavar="DIR",
+                   help="profile steps 3-5 of each minigrad run, write Chrome traces to DIR")
     args = p.parse_args(argv)
+    if args.accum < 1 or args.batch_size % args.accum:
+        p.error(f"--accum {args.accum} must be >= 1 and divide --batch-size {args.batch_size}")
     if args.lr is None:
         args.lr = 1e-3 if args.optimizer == "adam" else 0.05
     return args
@@ -127,6 +154,7 @@ class Run:
         self.framework, self.precision = framework, precision
         self.losses, self.scales = [], []
         self.skipped, self.accuracy, self.seconds = 0, float("nan"), 0.0
+        self.saved_bytes = 0        # bytes kept for backward after one micro-batch's forward
 
     @property
     def final_scale(self):
@@ -152,6 +180,9 @@ class _Frame:
             self.lib, self.nn, self.optim = mg, nn, optim
             self.clip = nn.utils.clip_grad_norm_
             self.amp = amp_emu
+            from minigrad.autograd.graph import saved_tensors_hooks
+            from minigrad.utils.checkpoint import checkpoint
+            self.saved_tensors_hooks, self.checkpoint = saved_tensors_hooks, checkpoint
             self.device_type = args.device_type
             self.device = mg.device(args.device_type)
         else:
@@ -159,6 +190,8 @@ class _Frame:
             self.lib, self.nn, self.optim = torch, torch.nn, torch.optim
             self.clip = torch.nn.utils.clip_grad_norm_
             self.amp = torch.amp
+            self.saved_tensors_hooks = torch.autograd.graph.saved_tensors_hooks
+            self.checkpoint = torch.utils.checkpoint.checkpoint
             self.device_type = "cpu"  # PyTorch CPU runs the cpu profile
             self.device = torch.device("cpu")
 
@@ -174,6 +207,69 @@ class _Frame:
 
     def scaler(self, precision):
         return self.amp.GradScaler(self.device_type) if precision == "fp16" else None
+
+    def storage(self, t):
+        """(an id of ``t``'s storage, its bytes): views of one storage share the id."""
+        if self.name == "torch":
+            s = t.untyped_storage()
+            return s.data_ptr(), s.nbytes()
+        # Stand-in: minigrad has no Tensor.untyped_storage() yet. A tensor's storage is a NumPy
+        # array (read here, never written); a view's array has the storage's array as its base.
+        arr = t._data
+        while isinstance(arr.base, np.ndarray):
+            arr = arr.base
+        return id(arr), arr.nbytes
+
+
+class SavedBytes:
+    """Counts the bytes the autograd graph keeps for backward inside the ``with`` block, through
+    the saved-tensor hooks (``saved_tensors_hooks``): each packed tensor's storage, once."""
+
+    def __init__(self, frame):
+        self.frame, self.storages = frame, {}
+        self.hooks = frame.saved_tensors_hooks(self._pack, lambda t: t)
+
+    def _pack(self, t):
+        key, nbytes = self.frame.storage(t)
+        self.storages[key] = nbytes
+        return t
+
+    @property
+    def total(self):
+        return sum(self.storages.values())
+
+    def __enter__(self):
+        self.hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.hooks.__exit__(*exc)
+
+
+def hidden_blocks(model, nn_module):
+    """Split an ``nn.Sequential`` after each ReLU: (the hidden blocks, the rest). The blocks
+    share the model's modules (and so its parameters)."""
+    blocks, current = [], []
+    for m in model:
+        current.append(m)
+        if isinstance(m, nn_module.ReLU):
+            blocks.append(nn_module.Sequential(*current))
+            current = []
+    return blocks, nn_module.Sequential(*current)
+
+
+def _profiler(frame, precision, directory):
+    """A started profiler recording steps 3-5 (wait 1, warmup 1, active 3), trace to directory."""
+    from minigrad import profiler
+    acts = [profiler.ProfilerActivity.CPU]
+    if frame.device_type == "cuda":
+        acts.append(profiler.ProfilerActivity.CUDA)
+    prof = profiler.profile(activities=acts, record_shapes=True,
+                            schedule=profiler.schedule(wait=1, warmup=1, active=3, repeat=1),
+                            on_trace_ready=profiler.tensorboard_trace_handler(
+                                directory, worker_name=f"train_digits_{precision}"))
+    prof.start()
+    return prof
 
 
 def train(frame, precision, sizes, init_state, data, order, args, model_fn=None):
@@ -192,18 +288,38 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
     scaler = frame.scaler(precision)
     run = Run(frame.name, precision)
     bar = _progress(len(order), f"{frame.name} {precision}", args.no_progress)
+    forward = model
+    if args.checkpoint:
+        blocks, head = hidden_blocks(model, frame.nn)
+
+        def forward(x):
+            for block in blocks:
+                x = frame.checkpoint(block, x, use_reentrant=False)
+            return head(x)
+    n_micro = args.accum
+    prof = (_profiler(frame, precision, args.profile)
+            if args.profile and frame.name == "minigrad" else None)
 
     start = time.perf_counter()
     for step, idx in enumerate(order):
-        xb, yb = frame.tensor(x_tr[idx]), frame.tensor(y_tr[idx])
-        with frame.autocast(precision):
-            loss = criterion(model(xb), yb)
+        micro_losses = []
+        for micro in (np.split(idx, n_micro) if n_micro > 1 else [idx]):
+            xb, yb = frame.tensor(x_tr[micro]), frame.tensor(y_tr[micro])
+            counter = SavedBytes(frame) if step == 0 else contextlib.nullcontext()
+            with counter, frame.autocast(precision):
+                loss = criterion(forward(xb), yb)
+            if step == 0:
+                run.saved_bytes = max(run.saved_bytes, counter.total)
+            if n_micro > 1:
+                micro_losses.append(loss.item())
+                loss = loss / n_micro
+            # the lecture's order with a scaler: scale, backward (per micro-batch), then once
+            # per step unscale_, clip, step, update
+            (loss if scaler is None else scaler.scale(loss)).backward()
         if scaler is None:
-            loss.backward()
             frame.clip(model.parameters(), args.clip)
             opt.step()
-        else:  # the lecture's order: scale, backward, unscale_, clip, step, update
-            scaler.scale(loss).backward()
+        else:
             scaler.unscale_(opt)
             frame.clip(model.parameters(), args.clip)
             before = scaler.get_scale()
@@ -212,13 +328,23 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
             run.scales.append(scaler.get_scale())
             run.skipped += run.scales[-1] < before  # the scale backs off iff inf/nan was found
         opt.zero_grad(set_to_none=True)
-        run.losses.append(loss.item())
+        run.losses.append(loss.item() if n_micro == 1 else sum(micro_losses) / n_micro)
+        if prof is not None:
+            prof.step()
+            if prof.step_num == 5:  # the schedule's one cycle is done
+                prof.stop()
+                print_profile(prof, precision, args.profile)
+                prof = None
         if bar is not None:
             bar.update(1)
             if step % 20 == 0:
                 bar.set_postfix(loss=f"{run.losses[-1]:.4f}")
     if bar is not None:
         bar.close()
+    if prof is not None:   # fewer than 5 steps: stop, and show what was recorded, if anything
+        prof.stop()
+        if prof.step_num >= 2:
+            print_profile(prof, precision, args.profile)
 
     with frame.lib.no_grad(), frame.autocast(precision):
         logits = model(frame.tensor(x_te))
@@ -235,10 +361,25 @@ def rel_diffs(a, b):
     return np.abs(a - b) / np.maximum(np.abs(b), 1e-12)
 
 
+def print_profile(prof, precision, directory):
+    """The profiled steps' ``key_averages`` table, by self CPU time."""
+    print(f"\nprofile, minigrad {precision}, steps 3-5 (trace in {directory}/):")
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=12))
+
+
+def format_bytes(n):
+    """Bytes as a short token: 512B, 12.3KiB, 1.50MiB."""
+    if n < 1024:
+        return f"{n}B"
+    if n < 1024 ** 2:
+        return f"{n / 1024:.1f}KiB"
+    return f"{n / 1024 ** 2:.2f}MiB"
+
+
 def print_table(runs, compare=None):
     """One row per run; ``compare`` maps precision -> max relative loss diff vs PyTorch."""
     head = (f"{'framework':<9} {'precision':<9} {'test acc':>8} {'final loss':>10} "
-            f"{'loss scale':>10} {'skipped':>7} {'steps':>6} {'time s':>7}")
+            f"{'loss scale':>10} {'skipped':>7} {'steps':>6} {'time s':>7} {'saved':>9}")
     if compare:
         head += f" {'max rel loss diff vs torch':>27}"
     print(head)
@@ -247,7 +388,8 @@ def print_table(runs, compare=None):
         scale = f"{r.final_scale:.0f}" if r.final_scale is not None else "-"
         skipped = str(r.skipped) if r.precision == "fp16" else "-"
         line = (f"{r.framework:<9} {r.precision:<9} {100 * r.accuracy:7.2f}% {r.losses[-1]:10.4f} "
-                f"{scale:>10} {skipped:>7} {len(r.losses):6d} {r.seconds:7.2f}")
+                f"{scale:>10} {skipped:>7} {len(r.losses):6d} {r.seconds:7.2f} "
+                f"{format_bytes(r.saved_bytes):>9}")
         if compare and r.framework == "minigrad" and r.precision in compare:
             line += f" {compare[r.precision]:27.2e}"
         print(line)
@@ -301,7 +443,10 @@ def main(argv=None, model_fn=None, model_name=None, args=None):
     print(f"digits: {len(data[0])} train / {len(data[1])} test images, "
           f"{model_name or 'MLP ' + '-'.join(map(str, sizes))}, {args.optimizer} lr={args.lr:g}, "
           f"clip {args.clip:g}, {args.epochs} epochs of batch {args.batch_size} "
-          f"({len(order)} steps), device '{args.device_type}'")
+          f"({len(order)} steps), device '{args.device_type}'"
+          + (f", {args.accum} micro-batches of {args.batch_size // args.accum} per step"
+             if args.accum > 1 else "")
+          + (", hidden blocks checkpointed" if args.checkpoint else ""))
 
     frames = [_Frame("minigrad", args)]
     if args.compare_torch:

@@ -182,3 +182,29 @@ def test_accumulation_pitfalls_prints_each_with_numbers():
     assert float(rows["BatchNorm running_mean: max rel diff"][-6]) > 0.01
     assert [r[-1] for r in rows.values()].count("no*") == 1  # one dropout layer: same masks
     assert all(r[-1] in ("yes", "no*") for r in rows.values()), out
+
+
+def test_train_digits_accum_checkpoint_profile_on_cuda(tmp_path):
+    """--accum 4 --checkpoint --profile DIR --device cuda on a 1-epoch fp16 run, against the plain
+    run: the same training (losses agree to fp16 rounding), the "saved" bytes the hand count
+    gives, a profile table and a Chrome trace that parses."""
+    import json
+    plain = _table_rows(run("examples/train_digits.py", "--precision", "fp16", "--epochs", "1",
+                            "--no-progress"))["minigrad", "fp16"]
+    out = run("examples/train_digits.py", "--precision", "fp16", "--epochs", "1", "--no-progress",
+              "--accum", "4", "--checkpoint", "--profile", str(tmp_path), "--device", "cuda")
+    rows = _table_rows(out)["minigrad", "fp16"]
+    assert "4 micro-batches of 16 per step, hidden blocks checkpointed" in out
+    assert int(rows[6]) == int(plain[6]) == 21
+    assert abs(float(rows[3]) - float(plain[3])) < 2e-3
+    # Kept for backward, fp16 autocast, MLP 64-128-10. Plain, batch 64: the input cast to fp16
+    # (64*64*2), the ReLU output (64*128*2), W2 cast (128*10*2), log_softmax's output (64*10*4),
+    # the targets (64*8): 30208 B. Checkpointed, micro-batch 16: the block's fp32 input
+    # (16*64*4), the block's output (16*128*2), W2 cast, log_softmax's output, targets: 11520 B.
+    assert plain[8] == f"{30208 / 1024:.1f}KiB" and rows[8] == f"{11520 / 1024:.1f}KiB"
+    assert "profile, minigrad fp16, steps 3-5" in out
+    assert "aten::addmm" in out and "Self CPU time total" in out
+    traces = list(tmp_path.glob("train_digits_fp16.*.pt.trace.json"))
+    assert len(traces) == 1
+    names = {e.get("name") for e in json.loads(traces[0].read_text())["traceEvents"]}
+    assert {"ProfilerStep#2", "ProfilerStep#4", "aten::addmm"} <= names
