@@ -52,6 +52,7 @@ def _finish(t, requires_grad, device=None):
         if dev is not _devices.CPU:
             t._device = dev
             _devices.state.cuda_seen = True
+            _devices.track_storage(t)
     if requires_grad:
         t.requires_grad_(True)
     return t
