@@ -39,7 +39,11 @@ Trading compute for memory (the lectures' "memory-tight training" recipe), and e
 The final table's "saved" column is the bytes the autograd graph keeps for backward after one
 micro-batch's forward (the first step's largest), counted with
 ``minigrad.autograd.graph.saved_tensors_hooks``: the storage bytes of every tensor packed,
-each storage once (views of one storage count once).
+each storage once (views of one storage count once). The "peak" column is the emulated cuda
+device's ``minigrad.cuda.max_memory_allocated()`` over the training loop (the model, its
+gradients, the optimizer state, the batches and what the graph keeps, in the caching allocator's
+512-byte blocks, as a GPU counts them), shown only with ``--device cuda`` ("-" on the cpu
+device, which has no such figure yet, and for PyTorch CPU).
 
 Run: python examples/train_digits.py [--precision all] [--optimizer adam] [--compare-torch]
      [--checkpoint] [--accum N] [--profile DIR] [--device cuda]
@@ -48,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
 import time
@@ -155,6 +160,7 @@ class Run:
         self.losses, self.scales = [], []
         self.skipped, self.accuracy, self.seconds = 0, float("nan"), 0.0
         self.saved_bytes = 0        # bytes kept for backward after one micro-batch's forward
+        self.peak_bytes = None      # peak allocated bytes while training (emulated cuda only)
 
     @property
     def final_scale(self):
@@ -213,12 +219,24 @@ class _Frame:
         if self.name == "torch":
             s = t.untyped_storage()
             return s.data_ptr(), s.nbytes()
-        # Stand-in: minigrad has no Tensor.untyped_storage() yet. A tensor's storage is a NumPy
-        # array (read here, never written); a view's array has the storage's array as its base.
-        arr = t._data
-        while isinstance(arr.base, np.ndarray):
-            arr = arr.base
+        # Stand-in: minigrad has no Tensor.untyped_storage() yet. A tensor's storage is the root
+        # NumPy array under its array (read here, never written), as the memory figures count it.
+        from minigrad.storage_accounting import root_of
+        arr = root_of(t._data)
         return id(arr), arr.nbytes
+
+    def reset_peak(self):
+        """Start a peak-memory count (emulated cuda device only); see ``peak``."""
+        if self.name == "minigrad" and self.device_type == "cuda":
+            gc.collect()    # the previous run's model and optimizer state go now, not later
+            mg.cuda.reset_peak_memory_stats()
+
+    def peak(self):
+        """Peak allocated bytes since ``reset_peak`` (``max_memory_allocated``, the tensors'
+        true bytes): None where there is no such figure (PyTorch CPU; minigrad's cpu device)."""
+        if self.name == "minigrad" and self.device_type == "cuda":
+            return mg.cuda.max_memory_allocated()
+        return None
 
 
 class SavedBytes:
@@ -277,6 +295,7 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
 
     ``model_fn(nn_module, sizes)`` builds the model (default ``build_model``, the MLP)."""
     x_tr, x_te, y_tr, y_te = data
+    frame.reset_peak()
     model = (model_fn or build_model)(frame.nn, sizes)
     model.load_state_dict({k: frame.tensor(v.copy()) for k, v in init_state.items()})
     model.to(frame.device)          # before the optimizer is built, as a CUDA script does
@@ -341,6 +360,7 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
                 bar.set_postfix(loss=f"{run.losses[-1]:.4f}")
     if bar is not None:
         bar.close()
+    run.peak_bytes = frame.peak()   # before the evaluation's batch of 450
     if prof is not None:   # fewer than 5 steps: stop, and show what was recorded, if anything
         prof.stop()
         if prof.step_num >= 2:
@@ -379,7 +399,7 @@ def format_bytes(n):
 def print_table(runs, compare=None):
     """One row per run; ``compare`` maps precision -> max relative loss diff vs PyTorch."""
     head = (f"{'framework':<9} {'precision':<9} {'test acc':>8} {'final loss':>10} "
-            f"{'loss scale':>10} {'skipped':>7} {'steps':>6} {'time s':>7} {'saved':>9}")
+            f"{'loss scale':>10} {'skipped':>7} {'steps':>6} {'time s':>7} {'saved':>9} {'peak':>9}")
     if compare:
         head += f" {'max rel loss diff vs torch':>27}"
     print(head)
@@ -389,7 +409,8 @@ def print_table(runs, compare=None):
         skipped = str(r.skipped) if r.precision == "fp16" else "-"
         line = (f"{r.framework:<9} {r.precision:<9} {100 * r.accuracy:7.2f}% {r.losses[-1]:10.4f} "
                 f"{scale:>10} {skipped:>7} {len(r.losses):6d} {r.seconds:7.2f} "
-                f"{format_bytes(r.saved_bytes):>9}")
+                f"{format_bytes(r.saved_bytes):>9} "
+                f"{format_bytes(r.peak_bytes) if r.peak_bytes is not None else '-':>9}")
         if compare and r.framework == "minigrad" and r.precision in compare:
             line += f" {compare[r.precision]:27.2e}"
         print(line)
