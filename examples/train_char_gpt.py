@@ -98,13 +98,17 @@ def build_gpt(torch, vocab, args, dropout):
             self.ln_f = nn.LayerNorm(d)
             self.lm_head = nn.Linear(d, vocab, bias=False)
             self.lm_head.weight = self.tok_emb.weight          # weight tying
+            self.checkpoint = False   # True: recompute each block in backward (profile_step.py)
 
         def forward(self, idx, targets=None):
             t = idx.shape[1]
             pos = torch.arange(t, device=idx.device)
             x = self.drop(self.tok_emb(idx) + self.pos_emb(pos))
             for blk in self.blocks:
-                x = blk(x)
+                if self.checkpoint and self.training:
+                    x = torch.utils.checkpoint.checkpoint(blk, x, use_reentrant=False)
+                else:
+                    x = blk(x)
             logits = self.lm_head(self.ln_f(x))
             if targets is None:
                 return logits

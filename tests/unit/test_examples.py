@@ -211,3 +211,31 @@ def test_train_digits_accum_checkpoint_profile_on_cuda(tmp_path):
     assert len(traces) == 1
     names = {e.get("name") for e in json.loads(traces[0].read_text())["traceEvents"]}
     assert {"ProfilerStep#2", "ProfilerStep#4", "aten::addmm"} <= names
+
+
+def test_profile_step_quick_shows_time_bytes_and_autocast(tmp_path):
+    import json
+    out = run("examples/profile_step.py", "--quick", "--trace-dir", str(tmp_path), "--rows", "3")
+    summary = {}
+    for line in out.splitlines():
+        m = re.match(r"(fp32|bf16|fp16)( \+ checkpoint)?\s+(\d+\.\d)\s", line)
+        if m:
+            summary[m.group(1) + (m.group(2) or "")] = line[20:].split()
+    assert len(summary) == 6, out
+    for p in ("fp32", "bf16", "fp16"):
+        plain, ckpt = summary[p], summary[p + " + checkpoint"]
+        # checkpointing keeps only each block's input for backward: far fewer saved bytes and a
+        # lower peak (units: KiB / MiB tokens)
+        size = lambda tok: float(tok[:-3]) * (1024 if tok.endswith("MiB") else 1)  # noqa: E731
+        assert size(ckpt[4]) < size(plain[4]) / 3 and size(ckpt[5]) < size(plain[5])
+    # autocast's policy, from the recorded input types: matmuls in the low precision, log_softmax
+    # in fp32 (PyTorch's autocast lists)
+    assert re.search(r"fp16\s+aten::addmm\s+\(c10::Half, c10::Half, c10::Half\)", out)
+    assert re.search(r"bf16\s+aten::addmm\s+\(c10::BFloat16, c10::BFloat16, c10::BFloat16\)", out)
+    assert re.search(r"fp16\s+aten::_log_softmax\s+\(float,", out)
+    assert re.search(r"fp32\s+aten::addmm\s+\(float, float, float\)", out)
+    assert out.count("by self CPU time") == 6 and "Self CPU time total" in out
+    traces = sorted(tmp_path.glob("profile_step_*.json"))
+    assert len(traces) == 6
+    events = json.loads(traces[0].read_text())["traceEvents"]
+    assert {"forward", "backward", "optimizer"} <= {e.get("name") for e in events}
