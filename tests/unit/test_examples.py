@@ -239,3 +239,13 @@ def test_profile_step_quick_shows_time_bytes_and_autocast(tmp_path):
     assert len(traces) == 6
     events = json.loads(traces[0].read_text())["traceEvents"]
     assert {"forward", "backward", "optimizer"} <= {e.get("name") for e in events}
+
+
+def test_draw_graph_writes_the_lecture_and_checkpoint_graphs(tmp_path):
+    out = run("examples/draw_graph.py", "--out", str(tmp_path))
+    lecture = (tmp_path / "lecture.dot").read_text()
+    for name in ("SumBackward0", "AddBackward0", "MulBackward0", 'label="w\\l(2) float32'):
+        assert name in lecture
+    ckpt = (tmp_path / "checkpoint.dot").read_text()
+    assert ckpt.count("packed by hooks") == 5 and "GeluBackward0" in ckpt
+    assert "--- lecture: 8 edges" in out
