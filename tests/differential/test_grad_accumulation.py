@@ -225,7 +225,7 @@ def param_bounds(state, sizes, steps, precision, lr, momentum=0.9):
     return [2 * lr * factor * w for w in worst]
 
 
-@settings(max_examples=6)
+@settings(max_examples=4)
 @given(seed=st.integers(0, 2**16), n_micro=st.sampled_from([2, 4]),
        init_scale=st.sampled_from([2.0 ** 4, 2.0 ** 16, 2.0 ** 24]))
 def test_grad_scaler_once_per_accumulated_step_matches_torch(seed, n_micro, init_scale):
@@ -233,7 +233,7 @@ def test_grad_scaler_once_per_accumulated_step_matches_torch(seed, n_micro, init
     The scale trajectory (growth every 2 steps, backoff on overflow: 2**24 overflows fp16) is
     PyTorch's exactly; parameters after K steps agree within the bound carried through SGD; the
     first step's unscaled gradient equals the big batch's when neither overflowed."""
-    sizes, micro, k_steps, lr = [IN, 5, OUT], 2, 4, 0.1
+    sizes, micro, k_steps, lr = [IN, 5, OUT], 2, 3, 0.1
     state = init_state(seed, sizes)
     steps = [data(seed + 10 * k, n_micro * micro) for k in range(k_steps)]
     mg_params, mg_scales, _, mg_first = train(Frame("minigrad"), state, sizes, steps, n_micro,
