@@ -55,6 +55,7 @@ from . import serialization
 from .serialization import save, load
 from . import testing  # noqa: E402  (torch is imported lazily, only by its bridges)
 from . import accelerator, backends, cuda  # noqa: E402
+from . import memory  # noqa: E402  (minigrad's own: live bytes per device and by category)
 from . import _aliases  # noqa: E402
 
 _aliases.install()
