@@ -61,6 +61,11 @@ def memory_stats(device=None) -> "collections.OrderedDict[str, int]":
     Raises:
         AssertionError: with the emulation off. RuntimeError: an ordinal other than 0.
     """
+    return flatten_stats(memory_stats_as_nested_dict(device))
+
+
+def flatten_stats(nested: dict) -> "collections.OrderedDict[str, int]":
+    """PyTorch's flattening of nested statistics: keys joined by ".", sorted."""
     result = []
 
     def add(prefix, obj):
@@ -70,7 +75,7 @@ def memory_stats(device=None) -> "collections.OrderedDict[str, int]":
         else:
             result.append((prefix, obj))
 
-    add("", memory_stats_as_nested_dict(device))
+    add("", nested)
     result.sort()
     return collections.OrderedDict(result)
 

@@ -142,11 +142,11 @@ class Recorder(DispatchMode):
         _current[0] = self
         if self.profile_memory:
             from .. import devices as _devices
-            from .. import memory as _memory
+            from ..memory import figures as _memory
             # its mode is pushed first, so it runs inside ours: our event is still open when it
             # counts an op's storage
             _memory.enable_cpu_accounting()
-            self._registries = [_memory._cpu]
+            self._registries = [_memory.registry("cpu")]
             if _devices.emulation_enabled():
                 self._registries.append(_devices.cuda_storages())
             for reg in self._registries:
@@ -164,7 +164,7 @@ class Recorder(DispatchMode):
         _current[0] = None
         pop_mode(self)
         if self._registries:
-            from .. import memory as _memory
+            from ..memory import figures as _memory
             for reg in self._registries:
                 reg.watchers.remove(self)
             self._registries = []

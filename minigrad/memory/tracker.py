@@ -1,39 +1,4 @@
-"""``minigrad.memory``: live and peak bytes per device, and what they are made of.
-
-The cuda device's figures are always kept (``minigrad.cuda.memory_allocated``...). The cpu's are
-kept only while cpu accounting is on, so that cpu tensors carry no bookkeeping otherwise (the
-per-op hot path stays as it is): inside ``track("cpu")``, or between ``enable_cpu_accounting()``
-and ``disable_cpu_accounting()``. Switching it on finds the cpu tensors alive at that moment (one
-scan of the garbage collector's objects); from then on a mode on the dispatcher counts the
-storage of every tensor an op takes or makes. The cpu has no caching allocator: its figures are
-the unrounded bytes, and "reserved" equals "allocated" (PyTorch's CPU allocator caches nothing).
-
-``track(device)`` splits the device's live bytes into five categories, from what the graph and
-the dispatcher show, not from guesses (a storage is counted once, in the first that applies):
-
-- ``parameters``: leaf tensors that require grad (``nn.Parameter`` or not) seen by an op in the
-  region or alive when it starts;
-- ``gradients``: the ``.grad`` of those leaves;
-- ``optimizer_state``: storages made inside ``Optimizer.step`` that are still alive (Adam's
-  ``exp_avg``, ``exp_avg_sq``, ``step``; while a step runs, also its temporaries), and the state
-  tensors of optimizers alive when the region starts;
-- ``saved_for_backward``: storages held by the saved-tensor holders (``SavedTensor``) of graph
-  nodes that have not been released by a backward (activations kept for the backward pass; what
-  a pack hook such as ``save_on_cpu`` put elsewhere counts on that device);
-- ``other``: everything else (inputs, outputs, temporaries alive at the moment).
-
-Example::
-
-    with minigrad.memory.track("cuda") as m:
-        loss = model(x).sum(); loss.backward(); opt.step()
-    m.peak                       # peak allocated bytes of the device in the region
-    m.by_category("peak")        # the split at that peak; m.by_category("now") at the end
-    m.max_saved                  # the most bytes saved for backward at once
-    print(m.report())
-
-Mirrors nothing in PyTorch directly: its figures are ``torch.cuda.memory_stats``'s (for the cpu
-too), its categories those of ``torch.profiler._memory_profiler``'s categories.
-"""
+"""``MemoryTracker``: a device's live bytes split by category (see ``minigrad.memory``)."""
 from __future__ import annotations
 
 import collections
@@ -41,159 +6,17 @@ import gc
 import threading
 import weakref
 
-from . import devices as _devices
-from .cuda.allocator import CachingAllocator
-from .dispatch import DispatchMode
-from .storage_accounting import StorageRegistry, root_of
-from .tensor import Tensor
+from .. import devices as _devices
+from ..dispatch import DispatchMode
+from ..storage_accounting import root_of
+from ..tensor import Tensor
+from .figures import disable_cpu_accounting, enable_cpu_accounting, kinds, registry
 
-__all__ = ["track", "MemoryTracker", "CATEGORIES", "enable_cpu_accounting",
-           "disable_cpu_accounting", "cpu_accounting_enabled", "memory_allocated",
-           "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
-           "reset_peak_memory_stats"]
+__all__ = ["MemoryTracker", "track", "CATEGORIES"]
 
 CATEGORIES = ("parameters", "gradients", "optimizer_state", "saved_for_backward", "other")
 
-_cpu = StorageRegistry(CachingAllocator(device=-1, caching=False))
-_cpu_on = [0]             # how many regions have cpu accounting on
 
-
-class _CpuMode(DispatchMode):
-    """Counts the storage of every cpu tensor an op takes or makes (cpu accounting)."""
-
-    def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
-        out = call_next(args, kwargs)
-        _track_cpu(args)
-        if kwargs:
-            _track_cpu(tuple(kwargs.values()))
-        if out is not None:
-            _track_cpu(out if type(out) is tuple or type(out) is list else (out,))
-        return out
-
-
-def _track_cpu(items):
-    for o in items:
-        if isinstance(o, Tensor):
-            if o._device is _devices.CPU:
-                _cpu.track(o)
-        elif type(o) is list or type(o) is tuple:
-            _track_cpu(o)
-
-
-_cpu_mode = _CpuMode()
-
-
-def _kinds(objects):
-    """``(object, kind)`` for the objects that matter to memory accounting: 1 a Tensor, 2 a graph
-    node, 3 an optimizer (an object with ``param_groups`` whose class has ``add_param_group``).
-    Decided once per type, from the type alone (``isinstance`` would ask proxies such as lazy
-    modules for ``__class__``)."""
-    from .autograd.function import Node
-    kinds = {}
-    for o in objects:
-        tp = type(o)
-        k = kinds.get(tp)
-        if k is None:
-            k = kinds[tp] = 1 if issubclass(tp, Tensor) else 2 if issubclass(tp, Node) else \
-                3 if any("add_param_group" in c.__dict__ for c in tp.__mro__) else 0
-        if k:
-            yield o, k
-
-
-def enable_cpu_accounting(_objects=None) -> None:
-    """Switch cpu accounting on (nests with ``disable_cpu_accounting``): the cpu tensors alive now
-    are counted (one scan of ``gc.get_objects()``), and from now on those any op takes or makes.
-    The mode it pushes on the dispatcher stays until the matching ``disable_cpu_accounting``."""
-    if _cpu_on[0] == 0:
-        for t, kind in _kinds(gc.get_objects() if _objects is None else _objects):
-            if kind == 1 and t._device is _devices.CPU:
-                _cpu.track(t)
-    _cpu_on[0] += 1
-    from .dispatch import push_mode
-    push_mode(_cpu_mode)
-
-
-def disable_cpu_accounting() -> None:
-    """Undo one ``enable_cpu_accounting``. Storages counted so far are still freed when they
-    die; new ones are no longer seen.
-
-    Raises:
-        RuntimeError: when cpu accounting is not on, or when another mode was pushed after it
-            and is still on the stack.
-    """
-    if _cpu_on[0] == 0:
-        raise RuntimeError("disable_cpu_accounting(): cpu memory accounting is not on")
-    from .dispatch import pop_mode
-    pop_mode(_cpu_mode)
-    _cpu_on[0] -= 1
-
-
-def cpu_accounting_enabled() -> bool:
-    """Whether cpu accounting is on."""
-    return _cpu_on[0] > 0
-
-
-def _registry(device):
-    d = _devices.device(device) if not isinstance(device, _devices.device) else device
-    if d.type == "cuda":
-        from .cuda.memory import _allocator
-        _allocator(d)
-        return _devices.cuda_storages()
-    if d.type == "cpu":
-        return _cpu
-    raise ValueError(f"minigrad.memory: no memory figures for device '{d}'")
-
-
-def memory_stats(device="cpu") -> "collections.OrderedDict[str, int]":
-    """``minigrad.cuda.memory_stats`` for ``device`` ("cpu" or "cuda"); the cpu's as kept while
-    cpu accounting is on (unrounded; one segment per storage)."""
-    from .cuda.memory import memory_stats as cuda_stats
-    reg = _registry(device)
-    if reg is not _cpu:
-        return cuda_stats(device)
-    flat = []
-
-    def add(prefix, obj):
-        if isinstance(obj, dict):
-            for k, v in obj.items():
-                add(f"{prefix}.{k}" if prefix else str(k), v)
-        else:
-            flat.append((prefix, obj))
-    add("", _cpu.allocator.nested_stats())
-    return collections.OrderedDict(sorted(flat))
-
-
-def _stat(device, name, field):
-    return getattr(_registry(device).allocator.stats[name]["all"], field)
-
-
-def memory_allocated(device="cpu") -> int:
-    """Bytes of the live storages of ``device`` (``torch.cuda.memory_allocated`` for either)."""
-    return _stat(device, "allocated_bytes", "current")
-
-
-def max_memory_allocated(device="cpu") -> int:
-    """The peak of ``memory_allocated(device)`` since the last ``reset_peak_memory_stats``."""
-    return _stat(device, "allocated_bytes", "peak")
-
-
-def memory_reserved(device="cpu") -> int:
-    """Bytes reserved on ``device``: the cuda caching allocator's segments; for the cpu the same
-    as ``memory_allocated``."""
-    return _stat(device, "reserved_bytes", "current")
-
-
-def max_memory_reserved(device="cpu") -> int:
-    """The peak of ``memory_reserved(device)``."""
-    return _stat(device, "reserved_bytes", "peak")
-
-
-def reset_peak_memory_stats(device="cpu") -> None:
-    """Set the peaks of ``device``'s figures to their current values."""
-    _registry(device).allocator.reset_peak()
-
-
-# ------------------------------------------------------------------------------ categories
 class _RangeWatch:
     """Whether an ``Optimizer.step`` range is open (``record_function``'s observer)."""
 
@@ -236,12 +59,12 @@ class MemoryTracker(DispatchMode):
 
     # ------------------------------------------------------------------ region
     def __enter__(self):
-        from .profiler.record_function import observers
+        from ..profiler.record_function import observers
         self._tid = threading.get_ident()
-        self._reg = _registry(self.device)
+        self._reg = registry(self.device)
         self._active = True
         objects = gc.get_objects()
-        if self._reg is _cpu:
+        if self._reg is registry("cpu"):
             enable_cpu_accounting(objects)
         self._scan(objects)
         del objects
@@ -252,11 +75,11 @@ class MemoryTracker(DispatchMode):
         return super().__enter__()
 
     def __exit__(self, *exc):
-        from .profiler.record_function import observers
+        from ..profiler.record_function import observers
         super().__exit__(*exc)
         self._reg.watchers.remove(self)
         observers.remove(self._ranges)
-        if self._reg is _cpu:
+        if self._reg is registry("cpu"):
             disable_cpu_accounting()
         self._sweep()
         self._final = self.by_category("now")
@@ -265,7 +88,7 @@ class MemoryTracker(DispatchMode):
 
     def _scan(self, objects):
         """Find the parameters, optimizer states and graph nodes alive at the start."""
-        for o, kind in _kinds(objects):
+        for o, kind in kinds(objects):
             if kind == 1:
                 if o._requires_grad and o._grad_fn is None:
                     self._add_leaf(o)
@@ -286,7 +109,7 @@ class MemoryTracker(DispatchMode):
     def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
         if threading.get_ident() != self._tid:
             return call_next(args, kwargs)
-        from .autograd import engine as _engine
+        from ..autograd import engine as _engine
         if _engine._current_graph_task_id() != -1:
             self._stale = True
         for a in args:
@@ -351,7 +174,7 @@ class MemoryTracker(DispatchMode):
             n = ref()
             if n is None or getattr(n, "_saved", None) is None:
                 self._drop_node(nid)
-        from .autograd import engine as _engine
+        from ..autograd import engine as _engine
         # inside a backward, nodes are released after their last op: stay stale until it ends
         self._stale = _engine._current_graph_task_id() != -1
 
@@ -485,3 +308,4 @@ def track(device="cpu") -> MemoryTracker:
             off.
     """
     return MemoryTracker(device)
+
