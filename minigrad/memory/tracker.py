@@ -45,8 +45,7 @@ class MemoryTracker(DispatchMode):
         self._reg = None
         self.start = self.peak = self.max_saved = 0
         self._peak_split = None
-        self._leaves = weakref.WeakSet()
-        self._leaf_keys = {}          # id(leaf) -> key of its storage
+        self._leaf_keys = {}      # id(leaf) -> (weakref to the leaf, key of its storage)
         self._opt_keys = set()
         self._saved_count = {}        # key -> number of holders saving it
         self._saved_bytes = 0
@@ -122,11 +121,9 @@ class MemoryTracker(DispatchMode):
         return out
 
     def _add_leaf(self, t):
-        if id(t) not in self._leaf_keys:
-            self._leaves.add(t)
-            k = self._reg.key_of(t)
-            self._leaf_keys[id(t)] = k
-            weakref.finalize(t, self._leaf_keys.pop, id(t), None)
+        entry = self._leaf_keys.get(id(t))
+        if entry is None or entry[0]() is not t:
+            self._leaf_keys[id(t)] = (weakref.ref(t), self._reg.key_of(t))
 
     def _add_node(self, node):
         saved = getattr(node, "_saved", None)
@@ -142,7 +139,7 @@ class MemoryTracker(DispatchMode):
                     keys.append(k)
         if not keys:
             return
-        params = set(self._leaf_keys.values())
+        params = {k for _r, k in self._leaf_keys.values()}
         keys = [k for k in keys if k not in params]
         nid = id(node)
         self._nodes[nid] = (weakref.ref(node, lambda _r, n=nid: self._drop_node(n)), keys)
@@ -223,7 +220,13 @@ class MemoryTracker(DispatchMode):
             if key is not None and key not in seen and key in blocks:
                 seen.add(key)
                 out[cat] += blocks[key].size
-        leaves = list(self._leaves)
+        leaves = []
+        for lid, (ref, _k) in list(self._leaf_keys.items()):
+            t = ref()
+            if t is None:
+                del self._leaf_keys[lid]
+            else:
+                leaves.append(t)
         for t in leaves:
             take("parameters", self._reg.key_of(t))
         for t in leaves:
