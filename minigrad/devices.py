@@ -289,7 +289,8 @@ def run_on_device(op_name, fn, args, kwargs):
 def _track_cuda(out):
     """``track_storage`` for each cuda tensor in ``out`` (a Tensor, a list or tuple of them)."""
     for o in (out if type(out) is tuple or type(out) is list else (out,)):
-        if getattr(o, "_device", CPU) is not CPU:
+        d = getattr(o, "_device", CPU)
+        if d is not CPU and type(d) is device and hasattr(o, "_data"):
             track_storage(o)
         elif type(o) is list or type(o) is tuple:
             _track_cuda(o)

@@ -11,7 +11,7 @@ to the next garbage collection, as they delay a tensor's free in PyTorch's Pytho
 
 ``watchers`` (the memory trackers of ``minigrad.memory``, the profiler with ``profile_memory``)
 are told of each allocation and free: ``watcher.allocated(registry, key, block)`` and
-``watcher.freed(registry, key, block)``.
+``watcher.freed(registry, key, size)`` (the block's size; the block itself may have merged).
 """
 from __future__ import annotations
 
@@ -89,9 +89,10 @@ class StorageRegistry:
         self._refs.pop(key, None)
         if block is None:
             return
+        size = block.size          # (a freed block merges with its free neighbours)
         self.allocator.free(block)
         for w in self.watchers:
-            w.freed(self, key, block)
+            w.freed(self, key, size)
 
     def clear(self) -> None:
         """Forget every storage (their blocks freed), e.g. when cpu accounting is switched off."""

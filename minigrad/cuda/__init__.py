@@ -205,7 +205,7 @@ def initial_seed() -> int:
     return _seed[0]
 
 
-from .memory import (empty_cache, max_memory_allocated, max_memory_cached,  # noqa: E402
+from .memory import (empty_cache, max_memory_allocated, max_memory_cached,  # noqa: E402,F401
                      max_memory_reserved, mem_get_info, memory_allocated, memory_cached,
                      memory_reserved, memory_snapshot, memory_stats, memory_stats_as_nested_dict,
                      memory_summary, reset_accumulated_memory_stats, reset_max_memory_allocated,

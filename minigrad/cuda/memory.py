@@ -61,6 +61,11 @@ def memory_stats(device=None) -> "collections.OrderedDict[str, int]":
     Raises:
         AssertionError: with the emulation off. RuntimeError: an ordinal other than 0.
     """
+    return flatten_stats(memory_stats_as_nested_dict(device))
+
+
+def flatten_stats(nested: dict) -> "collections.OrderedDict[str, int]":
+    """PyTorch's flattening of nested statistics: keys joined by ".", sorted."""
     result = []
 
     def add(prefix, obj):
@@ -70,7 +75,7 @@ def memory_stats(device=None) -> "collections.OrderedDict[str, int]":
         else:
             result.append((prefix, obj))
 
-    add("", memory_stats_as_nested_dict(device))
+    add("", nested)
     result.sort()
     return collections.OrderedDict(result)
 
@@ -185,28 +190,25 @@ def memory_snapshot(mempool_id=None, include_traces=True) -> list:
     return _allocator(None).snapshot()
 
 
-def _format_size(sz, pref_sz):
-    prefixes = ["B  ", "KiB", "MiB", "GiB", "TiB", "PiB"]
-    prefix = prefixes[0]
-    for new_prefix in prefixes[1:]:
-        if pref_sz < 768 * 1024:
+def _scaled(value, pref, prefixes, limit, base):
+    """PyTorch's summary units: divide ``value`` by ``base`` while the column's reference value
+    ``pref`` (the "all" row's) is at least ``limit``; returns (value, unit)."""
+    unit = prefixes[0]
+    for new in prefixes[1:]:
+        if pref < limit:
             break
-        prefix = new_prefix
-        sz //= 1024
-        pref_sz /= 1024
-    return f"{sz:6d} {prefix}"
+        unit, value, pref = new, value // base, pref / base
+    return value, unit
+
+
+def _format_size(sz, pref_sz):
+    sz, unit = _scaled(sz, pref_sz, ["B  ", "KiB", "MiB", "GiB", "TiB", "PiB"], 768 * 1024, 1024)
+    return f"{sz:6d} {unit}"
 
 
 def _format_count(cnt, pref_cnt):
-    prefixes = [" ", "K", "M"]
-    prefix = prefixes[0]
-    for new_prefix in prefixes[1:]:
-        if pref_cnt < 750 * 1000:
-            break
-        prefix = new_prefix
-        cnt //= 1000
-        pref_cnt /= 1000
-    return f"{cnt:7d} {prefix} "
+    cnt, unit = _scaled(cnt, pref_cnt, [" ", "K", "M"], 750 * 1000, 1000)
+    return f"{cnt:7d} {unit} "
 
 
 _METRICS = [("allocated_bytes", "Allocated memory", _format_size),
