@@ -7,9 +7,9 @@ configurations: fp32, bf16 autocast, fp16 autocast + GradScaler, each plain and 
 checkpointed (``minigrad.utils.checkpoint.checkpoint(block, x, use_reentrant=False)``: the
 blocks' activations are recomputed in backward). Each configuration runs one warm-up step (which
 also counts the bytes the graph keeps for backward, through ``saved_tensors_hooks``), one timed
-step (on the emulated cuda device, ``minigrad.cuda.max_memory_allocated`` gives its peak bytes)
-and one step under ``minigrad.profiler.profile(record_shapes=True, profile_memory=True)`` with
-``record_function`` ranges "forward", "backward" and "optimizer".
+step, and one step under ``minigrad.profiler.profile(record_shapes=True, profile_memory=True)``
+with ``record_function`` ranges "forward", "backward" and "optimizer", and under
+``minigrad.memory.track(device)``, whose ``peak`` is that step's peak allocated bytes.
 
 It prints:
 - a summary: step time, the forward / backward / optimizer split of the profiled step, the bytes
@@ -108,17 +108,16 @@ def profile_config(cfg, batches, args):
     saved = train_digits.SavedBytes(frame)
     x, y = next(batches)
     cfg.step(x, y, saved)
-    frame.reset_peak()
     x, y = next(batches)
     start = time.perf_counter()
     cfg.step(x, y)
     seconds = time.perf_counter() - start
-    peak = frame.peak()
     acts = [profiler.ProfilerActivity.CPU]
     if args.device == "cuda":
         acts.append(profiler.ProfilerActivity.CUDA)
     x, y = next(batches)
-    with profiler.profile(activities=acts, record_shapes=True, profile_memory=True) as prof:
+    with frame.memory_tracker() as memory, profiler.profile(
+            activities=acts, record_shapes=True, profile_memory=True) as prof:
         cfg.step(x, y)
     averages = prof.key_averages()
     ranges = {e.key: e.cpu_time_total for e in averages if e.key in ("forward", "backward",
@@ -128,7 +127,7 @@ def profile_config(cfg, batches, args):
     os.makedirs(args.trace_dir, exist_ok=True)
     trace = os.path.join(args.trace_dir, "profile_step_" + cfg.name.replace(" + ", "_") + ".json")
     prof.export_chrome_trace(trace)
-    return {"seconds": seconds, "ranges": ranges, "saved": saved.total, "peak": peak,
+    return {"seconds": seconds, "ranges": ranges, "saved": saved.total, "peak": memory.peak,
             "top": top, "prof": prof, "trace": trace}
 
 
@@ -173,16 +172,16 @@ def main(argv=None):
     print("\n" + head + "\n" + "-" * len(head))
     for name, r in results.items():
         ms = {k: r["ranges"].get(k, 0.0) / 1000 for k in ("forward", "backward", "optimizer")}
-        peak = train_digits.format_bytes(r["peak"]) if r["peak"] is not None else "-"
+        peak = train_digits.format_bytes(r["peak"])
         top = r["top"]
         print(f"{name:<20} {1000 * r['seconds']:8.1f} {ms['forward']:7.1f} "
               f"{ms['backward']:7.1f} {ms['optimizer']:7.1f} "
               f"{train_digits.format_bytes(r['saved']):>9} {peak:>9}  {top.key} "
               f"({top.self_cpu_time_total / 1000:.1f} ms, {top.count} calls)")
     print("(step ms: an unprofiled step; fwd/bwd/opt: the profiled step's record_function "
-          "ranges; saved: bytes kept for backward after the forward; peak: "
-          + ("minigrad.cuda.max_memory_allocated over the step)" if args.device == "cuda"
-             else "none on the cpu device)"))
+          "ranges; saved: bytes kept for backward after the forward; peak: the profiled step's "
+          "peak allocated bytes, minigrad.memory.track"
+          + (", in the cuda allocator's 512-byte blocks)" if args.device == "cuda" else ")"))
 
     for name, r in results.items():
         print(f"\n{name}: top {args.rows} ops by self CPU time")

@@ -39,11 +39,12 @@ Trading compute for memory (the lectures' "memory-tight training" recipe), and e
 The final table's "saved" column is the bytes the autograd graph keeps for backward after one
 micro-batch's forward (the first step's largest), counted with
 ``minigrad.autograd.graph.saved_tensors_hooks``: the storage bytes of every tensor packed,
-each storage once (views of one storage count once). The "peak" column is the emulated cuda
-device's ``minigrad.cuda.max_memory_allocated()`` over the training loop (the model, its
-gradients, the optimizer state, the batches and what the graph keeps, in the caching allocator's
-512-byte blocks, as a GPU counts them), shown only with ``--device cuda`` ("-" on the cpu
-device, which has no such figure yet, and for PyTorch CPU).
+each storage once (views of one storage count once). The "peak" column is the peak allocated
+bytes of the run's device during its second step (the first with the optimizer state in place),
+from ``minigrad.memory.track(device)``: the weights, gradients, optimizer state, batch,
+activations and temporaries; on the emulated cuda device in the caching allocator's 512-byte
+blocks (``max_memory_allocated``, as a GPU counts), on the cpu the unrounded bytes. PyTorch CPU
+has no such figure ("-"). Only that one step runs with cpu accounting on.
 
 Run: python examples/train_digits.py [--precision all] [--optimizer adam] [--compare-torch]
      [--checkpoint] [--accum N] [--profile DIR] [--device cuda]
@@ -160,7 +161,7 @@ class Run:
         self.losses, self.scales = [], []
         self.skipped, self.accuracy, self.seconds = 0, float("nan"), 0.0
         self.saved_bytes = 0        # bytes kept for backward after one micro-batch's forward
-        self.peak_bytes = None      # peak allocated bytes while training (emulated cuda only)
+        self.peak_bytes = None      # peak allocated bytes during the second step (minigrad)
 
     @property
     def final_scale(self):
@@ -225,18 +226,14 @@ class _Frame:
         arr = root_of(t._data)
         return id(arr), arr.nbytes
 
-    def reset_peak(self):
-        """Start a peak-memory count (emulated cuda device only); see ``peak``."""
-        if self.name == "minigrad" and self.device_type == "cuda":
-            gc.collect()    # the previous run's model and optimizer state go now, not later
-            mg.cuda.reset_peak_memory_stats()
-
-    def peak(self):
-        """Peak allocated bytes since ``reset_peak`` (``max_memory_allocated``, the tensors'
-        true bytes): None where there is no such figure (PyTorch CPU; minigrad's cpu device)."""
-        if self.name == "minigrad" and self.device_type == "cuda":
-            return mg.cuda.max_memory_allocated()
-        return None
+    def memory_tracker(self):
+        """``minigrad.memory.track(device)`` (its ``peak``: the device's peak allocated bytes in
+        the region), or None for PyTorch CPU, which has no such figure."""
+        if self.name != "minigrad":
+            return None
+        import minigrad.memory
+        gc.collect()    # a previous run's model and optimizer state go now, not in the region
+        return minigrad.memory.track(self.device_type)
 
 
 class SavedBytes:
@@ -295,7 +292,6 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
 
     ``model_fn(nn_module, sizes)`` builds the model (default ``build_model``, the MLP)."""
     x_tr, x_te, y_tr, y_te = data
-    frame.reset_peak()
     model = (model_fn or build_model)(frame.nn, sizes)
     model.load_state_dict({k: frame.tensor(v.copy()) for k, v in init_state.items()})
     model.to(frame.device)          # before the optimizer is built, as a CUDA script does
@@ -322,6 +318,10 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
     start = time.perf_counter()
     for step, idx in enumerate(order):
         micro_losses = []
+        region = contextlib.ExitStack()    # step 2 (index 1), the first in steady state:
+        tracker = frame.memory_tracker() if step == 1 else None     # its peak bytes
+        if tracker is not None:
+            region.enter_context(tracker)
         for micro in (np.split(idx, n_micro) if n_micro > 1 else [idx]):
             xb, yb = frame.tensor(x_tr[micro]), frame.tensor(y_tr[micro])
             counter = SavedBytes(frame) if step == 0 else contextlib.nullcontext()
@@ -347,6 +347,9 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
             run.scales.append(scaler.get_scale())
             run.skipped += run.scales[-1] < before  # the scale backs off iff inf/nan was found
         opt.zero_grad(set_to_none=True)
+        region.close()
+        if tracker is not None:
+            run.peak_bytes = tracker.peak
         run.losses.append(loss.item() if n_micro == 1 else sum(micro_losses) / n_micro)
         if prof is not None:
             prof.step()
@@ -360,7 +363,6 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
                 bar.set_postfix(loss=f"{run.losses[-1]:.4f}")
     if bar is not None:
         bar.close()
-    run.peak_bytes = frame.peak()   # before the evaluation's batch of 450
     if prof is not None:   # fewer than 5 steps: stop, and show what was recorded, if anything
         prof.stop()
         if prof.step_num >= 2:
