@@ -78,7 +78,9 @@ def verdict(ok):
 def missing_division(x, y, n_micro, features):
     """Pitfall 4: the ratio of the undivided accumulated gradient to the big batch's."""
     mg.manual_seed(1)
-    mlp = lambda: nn.Sequential(nn.Linear(features, 16), nn.ReLU(), nn.Linear(16, 3))  # noqa: E731
+    def mlp():
+        return nn.Sequential(nn.Linear(features, 16), nn.ReLU(), nn.Linear(16, 3))
+
     state = mlp().state_dict()
     big = accumulate(copy_of(mlp, state), x, y, 1)
     right = accumulate(copy_of(mlp, state), x, y, n_micro)
@@ -124,8 +126,10 @@ def scheduler_per_micro_batch(x, y, n_micro, features, steps=5, lr=0.1, gamma=0.
 def batchnorm_statistics(x, y, n_micro, features):
     """Pitfall 1: running statistics (and gradients) of BatchNorm1d, big batch vs micro."""
     mg.manual_seed(1)
-    net = lambda: nn.Sequential(nn.Linear(features, 8), nn.BatchNorm1d(8), nn.ReLU(),  # noqa: E731
-                                nn.Linear(8, 3))
+    def net():
+        return nn.Sequential(nn.Linear(features, 8), nn.BatchNorm1d(8), nn.ReLU(),
+                             nn.Linear(8, 3))
+
     state = net().state_dict()
     big_model, acc_model = copy_of(net, state), copy_of(net, state)
     big = accumulate(big_model, x, y, 1)
@@ -134,9 +138,10 @@ def batchnorm_statistics(x, y, n_micro, features):
     mean_diff = max_rel_diff([bn_acc.running_mean.numpy()], [bn_big.running_mean.numpy()])
     var_diff = max_rel_diff([bn_acc.running_var.numpy()], [bn_big.running_var.numpy()])
     grad_diff = max_rel_diff(acc, big)
+    updates = (f"{int(bn_acc.num_batches_tracked.item())} updates, not "
+               f"{int(bn_big.num_batches_tracked.item())}")
     return [("BatchNorm running_mean: max rel diff", "0 (one update)",
-             f"{mean_diff:.3f}", f"{int(bn_acc.num_batches_tracked.item())} updates, not "
-             f"{int(bn_big.num_batches_tracked.item())}", verdict(mean_diff > 1e-2)),
+             f"{mean_diff:.3f}", updates, verdict(mean_diff > 1e-2)),
             ("BatchNorm running_var: max rel diff", "0", f"{var_diff:.3f}", "",
              verdict(var_diff > 1e-2)),
             ("BatchNorm gradient: max rel diff to big batch", "0", f"{grad_diff:.3f}",

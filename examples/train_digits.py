@@ -39,12 +39,16 @@ Trading compute for memory (the lectures' "memory-tight training" recipe), and e
 The final table's "saved" column is the bytes the autograd graph keeps for backward after one
 micro-batch's forward (the first step's largest), counted with
 ``minigrad.autograd.graph.saved_tensors_hooks``: the storage bytes of every tensor packed,
-each storage once (views of one storage count once). The "peak" column is the peak allocated
-bytes of the run's device during its second step (the first with the optimizer state in place),
-from ``minigrad.memory.track(device)``: the weights, gradients, optimizer state, batch,
-activations and temporaries; on the emulated cuda device in the caching allocator's 512-byte
-blocks (``max_memory_allocated``, as a GPU counts), on the cpu the unrounded bytes. PyTorch CPU
-has no such figure ("-"). Only that one step runs with cpu accounting on.
+each storage once (views of one storage count once), as PyTorch's hooks see them (the same
+figures as ``--compare-torch``'s PyTorch rows, but for 4 bytes: PyTorch's nll_loss also saves
+its 0-dim total weight). A weight an op keeps (``addmm``'s second matrix) counts here;
+``minigrad.memory.track``'s ``max_saved`` counts it as a parameter instead.
+The "peak" column is the peak allocated bytes of the run's device during its second step (the
+first with the optimizer state in place), from ``minigrad.memory.track(device)``: the weights,
+gradients, optimizer state, batch, activations and temporaries; on the emulated cuda device in
+the caching allocator's 512-byte blocks (``max_memory_allocated``, as a GPU counts), on the cpu
+the unrounded bytes. PyTorch CPU has no such figure ("-"). Only that one step runs with cpu
+accounting on.
 
 Run: python examples/train_digits.py [--precision all] [--optimizer adam] [--compare-torch]
      [--checkpoint] [--accum N] [--profile DIR] [--device cuda]

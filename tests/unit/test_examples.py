@@ -214,6 +214,11 @@ def test_train_digits_accum_checkpoint_profile_on_cuda(tmp_path):
     assert {"ProfilerStep#2", "ProfilerStep#4", "aten::addmm"} <= names
 
 
+def kib(token):
+    """A size token of the examples' tables (``12.3KiB``, ``1.50MiB``) in KiB."""
+    return float(token[:-3]) * (1024 if token.endswith("MiB") else 1)
+
+
 def test_profile_step_quick_shows_time_bytes_and_autocast(tmp_path):
     import json
     out = run("examples/profile_step.py", "--quick", "--trace-dir", str(tmp_path), "--rows", "3")
@@ -226,9 +231,8 @@ def test_profile_step_quick_shows_time_bytes_and_autocast(tmp_path):
     for p in ("fp32", "bf16", "fp16"):
         plain, ckpt = summary[p], summary[p + " + checkpoint"]
         # checkpointing keeps only each block's input for backward: far fewer saved bytes and a
-        # lower peak (units: KiB / MiB tokens)
-        size = lambda tok: float(tok[:-3]) * (1024 if tok.endswith("MiB") else 1)  # noqa: E731
-        assert size(ckpt[4]) < size(plain[4]) / 3 and size(ckpt[5]) < size(plain[5])
+        # lower peak
+        assert kib(ckpt[4]) < kib(plain[4]) / 3 and kib(ckpt[5]) < kib(plain[5])
     # autocast's policy, from the recorded input types: matmuls in the low precision, log_softmax
     # in fp32 (PyTorch's autocast lists)
     assert re.search(r"fp16\s+aten::addmm\s+\(c10::Half, c10::Half, c10::Half\)", out)
