@@ -1,6 +1,5 @@
 """minigrad.cuda's memory figures: true bytes of live cuda tensors through the caching allocator
 model, against hand-computed byte counts and PyTorch's documented rules and table layout."""
-import gc
 from unittest import mock
 
 import numpy as np
@@ -15,11 +14,10 @@ KiB, MiB = 1 << 10, 1 << 20
 
 @pytest.fixture
 def fresh():
-    """Start each test from an empty cuda allocator state (other tests' tensors are collected;
-    a fresh allocator replaces the process's one for the test)."""
+    """Start each test from an empty cuda allocator state: a fresh allocator replaces the
+    process's one for the test (earlier tensors stay counted, and freed, in the old one)."""
     from minigrad import devices
     from minigrad.storage_accounting import StorageRegistry
-    gc.collect()
     old = devices.state.cuda_storages
     devices.state.cuda_storages = StorageRegistry(A.CachingAllocator())
     try:
