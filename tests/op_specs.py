@@ -381,8 +381,6 @@ EXEMPT = {
     "normal.float_float": "random factory (minigrad's generator is not PyTorch's); tests/unit",
     "empty": "factory (minigrad zero-fills; PyTorch's values are undefined); "
              "tests/unit/test_factories_dispatch.py",
-    "empty_like": "factory (minigrad zero-fills; PyTorch's values are undefined); "
-                  "tests/unit/test_factories_dispatch.py",
     "eye": "factory; tests/unit/test_factories_dispatch.py",
     "linspace": "factory, bit-exact vs torch in tests/differential/test_linspace.py",
     "sub.Scalar": "the .Scalar overload PyTorch's C++ composites call; no minigrad composite "
