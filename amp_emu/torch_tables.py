@@ -136,6 +136,7 @@ UNTOUCHED_OPS = frozenset("""
     _foreach_clamp_max_ _fused_sgd_ _fused_adam_ _fused_adamw_ _fused_adagrad_
     hardshrink hardshrink_backward softshrink softshrink_backward threshold_ celu_ _prelu_kernel
     _prelu_kernel_backward rrelu rrelu_ rrelu_with_noise rrelu_with_noise_ rrelu_with_noise_backward
+    searchsorted bucketize _unique2 unique_dim
     true_divide _unsafe_view _index_backward _reshape_alias as_strided view_as squeeze_
     unsqueeze_ transpose_ t_ index_add index_fill masked_select nonzero sort topk cummax
     _squeeze_result nll_loss2d_backward nll_loss2d_forward mm_backward _unsafe_index

@@ -7,7 +7,6 @@ across instead of relying on equal seeds.
 from __future__ import annotations
 
 import contextlib
-import copy
 
 import numpy as np
 
@@ -28,7 +27,8 @@ class Generator:
     Raises:
         RuntimeError: an unknown device string (PyTorch's message).
 
-    Deliberate difference: ``get_state`` returns an opaque dict (PyTorch: a uint8 tensor).
+    Deliberate difference: ``get_state``'s uint8 tensor holds minigrad's PCG64 state (45
+    bytes), not PyTorch's mt19937 one (5056 bytes); it round-trips through ``set_state``.
     """
 
     def __init__(self, device="cpu"):
@@ -59,13 +59,55 @@ class Generator:
         return s
 
     def get_state(self):
-        """A copy of the generator's state (opaque; give it back to ``set_state``)."""
-        return copy.deepcopy(self.np.bit_generator.state)
+        """The generator's state as a uint8 Tensor of ``STATE_BYTES`` bytes (as PyTorch's
+        ByteTensor; the layout is minigrad's, see ``_pack``): give it back to ``set_state``."""
+        from .ops.factory import from_numpy
+        return from_numpy(_pack(self.np.bit_generator.state, self._seed))
 
-    def set_state(self, state):
-        """Restore a state from ``get_state``; returns self (as PyTorch's)."""
-        self.np.bit_generator.state = copy.deepcopy(state)
+    def set_state(self, new_state):
+        """Restore a state from ``get_state``; returns self (as PyTorch's).
+
+        Raises:
+            TypeError: not a uint8 Tensor ("expected a torch.ByteTensor, but got list", "RNG
+                state must be a torch.ByteTensor").
+            RuntimeError: a uint8 tensor of the wrong size ("Expected a CPUGeneratorImplState
+                of size 45 but found the input RNG state size to be 3").
+        """
+        from .tensor import Tensor
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state.dtype.name != "uint8":
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        if new_state.numel() != STATE_BYTES:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but "
+                               f"found the input RNG state size to be {new_state.numel()}")
+        state, self._seed = _unpack(new_state.numpy().reshape(-1))
+        self.np.bit_generator.state = state
         return self
+
+
+STATE_BYTES = 45
+"""Size of a packed state: PCG64's 128-bit state and increment, the buffered-uint32 flag and
+value, and the initial seed (little-endian)."""
+
+
+def _pack(state: dict, seed: int) -> np.ndarray:
+    """NumPy's PCG64 state dict and the initial seed as ``STATE_BYTES`` uint8 values."""
+    st = state["state"]
+    raw = (int(st["state"]).to_bytes(16, "little") + int(st["inc"]).to_bytes(16, "little") +
+           int(state["has_uint32"]).to_bytes(1, "little") +
+           int(state["uinteger"]).to_bytes(4, "little") + int(seed).to_bytes(8, "little"))
+    return np.frombuffer(raw, dtype=np.uint8).copy()
+
+
+def _unpack(a: np.ndarray):
+    """The inverse of ``_pack``: (PCG64 state dict, initial seed)."""
+    raw = bytes(np.asarray(a, np.uint8))
+    state = {"bit_generator": "PCG64",
+             "state": {"state": int.from_bytes(raw[0:16], "little"),
+                       "inc": int.from_bytes(raw[16:32], "little")},
+             "has_uint32": raw[32], "uinteger": int.from_bytes(raw[33:37], "little")}
+    return state, int.from_bytes(raw[37:45], "little")
 
 
 default_generator = Generator()
@@ -88,13 +130,18 @@ def initial_seed() -> int:
 
 
 def get_rng_state():
-    """A copy of the global generator's state (an opaque dict, not a ByteTensor as in torch)."""
+    """The global generator's state as a uint8 Tensor (``torch.get_rng_state``; its bytes are
+    minigrad's PCG64 state, not PyTorch's mt19937 one)."""
     return default_generator.get_state()
 
 
-def set_rng_state(state) -> None:
-    """Restore a state returned by ``get_rng_state``."""
-    default_generator.set_state(state)
+def set_rng_state(new_state) -> None:
+    """Restore a state returned by ``get_rng_state`` (``torch.set_rng_state``).
+
+    Raises:
+        TypeError / RuntimeError: as ``Generator.set_state``.
+    """
+    default_generator.set_state(new_state)
 
 
 @contextlib.contextmanager
