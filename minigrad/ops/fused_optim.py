@@ -150,22 +150,29 @@ def _adam_one(p, g, m_t, v_t, vmax_t, step_t, lr, beta1, beta2, weight_decay, ep
     _store(p, p_new.reshape(p.shape))
 
 
+def _begin(op, lists, state_steps, lr, found_inf):
+    """The checks every fused kernel with step counters makes first; returns ``lr`` as a float
+    (a 1-element tensor read), or None when ``found_inf`` skips the step."""
+    _check_lists(op, *lists)
+    if len(state_steps) != len(lists[0]):
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
+                           f"{len(lists[0])} and {len(state_steps)}")
+    if isinstance(lr, Tensor):
+        lr = lr.item()
+    return None if _skip(found_inf) else float(lr)
+
+
 def _fused_adam_common(op, adamw, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
                        state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize,
                        grad_scale, found_inf):
     lists = [self, grads, exp_avgs, exp_avg_sqs] + ([max_exp_avg_sqs] if amsgrad else [])
-    _check_lists(op, *lists)
-    if len(state_steps) != len(self):
-        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
-                           f"{len(self)} and {len(state_steps)}")
-    if isinstance(lr, Tensor):
-        lr = lr.item()
-    if _skip(found_inf):
+    lr = _begin(op, lists, state_steps, lr, found_inf)
+    if lr is None:
         return None
     with np.errstate(all="ignore"):
         for i, p in enumerate(self):
             _adam_one(p, grads[i], exp_avgs[i], exp_avg_sqs[i],
-                      max_exp_avg_sqs[i] if amsgrad else None, state_steps[i], float(lr),
+                      max_exp_avg_sqs[i] if amsgrad else None, state_steps[i], lr,
                       float(beta1), float(beta2), float(weight_decay), float(eps), amsgrad,
                       maximize, adamw, grad_scale)
     return None
@@ -340,17 +347,12 @@ def _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay, weigh
     Raises:
         RuntimeError / TypeError: as ``_fused_adam_``.
     """
-    _check_lists("_fused_adagrad_", self, grads, state_sums)
-    if len(state_steps) != len(self):
-        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
-                           f"{len(self)} and {len(state_steps)}")
-    if isinstance(lr, Tensor):
-        lr = lr.item()
-    if _skip(found_inf):
+    lr = _begin("_fused_adagrad_", [self, grads, state_sums], state_steps, lr, found_inf)
+    if lr is None:
         return None
     with np.errstate(all="ignore"):
         for i, p in enumerate(self):
-            _adagrad_one(p, grads[i], state_sums[i], state_steps[i], float(lr),
+            _adagrad_one(p, grads[i], state_sums[i], state_steps[i], lr,
                          float(lr_decay), float(weight_decay), float(eps), maximize,
                          grad_scale)
     return None

@@ -46,6 +46,14 @@ def _shrink_backward(dtype, g, x, lambd):
     return np.where(keep, g, x.dtype.type(0))
 
 
+def _backward_via(op):
+    """A shrink op's backward: its fused ``op(grad, input, lambd)`` kernel."""
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return dispatch(op, grad, x, 0.5 if ctx.lambd is None else ctx.lambd)
+    return staticmethod(backward)
+
+
 # ---------------------------------------------------------------------------------- hardshrink
 @register_op("hardshrink")
 class Hardshrink(Kernel):
@@ -69,10 +77,7 @@ class Hardshrink(Kernel):
         inside = (x >= -lam) & (x <= lam)
         return np.where(inside, x.dtype.type(0), x)
 
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return dispatch("hardshrink_backward", grad, x, 0.5 if ctx.lambd is None else ctx.lambd)
+    backward = _backward_via("hardshrink_backward")
 
 
 @register_op("hardshrink_backward")
@@ -139,10 +144,7 @@ class Softshrink(Kernel):
         dead = np.where(_in_tail(dtype, x), x * zero, np.where(x == x, zero, x))
         return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, dead))
 
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return dispatch("softshrink_backward", grad, x, 0.5 if ctx.lambd is None else ctx.lambd)
+    backward = _backward_via("softshrink_backward")
 
 
 @register_op("softshrink_backward")

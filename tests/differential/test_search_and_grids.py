@@ -3,7 +3,6 @@ flag against PyTorch: values, graph nodes, warnings and errors (the catalogue's 
 values on random samples too)."""
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pytest
