@@ -36,8 +36,7 @@ def prelu(input, weight):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    """``torch.rrelu``: randomized leaky ReLU (see ``F.rrelu``; slopes from minigrad's
-    generator in training).
+    """``torch.rrelu``: randomized leaky ReLU (see ``F.rrelu``).
 
     Raises:
         RuntimeError: ``lower > upper``.

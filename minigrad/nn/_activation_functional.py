@@ -155,8 +155,8 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
           inplace: bool = False):
     """Randomized leaky ReLU (``F.rrelu``): in training each negative element gets a slope
     drawn from ``U(lower, upper)``; in eval the slope is ``(lower + upper) / 2``. Node
-    ``RreluWithNoiseBackward0``. Deliberate difference: the slopes come from minigrad's
-    generator, not PyTorch's numbers for the same seed.
+    ``RreluWithNoiseBackward0``. The slopes are ATen's draws (PyTorch's after the same seed;
+    fp32 results within 2 ulp).
 
     Raises:
         RuntimeError: "Lower bound should be less than or equal to the upper bound".

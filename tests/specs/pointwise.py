@@ -159,7 +159,7 @@ SPECS = [_math_spec(n, dom) for n, dom in _MATH] + [
     OpSpec("rrelu", _fn("rrelu"), _kw(lower=[None, 0.2], upper=[None, 0.6]), gradcheck=False,
            notes="eval mode (training=False): leaky_relu with slope (lower + upper) / 2 "
                  "(RreluWithNoiseBackward0); training draws random slopes, tested in "
-                 "tests/unit/test_activation_api.py"),
+                 "tests/differential/test_activation_modules.py"),
     OpSpec("prelu", lambda lib, F, a, w: F.prelu(a, w), lambda d: _prelu_sample(d),
            gradcheck=False, notes="_prelu_kernel and _prelu_kernel_backward fused (one "
                                   "rounding each); kink at 0; weight grad summed by autograd"),

@@ -333,8 +333,8 @@ class PReLU(Module):
 
 class RReLU(Module):
     """Randomized leaky ReLU (``torch.nn.RReLU``): slopes drawn from ``U(lower, upper)`` in
-    training, ``(lower + upper) / 2`` in eval. Deliberate difference: minigrad's generator
-    draws the slopes (not PyTorch's numbers for the same seed)."""
+    training, ``(lower + upper) / 2`` in eval (the draws are ATen's: PyTorch's after the same
+    seed)."""
 
     def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
         super().__init__()
