@@ -198,4 +198,3 @@ def test_fills_are_dispatched_writes():
 ])
 def test_errors_like_torch(fn):
     _same_error(fn)
-
