@@ -133,7 +133,10 @@ UNTOUCHED_OPS = frozenset("""
     _foreach_add _foreach_add_ _foreach_sub_ _foreach_mul _foreach_mul_ _foreach_div _foreach_div_
     _foreach_addcmul_ _foreach_addcdiv_ _foreach_lerp_ _foreach_sqrt _foreach_sqrt_ _foreach_neg
     _foreach_neg_ _foreach_maximum_ _foreach_zero_ _foreach_norm _foreach_clamp_min_
-    _foreach_clamp_max_ _fused_sgd_ _fused_adam_ _fused_adamw_
+    _foreach_clamp_max_ _fused_sgd_ _fused_adam_ _fused_adamw_ _fused_adagrad_
+    hardshrink hardshrink_backward softshrink softshrink_backward threshold_ celu_ _prelu_kernel
+    _prelu_kernel_backward rrelu rrelu_ rrelu_with_noise rrelu_with_noise_ rrelu_with_noise_backward
+    searchsorted bucketize _unique2 unique_dim
     true_divide _unsafe_view _index_backward _reshape_alias as_strided view_as squeeze_
     unsqueeze_ transpose_ t_ index_add index_fill masked_select nonzero sort topk cummax
     _squeeze_result nll_loss2d_backward nll_loss2d_forward mm_backward _unsafe_index

@@ -86,6 +86,11 @@ from ._functional.distance import *  # noqa: F401,F403,E402
 from ._functional.sampling import *  # noqa: F401,F403,E402
 from ._functional.spatial import *  # noqa: F401,F403,E402
 from ._functional.normalization import *  # noqa: F401,F403,E402
+from ._functional.bucketing import *  # noqa: F401,F403,E402
+from ._functional.activation import *  # noqa: F401,F403,E402
+from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
+                            are_deterministic_algorithms_enabled,
+                            is_deterministic_algorithms_warn_only_enabled)
 from ._functional import FAMILIES as _FAMILIES  # noqa: E402
 
 _fn_all = [name for family in _FAMILIES for name in family.__all__]
@@ -106,7 +111,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
            "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
-           "distributed"
+           "distributed", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 

@@ -15,6 +15,7 @@ from ._autograd_state import _INFERENCE_ACTIVE, _grad_state
 from .devices import CPU, as_device, parse_to, restore_device, track_storage
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
+from .storage import StorageMixin
 from .legacy_tensor_types import tensortype
 
 __all__ = ["Tensor", "Size"]
@@ -38,7 +39,7 @@ class Size(tuple):
 _ND = np.ndarray
 
 
-class Tensor(TensorOpsMixin):
+class Tensor(TensorOpsMixin, StorageMixin):
     """An n-dimensional array with autograd metadata (``torch.Tensor``).
 
     Attributes:

@@ -12,8 +12,12 @@ product once more than the for-loop, as in PyTorch.
 Numerics versus PyTorch 2.13 CPU: bit-exact in fp16/bf16; fp32/fp64 bit-exact except for
 ``sqrt`` (MKL's in PyTorch, see ``optim/adam.py``; bit-exact with torch's sqrt plugged in).
 
-Not implemented: ``fused=True`` (PyTorch's CPU ``_fused_adagrad_`` kernel has no minigrad op
-yet; NotImplementedError) and sparse gradients (minigrad has no sparse tensors).
+``fused=True`` runs the ``_fused_adagrad_`` kernel (``minigrad/ops/fused_optim.py``): one
+rounding per stored result, bit-exact with torch's fused Adagrad in every float dtype; the
+``step`` state is then on the parameter's device, and GradScaler hands the kernel
+``grad_scale`` / ``found_inf`` (unscale and skip inside it, as PyTorch).
+
+Not implemented: sparse gradients (minigrad has no sparse tensors).
 """
 from __future__ import annotations
 
@@ -50,14 +54,14 @@ class Adagrad(ElementwiseOptimizer):
         foreach: True runs the multi-tensor implementation (see the module docstring).
         maximize: maximize the objective (default False).
         differentiable: only False is supported.
-        fused: only None/False is supported.
+        fused: True runs the ``_fused_adagrad_`` kernel (see the module docstring).
 
     Raises:
         ValueError: "Tensor lr must be 1-element", "Invalid learning rate: {lr}",
             "Invalid lr_decay value: {v}", "Invalid weight_decay value: {v}",
             "Invalid initial_accumulator_value value: {v}", "Invalid epsilon value: {v}".
         RuntimeError: ``fused`` with ``differentiable`` or ``foreach`` (PyTorch's texts).
-        NotImplementedError: ``differentiable=True`` or ``fused=True``.
+        NotImplementedError: ``differentiable=True``.
     """
 
     _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False),
@@ -85,25 +89,50 @@ class Adagrad(ElementwiseOptimizer):
                 raise RuntimeError("`fused` does not support `differentiable`")
             if foreach:
                 raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-            raise NotImplementedError("minigrad.optim.Adagrad: fused=True needs the "
-                                      "_fused_adagrad_ kernel, which minigrad does not have")
+            self._step_supports_amp_scaling = True
         no_differentiable(differentiable)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p)
+                self._init_state(p, bool(group["fused"]))
 
-    def _init_state(self, p):
+    def _init_state(self, p, fused=None):
         st = self.state[p]
-        st["step"] = _scalar_tensor(0.0)
+        fused = self.defaults["fused"] if fused is None else fused
+        st["step"] = _scalar_tensor(0.0, fused=bool(fused), device=p.device if fused else None)
         st["sum"] = dispatch("full_like", p, self.defaults["initial_accumulator_value"])
 
     def _update_group(self, group, params):
         for p in params:
             if len(self.state[p]) == 0:
-                self._init_state(p)
+                self._init_state(p, bool(group["fused"]))
+        if self._implementation(group, params) == "fused":
+            st = [self.state[p] for p in params]
+            for idx in self._by_dtype(params):
+                _fused_adagrad([params[i] for i in idx], [params[i].grad for i in idx],
+                               [st[i]["sum"] for i in idx], [st[i]["step"] for i in idx],
+                               lr=group["lr"], lr_decay=float(group["lr_decay"]),
+                               eps=float(group["eps"]),
+                               weight_decay=float(group["weight_decay"]),
+                               maximize=group["maximize"],
+                               grad_scale=getattr(self, "grad_scale", None),
+                               found_inf=getattr(self, "found_inf", None))
+            return
         self._run(group, params, ("sum", "step"), _adagrad, lr_decay=float(group["lr_decay"]),
                   eps=float(group["eps"]), weight_decay=float(group["weight_decay"]),
                   maximize=group["maximize"])
+
+
+def _fused_adagrad(params, grads, sums, steps, *, lr, lr_decay, eps, weight_decay, maximize,
+                   grad_scale=None, found_inf=None):
+    """``torch.optim.adagrad._fused_adagrad`` for one dtype: count the steps, run the dispatched
+    ``_fused_adagrad_`` kernel (a Tensor ``lr`` is passed as is: its ``.tensor_lr`` overload),
+    and take the step back where ``found_inf``."""
+    dispatch("_foreach_add_", steps, 1)
+    dispatch("_fused_adagrad_", params, grads, sums, steps, lr=lr, lr_decay=lr_decay,
+             weight_decay=weight_decay, eps=eps, maximize=maximize, grad_scale=grad_scale,
+             found_inf=found_inf)
+    if found_inf is not None:
+        dispatch("_foreach_sub_", steps, [found_inf] * len(steps))
 
 
 def _adagrad(params, grads, sums, steps, *, lr, lr_decay, eps, weight_decay, maximize, for_loop,

@@ -381,8 +381,6 @@ EXEMPT = {
     "normal.float_float": "random factory (minigrad's generator is not PyTorch's); tests/unit",
     "empty": "factory (minigrad zero-fills; PyTorch's values are undefined); "
              "tests/unit/test_factories_dispatch.py",
-    "empty_like": "factory (minigrad zero-fills; PyTorch's values are undefined); "
-                  "tests/unit/test_factories_dispatch.py",
     "eye": "factory; tests/unit/test_factories_dispatch.py",
     "linspace": "factory, bit-exact vs torch in tests/differential/test_linspace.py",
     "sub.Scalar": "the .Scalar overload PyTorch's C++ composites call; no minigrad composite "
@@ -427,7 +425,8 @@ EXEMPTIONS = {
         "_foreach_lerp_", "_foreach_sqrt", "_foreach_sqrt_", "_foreach_neg", "_foreach_neg_",
         "_foreach_maximum_", "_foreach_zero_", "_foreach_norm", "_foreach_clamp_min_",
         "_foreach_clamp_max_")},
-    **{name: _FUSED for name in ("_fused_sgd_", "_fused_adam_", "_fused_adamw_")},
+    **{name: _FUSED for name in ("_fused_sgd_", "_fused_adam_", "_fused_adamw_",
+                                 "_fused_adagrad_")},
     "_amp_foreach_non_finite_check_and_unscale_":
         "GradScaler kernel, in place on a list of grads and a found_inf flag; compared with "
         "torch's in tests/amp/test_grad_scaler.py",

@@ -114,6 +114,18 @@ UNARY = {
     "hardsigmoid": ("hardsigmoid", lambda L, a: L.nn.functional.hardsigmoid(a)),
     "hardsigmoid_": ("hardsigmoid_", lambda L, a: L.nn.functional.hardsigmoid(a.clone(),
                                                                              inplace=True)),
+    "celu": ("celu", lambda L, a: L.nn.functional.celu(a)),
+    "celu0.7_": ("celu_", lambda L, a: L.nn.functional.celu(a.clone(), 0.7, inplace=True)),
+    "hardshrink": ("hardshrink", lambda L, a: L.nn.functional.hardshrink(a)),
+    "hardshrink0.3": ("hardshrink", lambda L, a: L.nn.functional.hardshrink(a, 0.3)),
+    "softshrink0.3": ("softshrink", lambda L, a: L.nn.functional.softshrink(a, 0.3)),
+    "threshold": ("threshold", lambda L, a: L.nn.functional.threshold(a, 0.3, -1.7)),
+    "threshold_": ("threshold_", lambda L, a: L.nn.functional.threshold(a.clone(), -0.1, 7.3,
+                                                                       inplace=True)),
+    "rrelu": ("rrelu", lambda L, a: L.nn.functional.rrelu(a)),
+    "rrelu_": ("rrelu_", lambda L, a: L.nn.functional.rrelu(a.clone(), 0.1, 0.7, inplace=True)),
+    "prelu": ("_prelu_kernel", lambda L, a: L.nn.functional.prelu(a, L.full((1,), 0.3,
+                                                                            dtype=a.dtype))),
     "logical_not_": ("logical_not_", lambda L, a: a.clone().logical_not_()),
     "logical_and_": ("logical_and_", lambda L, a: a.clone().logical_and_(_rot(L, a, 1))),
     "logical_or_": ("logical_or_", lambda L, a: a.clone().logical_or_(_rot(L, a, 1))),
@@ -140,6 +152,19 @@ UNARY = {
                                lambda A, a, L: A.hardswish_backward(_rot(L, a, 1), a)),
         "hardsigmoid_backward": ("hardsigmoid_backward",
                                  lambda A, a, L: A.hardsigmoid_backward(_rot(L, a, 1), a)),
+        "hardshrink_backward": ("hardshrink_backward", lambda A, a, L: A.hardshrink_backward(
+            _rot(L, a, 1), a, 0.3)),
+        "softshrink_backward": ("softshrink_backward", lambda A, a, L: A.softshrink_backward(
+            _rot(L, a, 1), a, 0.3)),
+        "rrelu_with_noise_backward": ("rrelu_with_noise_backward",
+                                      lambda A, a, L: A.rrelu_with_noise_backward(
+                                          _rot(L, a, 1), a, _rot(L, a, 3), 0.1, 0.7, False,
+                                          False)),
+        "rrelu_with_noise_backward_training": (
+            "rrelu_with_noise_backward", lambda A, a, L: A.rrelu_with_noise_backward(
+                _rot(L, a, 1), a, _rot(L, a, 3), 0.1, 0.7, True, False)),
+        "prelu_kernel_backward": ("_prelu_kernel_backward", lambda A, a, L: L.cat(
+            A._prelu_kernel_backward(_rot(L, a, 1), a, _rot(L, a, 5)))),
     }.items()},
 }
 

@@ -34,6 +34,8 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
 - ``spatial``: ``conv1d``, ``conv2d``, ``conv_transpose1d/2d``, ``max_pool1d/2d``,
   ``avg_pool1d``, ``adaptive_avg_pool1d``, ``adaptive_max_pool1d``, ``pixel_shuffle``,
   ``pixel_unshuffle``
+- ``bucketing``: ``searchsorted``, ``bucketize``, ``unique``
+- ``activation``: ``celu``, ``prelu``, ``rrelu``, ``hardshrink``, ``threshold``, ``relu_``
 - ``normalization``: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``,
   ``instance_norm``, ``native_layer_norm``...
 """
@@ -42,11 +44,11 @@ from __future__ import annotations
 from . import (bitwise, comparison, indexing, joining, matmul, pointwise, pointwise_math,
                rearrange, reduction, sampling, selection, shape, softmax, sorting, spatial,
                tensors, normalization)
-from . import distance
+from . import distance, bucketing, activation
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
             rearrange, joining, selection, indexing, softmax, tensors, distance, sampling,
-            spatial, normalization)
+            spatial, normalization, bucketing, activation)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

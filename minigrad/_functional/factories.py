@@ -31,8 +31,20 @@ def _dispatched(op_name, kernel):
 _tensor = _dispatched("tensor", _k.tensor)
 
 
+def _from_torch(data):
+    """A real ``torch.Tensor`` as a minigrad Tensor with the same bits (no grad), else None.
+    Decided by the argument's class: torch is imported only when the argument comes from it."""
+    if not type(data).__module__.startswith("torch"):
+        return None
+    from ..testing.compare import _is_torch_tensor, from_torch
+    return from_torch(data, requires_grad=False) if _is_torch_tensor(data) else None
+
+
 @functools.wraps(_k.tensor)
 def tensor(data, *args, **kwargs):
+    converted = _from_torch(data)
+    if converted is not None:        # a real torch.Tensor: its values and dtype, copied
+        return _tensor(converted, *args, **kwargs)
     if isinstance(data, Tensor):     # PyTorch's warning for copy-constructing from a tensor
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
@@ -74,7 +86,12 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype and
-    device (``torch.as_tensor``); a Tensor of another dtype/device goes through ``Tensor.to``."""
+    device (``torch.as_tensor``); a Tensor of another dtype/device goes through ``Tensor.to``.
+    A real ``torch.Tensor`` is converted (same values and dtype; a copy: minigrad's storage is
+    NumPy's, so memory is not shared)."""
+    converted = _from_torch(data)
+    if converted is not None:
+        data = converted
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype)
     return tensor(data, dtype=dtype, device=device)

@@ -1,15 +1,17 @@
 """Shape views as torch-level functions (``torch.reshape``, ``transpose``, ``permute``, ``t``,
 ``unsqueeze``, ``squeeze``, ``flatten``, ``unflatten``, ``narrow``, ``broadcast_to``,
-``movedim``/``moveaxis``, ``swapaxes``/``swapdims``, ``diagonal``): each is one ``dispatch`` call,
-or the view op PyTorch's composite function records (``narrow`` is a slice, ``movedim`` a
-``permute``, ``broadcast_to`` an ``expand``).
+``movedim``/``moveaxis``, ``swapaxes``/``swapdims``, ``diagonal``, ``meshgrid``): each is one
+``dispatch`` call, or the view ops PyTorch's composite function records (``narrow`` is a slice,
+``movedim`` a ``permute``, ``broadcast_to`` an ``expand``, ``meshgrid`` a ``view`` and an
+``expand`` per tensor).
 """
 from __future__ import annotations
 
 from ..dispatch import dispatch
 
 __all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
-           "narrow", "broadcast_to", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal"]
+           "narrow", "broadcast_to", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal",
+           "meshgrid"]
 
 
 def reshape(input, shape):
@@ -216,3 +218,45 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         RuntimeError: ``dim1 == dim2``; IndexError: a dim out of range.
     """
     return dispatch("diagonal", input, offset, dim1, dim2)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 0-D/1-D tensors (``torch.meshgrid``): output ``i`` is ``tensors[i]``
+    viewed along dim ``i`` and expanded to ``(len(t0), len(t1), ...)`` (``indexing="ij"``, the
+    default, with PyTorch's warning when ``indexing`` is not given) or with the first two dims
+    swapped (``"xy"``). A single list/tuple of tensors is accepted, as PyTorch's old interface.
+
+    Raises:
+        RuntimeError: "torch.meshgrid: indexing must be one of "xy" or "ij", but received: foo",
+            a tensor of more than one dim, or tensors of different dtypes.
+    """
+    import warnings
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("xy", "ij"):
+        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f"received: {indexing}")
+    if not tensors:
+        raise RuntimeError("torch.meshgrid: Expected at least one tensor")
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("torch.meshgrid: Expected all tensors in the tensor list to "
+                               "have the same dtype")
+    sizes = [t.numel() for t in tensors]
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, t in enumerate(tensors):
+        axis = (1 - i if i < 2 else i) if swap else i
+        shape = [1] * len(tensors)
+        shape[axis] = -1
+        out.append(dispatch("expand", dispatch("view", t, shape), sizes))
+    return tuple(out)

@@ -119,6 +119,19 @@ class ReductionMixin:
         from .._functional.sorting import argsort  # (imports Tensor)
         return argsort(self, *args, stable=stable, dim=dim, descending=descending)
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """Mirrors ``torch.Tensor.unique``: ``minigrad.unique`` (not differentiable)."""
+        from .._functional.bucketing import unique  # (imports Tensor)
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
+    def hardshrink(self, lambd=0.5):
+        """Mirrors ``torch.Tensor.hardshrink``: the ``hardshrink`` op."""
+        return dispatch("hardshrink", self, lambd)
+
+    def prelu(self, weight):
+        """Mirrors ``torch.Tensor.prelu``: the ``prelu`` op."""
+        return dispatch("prelu", self, weight)
+
     def topk(self, k, dim=-1, largest=True, sorted=True):
         """Mirrors ``torch.Tensor.topk``: the ``topk`` op (its errors apply)."""
         return dispatch("topk", self, k, dim, largest, sorted)

@@ -23,6 +23,8 @@ from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, Instance
 from .modules import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                       TransformerEncoder, TransformerEncoderLayer)
 from .modules import CTCLoss, EmbeddingBag, MaxUnpool1d, MaxUnpool2d
+from .modules import (CELU, PReLU, RReLU, Hardshrink, Softmax2d, Softmin, Softshrink,
+                      Softsign, Tanhshrink, Threshold)
 from . import functional, init, modules, utils
 from . import parallel
 from .parallel import DataParallel
@@ -50,3 +52,5 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer", "parallel", "DataParallel"]
 __all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d", "CTCLoss"]
+__all__ += ["Softmin", "Softmax2d", "PReLU", "RReLU", "CELU", "Threshold", "Hardshrink",
+            "Softshrink", "Softsign", "Tanhshrink"]

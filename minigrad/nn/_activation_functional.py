@@ -1,14 +1,18 @@
 """The activation functions of ``minigrad.nn.functional`` (``F.gelu``, ``F.silu``...), with
 ``torch.nn.functional``'s signatures; ``functional.py`` re-exports them. Each is one ``dispatch``
 call of the op (``inplace=True``: its in-place ``*_`` op); the kernels are in
-``minigrad/ops/smooth_activation.py`` and ``piecewise_activation.py``.
+``minigrad/ops/smooth_activation.py``, ``piecewise_activation.py``, ``shrink.py`` and
+``slope_relu.py``. ``softsign``, ``tanhshrink`` and ``softmin`` are PyTorch's Python composites
+(nodes ``DivBackward0``, ``SubBackward0``, ``SoftmaxBackward0``).
 """
 from __future__ import annotations
 
 from ..dispatch import dispatch
 
 __all__ = ["gelu", "silu", "mish", "softplus", "leaky_relu", "leaky_relu_", "elu", "elu_",
-           "selu", "hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "logsigmoid", "glu"]
+           "selu", "selu_", "celu", "celu_", "hardtanh", "hardtanh_", "relu6", "hardswish",
+           "hardsigmoid", "logsigmoid", "glu", "relu_", "threshold", "threshold_", "hardshrink",
+           "softshrink", "softsign", "tanhshrink", "prelu", "rrelu", "rrelu_", "softmin"]
 
 
 def gelu(input, approximate: str = "none"):
@@ -63,6 +67,115 @@ def elu_(input, alpha: float = 1.0):
 def selu(input, inplace: bool = False):
     """SELU, ``scale * elu(x, alpha)`` with PyTorch's constants (``F.selu``)."""
     return dispatch("selu_" if inplace else "selu", input)
+
+
+def selu_(input):
+    """In-place ``selu`` (``F.selu_``; node ``EluBackward1``)."""
+    return dispatch("selu_", input)
+
+
+def celu(input, alpha: float = 1.0, inplace: bool = False):
+    """CELU, ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``; node
+    ``CeluBackward0``, in place ``CeluBackward1``).
+
+    Raises:
+        RuntimeError: ``alpha == 0`` ("ZeroDivisionError: alpha cannot be 0 for CELU").
+    """
+    return dispatch("celu_" if inplace else "celu", input, alpha)
+
+
+def celu_(input, alpha: float = 1.0):
+    """In-place ``celu`` (``F.celu_``)."""
+    return dispatch("celu_", input, alpha)
+
+
+def relu_(input):
+    """In-place ``relu`` (``F.relu_``)."""
+    return dispatch("relu_", input)
+
+
+def threshold(input, threshold: float, value: float, inplace: bool = False):
+    """``value`` where ``input <= threshold``, else ``input`` (``F.threshold``; dtype kept,
+    integers too; node ``ThresholdBackward0``, in place ``ThresholdBackward1``).
+
+    Raises:
+        NotImplementedError: bool input.
+    """
+    return dispatch("threshold_" if inplace else "threshold", input, threshold, value)
+
+
+def threshold_(input, threshold: float, value: float):
+    """In-place ``threshold`` (``F.threshold_``)."""
+    return dispatch("threshold_", input, threshold, value)
+
+
+def hardshrink(input, lambd: float = 0.5):
+    """0 where ``|x| <= lambd``, else ``x`` (``F.hardshrink``; node ``HardshrinkBackward0``).
+
+    Raises:
+        NotImplementedError: integer or bool input.
+    """
+    return dispatch("hardshrink", input, lambd)
+
+
+def softshrink(input, lambd: float = 0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0
+    (``F.softshrink``; node ``SoftshrinkBackward0``).
+
+    Raises:
+        RuntimeError: a negative ``lambd`` (PyTorch's "lambda must be in range ...").
+        NotImplementedError: integer or bool input.
+    """
+    return dispatch("softshrink", input, lambd)
+
+
+def softsign(input):
+    """``x / (1 + |x|)`` (``F.softsign``, PyTorch's composite: ``input / (input.abs() + 1)``)."""
+    return dispatch("div", input, dispatch("add", dispatch("abs", input), 1))
+
+
+def tanhshrink(input):
+    """``x - tanh(x)`` (``F.tanhshrink``, PyTorch's composite)."""
+    return dispatch("sub", input, dispatch("tanh", input))
+
+
+def prelu(input, weight):
+    """``x if x > 0 else weight * x`` with one weight or one per channel (dim 1)
+    (``F.prelu``; node ``PreluKernelBackward0``).
+
+    Raises:
+        RuntimeError: dtype mismatch, a zero-dim input with several weights, a weight count
+            that is not the channel count, a weight of more than one dimension (PyTorch's
+            messages).
+    """
+    return dispatch("prelu", input, weight)
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False):
+    """Randomized leaky ReLU (``F.rrelu``): in training each negative element gets a slope
+    drawn from ``U(lower, upper)``; in eval the slope is ``(lower + upper) / 2``. Node
+    ``RreluWithNoiseBackward0``. The slopes are ATen's draws (PyTorch's after the same seed;
+    fp32 results within 2 ulp).
+
+    Raises:
+        RuntimeError: "Lower bound should be less than or equal to the upper bound".
+    """
+    return dispatch("rrelu_" if inplace else "rrelu", input, lower, upper, training)
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
+    """In-place ``rrelu`` (``F.rrelu_``)."""
+    return dispatch("rrelu_", input, lower, upper, training)
+
+
+def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """``softmax(-input, dim)`` (``F.softmin``); ``dim=None`` picks PyTorch's implicit dim with
+    its deprecation warning; ``dtype`` casts first."""
+    if dim is None:
+        from .functional import _get_softmax_dim
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return dispatch("softmax", dispatch("neg", input), dim, dtype=dtype)
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):

@@ -7,6 +7,8 @@ from . import modulo, strided  # noqa: E402,F401
 from . import moments, scan, sorting, logsumexp  # noqa: E402,F401
 from . import erf, smooth_activation  # noqa: E402,F401
 from . import piecewise_activation  # noqa: E402,F401
+from . import shrink, slope_relu  # noqa: E402,F401
+from . import bucketing  # noqa: E402,F401
 from . import transcendental  # noqa: E402,F401
 from . import rounding  # noqa: E402,F401
 from . import ternary  # noqa: E402,F401

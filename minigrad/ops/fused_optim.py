@@ -1,13 +1,15 @@
-"""The fused optimizer kernels ``_fused_sgd_``, ``_fused_adam_`` and ``_fused_adamw_``.
+"""The fused optimizer kernels ``_fused_sgd_``, ``_fused_adam_``, ``_fused_adamw_`` and
+``_fused_adagrad_``.
 
-What ``torch.optim.SGD / Adam / AdamW(..., fused=True)`` run: one kernel per parameter that
-reads the parameter, its gradient and its state once, computes the whole update in opmath (fp32
-for fp16/bf16 storage) WITHOUT rounding between the steps, and rounds each result once into
-storage. That is why fused results differ from the for-loop / foreach ones (which round after
-every op) by an ulp here and there, in PyTorch too.
+What ``torch.optim.SGD / Adam / AdamW / Adagrad(..., fused=True)`` run: one kernel per
+parameter that reads the parameter, its gradient and its state once, computes the whole update
+in opmath (fp32 for fp16/bf16 storage) WITHOUT rounding between the steps, and rounds each
+result once into storage. That is why fused results differ from the for-loop / foreach ones
+(which round after every op) by an ulp here and there, in PyTorch too.
 
-Recipes, after ATen's ``FusedAdamKernel.cpp`` / ``FusedSGDKernel.cpp`` (CPU), measured bit for
-bit against torch 2.13 here: the hyper-parameters are doubles turned into opmath scalars
+Recipes, after ATen's ``FusedAdamKernel.cpp`` / ``FusedSGDKernel.cpp`` /
+``FusedAdagradKernel.cpp`` (CPU), measured bit for bit against torch 2.13 here: the
+hyper-parameters are doubles turned into opmath scalars
 (``c(x)``), and every ``a*b + c`` of the C++ source is ONE fma (ATen is compiled with fp
 contraction, so even the plain ``x * y + z`` lines are fused). Per element:
 
@@ -25,6 +27,10 @@ contraction, so even the plain ``x * y + z`` lines are fused). Per element:
   g*(1 - dampening))``); ``g = fma(buf, momentum, g)`` (nesterov) or ``buf``;
   ``p = fma(g, -lr, p)``. In the 16-bit vector loop the hyper-parameters are first rounded to
   the storage type.
+- Adagrad: ``g`` as above; ``g = fma(p, wd, g)``; ``sum = fma(g, g, sum)``;
+  ``p = p - clr * g / (sqrt(sum) + eps)``, ``clr = lr / (1 + (step - 1) * lr_decay)`` in
+  double; in the 16-bit vector loop ``wd``, ``eps`` and ``clr`` are first rounded to the
+  storage type (fp16's default ``eps=1e-10`` is 0 there), the scalar tail keeps them in fp32.
 
 Known PyTorch bug, not mirrored: torch 2.13's CPU ``_fused_sgd_`` for fp16/bf16 never stores
 the parameter in its vectorised loop (only the last ``n % lanes`` elements are updated) and
@@ -34,8 +40,8 @@ only the tail is compared with PyTorch for 16-bit fused SGD.
 
 A ``found_inf`` equal to 1 makes the kernels return without touching anything (GradScaler's
 skipped step). Versus torch 2.13 CPU (``tests/differential/test_optim_foreach_fused.py``):
-fused Adam/AdamW are bit-exact in fp32, fp64, fp16 and bf16; fused SGD is bit-exact in fp32
-and fp64, and on the elements PyTorch updates correctly in fp16/bf16 (see the bug above).
+fused Adam/AdamW/Adagrad are bit-exact in fp32, fp64, fp16 and bf16; fused SGD is bit-exact
+in fp32 and fp64, and on the elements PyTorch updates correctly in fp16/bf16 (see the bug above).
 """
 from __future__ import annotations
 
@@ -144,22 +150,29 @@ def _adam_one(p, g, m_t, v_t, vmax_t, step_t, lr, beta1, beta2, weight_decay, ep
     _store(p, p_new.reshape(p.shape))
 
 
+def _begin(op, lists, state_steps, lr, found_inf):
+    """The checks every fused kernel with step counters makes first; returns ``lr`` as a float
+    (a 1-element tensor read), or None when ``found_inf`` skips the step."""
+    _check_lists(op, *lists)
+    if len(state_steps) != len(lists[0]):
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
+                           f"{len(lists[0])} and {len(state_steps)}")
+    if isinstance(lr, Tensor):
+        lr = lr.item()
+    return None if _skip(found_inf) else float(lr)
+
+
 def _fused_adam_common(op, adamw, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
                        state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize,
                        grad_scale, found_inf):
     lists = [self, grads, exp_avgs, exp_avg_sqs] + ([max_exp_avg_sqs] if amsgrad else [])
-    _check_lists(op, *lists)
-    if len(state_steps) != len(self):
-        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
-                           f"{len(self)} and {len(state_steps)}")
-    if isinstance(lr, Tensor):
-        lr = lr.item()
-    if _skip(found_inf):
+    lr = _begin(op, lists, state_steps, lr, found_inf)
+    if lr is None:
         return None
     with np.errstate(all="ignore"):
         for i, p in enumerate(self):
             _adam_one(p, grads[i], exp_avgs[i], exp_avg_sqs[i],
-                      max_exp_avg_sqs[i] if amsgrad else None, state_steps[i], float(lr),
+                      max_exp_avg_sqs[i] if amsgrad else None, state_steps[i], lr,
                       float(beta1), float(beta2), float(weight_decay), float(eps), amsgrad,
                       maximize, adamw, grad_scale)
     return None
@@ -274,4 +287,72 @@ def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr
             _sgd_one(p, grads[i], momentum_buffer_list[i] if momentum != 0 else None,
                      float(weight_decay), float(momentum), float(lr), float(dampening),
                      nesterov, maximize, is_first_step, grad_scale)
+    return None
+
+
+def _adagrad_math(p32, g32, s32, cd, k, clr, eps, weight_decay, maximize):
+    """The Adagrad update in opmath; ``k`` turns a hyper-parameter into the opmath scalar the
+    loop holds (the storage type first in ATen's 16-bit vector loop, see ``_adagrad_one``)."""
+    if maximize:
+        g32 = -g32
+    if weight_decay != 0:
+        g32 = _fma(p32, k(weight_decay), g32, cd)
+    s_new = _fma(g32, g32, s32, cd)
+    std = np.sqrt(s_new) + k(eps)
+    return p32 - k(clr) * g32 / std, s_new
+
+
+def _adagrad_one(p, g, s, step_t, lr, lr_decay, weight_decay, eps, maximize, grad_scale):
+    npd = p._data.dtype
+    cd = K.opmath_np(npd)
+    c = cd.type
+
+    def cw(x):          # a hyper-parameter in ATen's vector loop: Vectorized(scalar_t(x))
+        return cd.type(npd.type(x))
+    step = float(np.float32(step_t._data.reshape(())[()]))
+    clr = lr / (1.0 + (step - 1.0) * lr_decay)
+    g32 = _grad(g, grad_scale, cd, npd).reshape(-1)
+    p32 = p._data.astype(cd).reshape(-1)
+    s32 = s._data.astype(cd).reshape(-1)
+    hp = (clr, eps, weight_decay, maximize)
+    p_new, s_new = _adagrad_math(p32, g32, s32, cd, cw, *hp)
+    n = p32.size
+    t = slice(n - n % _lanes(npd), n)
+    if t.start < n:     # ATen's scalar tail holds the hyper-parameters as opmath scalars
+        p_new[t], s_new[t] = _adagrad_math(p32[t], g32[t], s32[t], cd, c, *hp)
+    _store(s, s_new.reshape(p.shape))
+    _store(p, p_new.reshape(p.shape))
+
+
+@register_op("_fused_adagrad_")
+def _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps,
+                    maximize, grad_scale=None, found_inf=None):
+    """One fused Adagrad step of every parameter of ``self``, in place
+    (``torch._fused_adagrad_``, also its ``.tensor_lr`` overload).
+
+    Per element, in opmath with one rounding per stored result (ATen's
+    ``FusedAdagradKernel.cpp``): ``g = grad / grad_scale`` (stored back) when given; ``g = -g``
+    if maximize; ``g = fma(p, wd, g)``; ``sum = fma(g, g, sum)``;
+    ``p = p - clr * g / (sqrt(sum) + eps)`` with ``clr = lr / (1 + (step - 1) * lr_decay)``
+    computed in double from the float32 step. In the 16-bit vector loop ``wd``, ``eps`` and
+    ``clr`` are first rounded to the storage type (so fp16's ``eps=1e-10`` is 0 there); the
+    scalar tail of the last ``n % lanes`` elements keeps them in fp32.
+
+    Args:
+        self, grads, state_sums: lists of same-shape, same-dtype floating tensors.
+        state_steps: 0-dim float32 step counters, already incremented for this step.
+        lr: float or 1-element tensor; lr_decay, weight_decay, eps: floats; maximize: bool.
+        grad_scale, found_inf: as ``_fused_adam_``.
+
+    Raises:
+        RuntimeError / TypeError: as ``_fused_adam_``.
+    """
+    lr = _begin("_fused_adagrad_", [self, grads, state_sums], state_steps, lr, found_inf)
+    if lr is None:
+        return None
+    with np.errstate(all="ignore"):
+        for i, p in enumerate(self):
+            _adagrad_one(p, grads[i], state_sums[i], state_steps[i], lr,
+                         float(lr_decay), float(weight_decay), float(eps), maximize,
+                         grad_scale)
     return None

@@ -1,18 +1,20 @@
 """In-place forms of the pointwise math and activation ops: ``sin_``... ``erfinv_``,
 ``floor_``... ``nan_to_num_``, ``clamp_min_``/``clamp_max_``, ``lerp_``, ``addcmul_``,
 ``addcdiv_``, ``atan2_``, ``logical_*_`` and the activations' ``silu_``, ``mish_``, ``elu_``,
-``selu_``, ``leaky_relu_``, ``hardtanh_``, ``relu6_``, ``hardswish_``, ``hardsigmoid_``.
+``selu_``, ``celu_``, ``leaky_relu_``, ``hardtanh_``, ``relu6_``, ``hardswish_``,
+``hardsigmoid_``, ``threshold_``.
 
 Each is ``run_inplace`` (``minigrad/ops/inplace.py``: autograd's checks, memory overlap, the
 write into ``self``'s storage, history rebased onto the op's node) around the out-of-place op's
 ``apply``, so the values are the out-of-place kernel's, rounded once into ``self``'s dtype.
-``elu_``/``selu_`` and ``leaky_relu_`` record the result-reading nodes ``EluBackward1`` and
-``LeakyReluBackward1``, as PyTorch does.
+``elu_``/``selu_``, ``celu_`` and ``leaky_relu_`` record the result-reading nodes
+``EluBackward1``, ``CeluBackward1`` and ``LeakyReluBackward1``, and ``threshold_`` records
+``ThresholdBackward1`` (reading the old input), as PyTorch does.
 """
 from __future__ import annotations
 
 from ..dispatch import register_op
-from . import erf, piecewise_activation as pw, rounding, smooth_activation as sm, \
+from . import erf, piecewise_activation as pw, rounding, shrink, smooth_activation as sm, \
     ternary, transcendental as tr
 from .compare import logical_and, logical_not, logical_or
 from .bitwise import logical_xor
@@ -41,7 +43,8 @@ _UNARY = {
     "clamp_max_": rounding.ClampMax, "clamp_max_.Tensor": rounding.ClampMaxTensor,
     "silu_": sm.Silu, "mish_": sm.Mish, "elu_": pw.EluResult,
     "leaky_relu_": pw.LeakyReluResult, "hardtanh_": pw.Hardtanh,
-    "hardswish_": pw.Hardswish, "hardsigmoid_": pw.Hardsigmoid,
+    "hardswish_": pw.Hardswish, "hardsigmoid_": pw.Hardsigmoid, "celu_": pw.CeluResult,
+    "threshold_": shrink.ThresholdResult,
 }
 for _name, _cls in _UNARY.items():
     _base = _name.split("_.")[0].rstrip("_")

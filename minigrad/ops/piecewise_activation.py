@@ -1,5 +1,5 @@
-"""Piecewise activations and their fused backward kernels: leaky_relu, elu (and selu), hardtanh
-(and relu6), hardswish, hardsigmoid.
+"""Piecewise activations and their fused backward kernels: leaky_relu, elu (and selu, celu),
+hardtanh (and relu6), hardswish, hardsigmoid.
 
 Each is a ``Kernel`` computing PyTorch's CPU formula in opmath (fp32 for fp16/bf16) with one
 rounding; the selections are exact. Python-number parameters (``negative_slope``, ``alpha``...)
@@ -230,6 +230,50 @@ class EluBackward(Kernel):
             gb = dispatch("where", dispatch("gt", b, 0), 0.0, d)
         # one gradient per argument of PyTorch's order (the tensor is the last one)
         return ga, None, None, None, None, gb
+
+
+@register_op("celu")
+class Celu(Elu):
+    """``celu(input, alpha=1)`` = ``elu(input, alpha, 1, 1 / alpha)`` (``torch.celu``,
+    ``F.celu``): ATen runs the elu kernel with ``input_scale = 1 / alpha`` (in double), but
+    records its own node ``CeluBackward0``, whose backward is ``elu_backward(grad, alpha, 1,
+    1 / float(alpha), False, input)`` (``alpha`` rounded to fp32 there, as derivatives.yaml's
+    ``alpha.toFloat()``).
+
+    Raises:
+        RuntimeError: ``alpha == 0`` ("ZeroDivisionError: alpha cannot be 0 for CELU").
+        NotImplementedError: integer or bool input.
+    """
+
+    args = ("input", "alpha")
+    keeps = ("alpha",)
+    _backward_name = "CeluBackward0"
+    _op_name = "celu"                       # (not inherited from elu)
+
+    @staticmethod
+    def check(input, alpha=1.0):
+        Elu.check(input)
+        if float(alpha) == 0:
+            raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+
+    @staticmethod
+    def kernel(dtype, x, alpha=1.0):
+        return Elu.kernel(dtype, x, alpha, 1, 1.0 / float(alpha))
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        (saved,) = ctx.saved_tensors
+        alpha = 1.0 if ctx.alpha is None else ctx.alpha
+        inv = 1.0 / float(np.float32(alpha))
+        return dispatch("elu_backward", grad, alpha, 1, inv, cls._is_result, saved)
+
+
+class CeluResult(Celu):
+    """``celu_``'s node (``CeluBackward1``): backward reads the result."""
+
+    saves = ("result",)
+    _backward_name = "CeluBackward1"
+    _is_result = True
 
 
 @register_op("selu")

@@ -112,10 +112,16 @@ class FunctionEvent(_Formatted):
         stack: the Python frames (``"file(line): function"``) when ``with_stack``.
         flops: PyTorch's FLOP estimate when ``with_flops`` (0 when it has none).
         is_user_annotation: True for ``record_function`` ranges.
+        trace_name: the name the Chrome trace shows. As PyTorch's ``_rewrite_name``, the
+            profiler's step ranges ``ProfilerStep#N`` are named ``ProfilerStep*`` (so that
+            ``key_averages`` merges them into one row) and keep ``ProfilerStep#N`` here.
     """
 
     def __init__(self, id, name, thread, user_annotation=False, use_device=None, sequence_nr=-1):
         self.id = id
+        self.trace_name = name
+        if name.startswith("ProfilerStep#"):
+            name = "ProfilerStep*"
         self.name = self.key = name
         self.thread = thread
         self.is_user_annotation = user_annotation

@@ -40,7 +40,7 @@ def chrome_trace(events) -> dict:
         if ev.stack:
             args["Call stack"] = ";".join(ev.stack)
         out.append({"ph": "X", "cat": "user_annotation" if ev.is_user_annotation else "cpu_op",
-                    "name": ev.name, "pid": pid, "tid": ev.thread,
+                    "name": getattr(ev, "trace_name", ev.name), "pid": pid, "tid": ev.thread,
                     "ts": ev.time_range.start, "dur": ev.time_range.elapsed_us(),
                     "args": args})
     return {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms",

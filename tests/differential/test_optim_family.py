@@ -259,12 +259,12 @@ def test_tensor_lr_as_torch(case, dtype, foreach):
             pair.check(mo, to, f"step {s}")
 
 
-def test_adagrad_fused_is_refused():
+def test_adagrad_fused_argument_errors():
     p = mg.zeros(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together."):
         optim.Adagrad([p], fused=True, foreach=True)
-    with pytest.raises(NotImplementedError, match="_fused_adagrad_"):
-        optim.Adagrad([p], fused=True)
+    with pytest.raises(RuntimeError, match="`fused` does not support `differentiable`"):
+        optim.Adagrad([p], fused=True, differentiable=True)
 
 
 @pytest.mark.parametrize("foreach", [False, True], ids=["forloop", "foreach"])

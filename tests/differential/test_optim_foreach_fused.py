@@ -3,11 +3,12 @@
 - each ``_foreach_*`` op and overload (Scalar, ScalarList, List, Tensor) against
   ``torch._foreach_*`` in every float dtype, and the ops' errors against torch's;
 - ``foreach=True`` optimizers against torch's ``foreach=True`` (``_multi_tensor_*``);
-- ``fused=True`` optimizers against torch's fused kernels: Adam/AdamW in all four dtypes, SGD in
-  fp32/fp64, and for fp16/bf16 SGD the elements torch updates (its vectorised 16-bit loop never
-  stores the parameter: a torch bug, asserted here so that a fix shows up);
-- GradScaler driving a fused optimizer (``grad_scale`` / ``found_inf`` handed to the kernel),
-  and the two ``_amp_*`` kernels called directly.
+- ``fused=True`` optimizers against torch's fused kernels: Adam/AdamW/Adagrad in all four
+  dtypes (Adagrad on sizes below, at and above the vector width), SGD in fp32/fp64, and for
+  fp16/bf16 SGD the elements torch updates (its vectorised 16-bit loop never stores the
+  parameter: a torch bug, asserted here so that a fix shows up);
+- GradScaler driving a fused optimizer (``grad_scale`` / ``found_inf`` handed to the kernel;
+  Adagrad also in fp16/bf16), and the two ``_amp_*`` kernels called directly.
 """
 from __future__ import annotations
 
@@ -253,14 +254,54 @@ def test_fused_and_foreach_argument_errors():
         {"foreach": None, "fused": None}, [p]) == "for_loop"
 
 
+
+# sizes below, at and above every dtype's vector width (4 fp64, 8 fp32, 16 fp16/bf16 lanes with
+# AVX2), and not multiples of it: the vector loop and the scalar tail round differently in 16-bit
+ADAGRAD_SHAPES = [(5,), (8,), (37,), (3, 11), (1,), (64,)]
+ADAGRAD = [dict(lr=0.1), dict(lr=0.37, weight_decay=0.3, lr_decay=0.01),
+           dict(lr=0.05, maximize=True, initial_accumulator_value=0.5, eps=1e-3),
+           dict(lr="T0.1", weight_decay=0.1)]
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("kw", ADAGRAD, ids=["plain", "decay", "maximize", "tensor_lr"])
+def test_fused_adagrad_matches_torch_fused(kw, dtype):
+    pair = Pair(dtype, 3, shapes=ADAGRAD_SHAPES)
+    mkw, tkw = (dict(kw, fused=True) for _ in range(2))
+    if kw["lr"] == "T0.1":
+        mkw["lr"], tkw["lr"] = mg.tensor(0.1), torch.tensor(0.1)
+    mo, to = optim.Adagrad(pair.m, **mkw), torch.optim.Adagrad(pair.t, **tkw)
+    for s in range(6):
+        pair.feed(s)
+        mo.step()
+        to.step()
+        pair.check(mo, to, ("sum",))
+    assert all(mo.state[m]["step"].dtype is mg.float32 for m in pair.m)
+
+
+def test_fused_adagrad_kernel_checks_and_skips():
+    p, g, s = [mg.ones(3)], [mg.ones(3)], [mg.zeros(3)]
+    hp = dict(lr=0.1, lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=False)
+    with pytest.raises(RuntimeError, match="same number of tensors, got 1 and 0"):
+        dispatch("_fused_adagrad_", p, g, s, [], **hp)
+    with pytest.raises(TypeError, match="expected Tensor as element 0 in argument 1"):
+        dispatch("_fused_adagrad_", p, [None], s, [mg.ones(())], **hp)
+    dispatch("_fused_adagrad_", p, g, s, [mg.ones(())], found_inf=mg.ones(()), **hp)
+    assert (p[0]._data == 1).all() and (s[0]._data == 0).all() and p[0]._version == 0
+
+
 # ------------------------------------------------------------------ GradScaler + fused kernels
-@pytest.mark.parametrize("kind,unscale_first", [("Adam", False), ("AdamW", True),
-                                                ("SGD", False)])
-def test_grad_scaler_hands_scale_and_found_inf_to_fused_kernels(kind, unscale_first):
+@pytest.mark.parametrize("kind,unscale_first,dtype", [
+    ("Adam", False, "float32"), ("AdamW", True, "float32"), ("SGD", False, "float32"),
+    ("Adagrad", False, "float32"), ("Adagrad", False, "float16"),
+    ("Adagrad", True, "bfloat16")])
+def test_grad_scaler_hands_scale_and_found_inf_to_fused_kernels(kind, unscale_first, dtype):
+    tdt, npd = DTYPES[dtype]
     rng = np.random.default_rng(4)
-    init = [rng.standard_normal(s).astype(np.float32) for s in [(9,), (3, 4)]]
+    init = [np.asarray(rng.standard_normal(s).astype(np.float32).astype(npd))
+            for s in [(9,), (3, 4), (21,)]]
     ms = [mg.from_numpy(a.copy()).requires_grad_() for a in init]
-    ts = [torch.from_numpy(a.copy()).requires_grad_() for a in init]
+    ts = [np2t(a, tdt).requires_grad_() for a in init]
     kw = dict(lr=0.05, fused=True) if kind != "SGD" else dict(lr=0.05, momentum=0.9, fused=True)
     mo, to = getattr(optim, kind)(ms, **kw), getattr(torch.optim, kind)(ts, **kw)
     msc = GradScaler("cpu", init_scale=1024.0, growth_interval=2)
@@ -269,10 +310,10 @@ def test_grad_scaler_hands_scale_and_found_inf_to_fused_kernels(kind, unscale_fi
         msc.scale(mg.ones(()))        # (grads are set by hand below)
         tsc.scale(torch.ones(()))
         for m, t in zip(ms, ts):
-            g = np.asarray(rng.standard_normal(m.shape) * 1024, dtype=np.float32)
+            g = np.asarray(rng.standard_normal(m.shape) * 1024, dtype=np.float32).astype(npd)
             if step == 2:
                 g.reshape(-1)[0] = np.inf
-            m.grad, t.grad = mg.from_numpy(g.copy()), torch.from_numpy(g.copy())
+            m.grad, t.grad = mg.from_numpy(g.copy()), np2t(g, tdt)
         if unscale_first:
             msc.unscale_(mo)
             tsc.unscale_(to)
@@ -282,10 +323,10 @@ def test_grad_scaler_hands_scale_and_found_inf_to_fused_kernels(kind, unscale_fi
         tsc.update()
         assert msc.get_scale() == tsc.get_scale()
         for m, t in zip(ms, ts):
-            assert same(m._data, t.detach().numpy())
-            assert same(m.grad._data, t.grad.numpy())      # unscaled in the kernel
+            assert same(m._data, t2np(t, npd))
+            assert same(m.grad._data, t2np(t.grad, npd))      # unscaled in the kernel
             for k, v in to.state[t].items():
-                assert same(mo.state[m][k]._data, v.numpy()), k
+                assert same(mo.state[m][k]._data, t2np(v, npd if v.dim() else np.float32)), k
     assert not hasattr(mo, "grad_scale") and not hasattr(mo, "found_inf")
 
 

@@ -55,6 +55,11 @@ CASES = {
     "hardtanh_fn": (_X, lambda lib, F, t, dt: F.hardtanh_(t)),
     "torch_sin_": (_X, lambda lib, F, t, dt: lib.sin_(t)),
     "torch_selu_": (_X, lambda lib, F, t, dt: lib.selu_(t)),
+    "celu": (_X, lambda lib, F, t, dt: F.celu(t, 0.7, inplace=True)),
+    "celu_fn": (_X, lambda lib, F, t, dt: F.celu_(t)),
+    "threshold": (_X, lambda lib, F, t, dt: F.threshold(t, 0.1, -2.0, inplace=True)),
+    "rrelu_eval": (_X, lambda lib, F, t, dt: F.rrelu(t, 0.1, 0.3, inplace=True)),
+    "relu_fn": (_X, lambda lib, F, t, dt: F.relu_(t)),
 }
 
 

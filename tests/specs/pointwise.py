@@ -146,7 +146,32 @@ SPECS = [_math_spec(n, dom) for n, dom in _MATH] + [
            notes="kinks at +-3; hardswish_backward fused"),
     OpSpec("hardsigmoid", _fn("hardsigmoid"), unary(), gradcheck=False,
            notes="kinks at +-3; hardsigmoid_backward fused (1/6 is the fp32 1.0f/6.0f)"),
+    OpSpec("celu", _fn("celu"), _kw(alpha=[None, 0.5, 2.0]), fwd_ulp=TRANSC, bwd_ulp=TRANSC,
+           notes="elu kernel with input_scale 1/alpha; CeluBackward0 -> elu_backward fused"),
+    OpSpec("hardshrink", _fn("hardshrink"), _kw(lambd=[None, 0.3, 1.0]), gradcheck=False,
+           notes="exact selection (lambd in the input's dtype); jumps at +-lambd; "
+                 "hardshrink_backward exact"),
+    OpSpec("softshrink", _fn("softshrink"), _kw(lambd=[None, 0.3, 1.0]), gradcheck=False,
+           notes="one subtraction in fp32; kinks at +-lambd; softshrink_backward exact"),
+    OpSpec("threshold", _fn("threshold"), _kw(threshold=[0.1, -0.5], value=[20.0, -1.5]),
+           gradcheck=False, notes="exact selection; jump at the threshold; "
+                                  "threshold_backward exact"),
+    OpSpec("rrelu", _fn("rrelu"), _kw(lower=[None, 0.2], upper=[None, 0.6]), gradcheck=False,
+           notes="eval mode (training=False): leaky_relu with slope (lower + upper) / 2 "
+                 "(RreluWithNoiseBackward0); training draws random slopes, tested in "
+                 "tests/differential/test_activation_modules.py"),
+    OpSpec("prelu", lambda lib, F, a, w: F.prelu(a, w), lambda d: _prelu_sample(d),
+           gradcheck=False, notes="_prelu_kernel and _prelu_kernel_backward fused (one "
+                                  "rounding each); kink at 0; weight grad summed by autograd"),
 ]
+
+
+def _prelu_sample(d):
+    """An input of 1 to 3 dims and a weight of one value or one per channel (dim 1)."""
+    shape = d.shape(min_dims=1, max_dims=3, min_side=1)
+    c = shape[1] if len(shape) > 1 else 1
+    wshape = d.choice([(1,), (c,)]) if c > 1 else (1,)
+    return Sample([d.floats(shape, "real"), d.floats(wshape, "real")])
 
 
 _INPLACE = ("in-place form of a catalogue op (values are its kernel's): values, graph node and "
@@ -158,4 +183,5 @@ EXEMPT.update({name: _INPLACE for name in (
     "round_", "nan_to_num_", "atan2_", "lerp_.Scalar", "lerp_.Tensor", "addcmul_", "addcdiv_",
     "clamp_min_", "clamp_min_.Tensor", "clamp_max_", "clamp_max_.Tensor", "silu_", "mish_",
     "elu_", "selu_", "leaky_relu_", "hardtanh_", "relu6_", "hardswish_", "hardsigmoid_",
+    "celu_", "threshold_", "rrelu_", "rrelu_with_noise_",
     "logical_and_", "logical_or_", "logical_xor_", "logical_not_")})

@@ -215,3 +215,57 @@ SPECS = [
            fwd_ulp=_u(4, 4, 1, 1), bwd_ulp=_u(4, 4, 1, 1), scale="abs", bwd_scale="max",
            notes="torch.norm routes to linalg.vector_norm"),
 ]
+
+
+# ------------------------------------------------------------------------ bucketing and unique
+def _sorted_1d(lib, b):
+    return lib.sort(b)[0]
+
+
+def searchsorted_sample(d):
+    """Boundaries (sorted in the call) of 1 to 5 values, 1-D or with leading dims matching the
+    values'; values with duplicates of the boundaries likely (small integers as floats)."""
+    n = d.integer(1, 5)
+    lead = d.choice([(), (2,)])
+    vshape = lead + (d.integer(0, 3),) if lead else d.shape(max_dims=2)
+    kw = d.choice([{}, {"right": True}, {"side": "right"}, {"out_int32": True}])
+    if d.choice([True, False]):          # floats: the dtype under test, no NaN (unordered)
+        return Sample([d.floats(lead + (n,), "real", "smooth"),
+                       d.floats(vshape, "real", "smooth")], kw)
+    return Sample([d.ints(lead + (n,), -3, 4), d.ints(vshape, -4, 5)], kw)
+
+
+def bucketize_sample(d):
+    return Sample([d.ints(d.shape(max_dims=2), -4, 5), d.ints((d.integer(1, 5),), -3, 4)],
+                  d.choice([{}, {"right": True}, {"out_int32": True}]))
+
+
+def unique_sample(d):
+    shape = d.shape(min_dims=1, max_dims=2, min_side=1)
+    kw = d.choice([{}, {"return_inverse": True}, {"return_counts": True},
+                   {"return_inverse": True, "return_counts": True, "sorted": False}])
+    return Sample([d.ints(shape, 0, 3)], kw)
+
+
+def unique_dim_sample(d):
+    shape = d.shape(min_dims=1, max_dims=3, min_side=1)
+    return Sample([d.ints(shape, 0, 2)], {"dim": d.integer(-len(shape), len(shape) - 1),
+                                          "return_inverse": True, "return_counts": True})
+
+
+SPECS += [
+    OpSpec("searchsorted", lambda lib, F, b, v, **kw: lib.searchsorted(_sorted_1d(lib, b), v,
+                                                                      **kw),
+           searchsorted_sample, dtypes=("float64", "bfloat16"), differentiable=False,
+           dtype_test=False, notes="integer boundaries and values with ties, or floats (no "
+           "NaN); both sides; boundaries sorted in the call"),
+    OpSpec("bucketize", lambda lib, F, v, b, **kw: lib.bucketize(v, _sorted_1d(lib, b), **kw),
+           bucketize_sample, dtypes=("float64",), differentiable=False, dtype_test=False,
+           notes="int64 inputs only (the float dtype under test is unused)"),
+    OpSpec("_unique2", lambda lib, F, a, **kw: lib.unique(a, **kw), unique_sample,
+           dtypes=("float64",), differentiable=False, dtype_test=False,
+           notes="torch.unique without dim; values, inverse and counts"),
+    OpSpec("unique_dim", lambda lib, F, a, **kw: lib.unique(a, **kw), unique_dim_sample,
+           dtypes=("float64",), differentiable=False, dtype_test=False,
+           notes="distinct slices along dim, lexicographic"),
+]

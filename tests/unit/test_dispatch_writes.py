@@ -196,6 +196,7 @@ OPTIMIZERS = [
     ("RMSprop", dict(lr=1e-2, foreach=True, centered=True, maximize=True)),
     ("Adagrad", dict(lr=0.1, lr_decay=1e-3, weight_decay=1e-2)),
     ("Adagrad", dict(lr=0.1, foreach=True)),
+    ("Adagrad", dict(lr=0.1, fused=True, weight_decay=1e-2)),
     ("Adamax", dict(lr=1e-2, weight_decay=1e-2)),
     ("Adamax", dict(lr=1e-2, foreach=True)),
     ("NAdam", dict(lr=1e-2, weight_decay=1e-2, decoupled_weight_decay=True)),

@@ -4,6 +4,7 @@ traces, memory counts from hand-computed bytes."""
 import collections
 import json
 import os
+import warnings
 
 import pytest
 import torch
@@ -167,7 +168,9 @@ def test_profile_cycles_and_step_ranges_follow_torch_schedule():
     seen = []
 
     def ready(p):
-        seen.append(sorted(e.name for e in p.events() if e.name.startswith("ProfilerStep#")))
+        # (as torch 2.13: the events are named "ProfilerStep*", trace_name keeps the number)
+        assert all(e.name == "ProfilerStep*" for e in p.events() if "ProfilerStep" in e.name)
+        seen.append(sorted(e.trace_name for e in p.events() if e.name == "ProfilerStep*"))
     x = minigrad.ones(2)
     with profile(schedule=schedule(**kw), on_trace_ready=ready) as p:
         for _ in range(9):
@@ -185,6 +188,26 @@ def test_profile_cycles_and_step_ranges_follow_torch_schedule():
             cur = []
     assert seen == cycles == [["ProfilerStep#2", "ProfilerStep#3"],
                               ["ProfilerStep#6", "ProfilerStep#7"]]
+
+
+def test_profiler_steps_merge_into_one_row_as_torch():
+    """PyTorch names its step ranges ``ProfilerStep*`` so ``key_averages`` shows one row
+    counting every step; the Chrome trace keeps ``ProfilerStep#N``."""
+    def run(lib, prof):
+        with prof.profile(schedule=prof.schedule(wait=1, warmup=1, active=3),
+                          acc_events=True) as p:
+            for _ in range(5):
+                lib.ones(3) + 1
+                p.step()
+        return [(e.key, e.count) for e in p.key_averages() if "ProfilerStep" in e.key], p
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs, _ = run(torch, torch.profiler)
+    ours, p = run(minigrad, minigrad.profiler)
+    assert ours == theirs == [("ProfilerStep*", 3)]
+    assert "ProfilerStep*" in p.key_averages().table()
+    names = {e.trace_name for e in p.events() if e.name == "ProfilerStep*"}
+    assert names == {"ProfilerStep#2", "ProfilerStep#3", "ProfilerStep#4"}
 
 
 def test_chrome_trace_parses_and_nests(tmp_path):

@@ -14,6 +14,8 @@ PyTorch's do. ``minigrad.nn`` re-exports every class.
 from .activation import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh, GLU, MultiheadAttention)
+from .activation import (CELU, PReLU, RReLU, Hardshrink, Softmax2d, Softmin, Softshrink,
+                         Softsign, Tanhshrink, Threshold)
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
@@ -55,3 +57,5 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "TransformerEncoderLayer", "TransformerDecoderLayer"] + \
     [n for n in _loss.__all__ if n not in ("CrossEntropyLoss", "NLLLoss", "MSELoss")]
 __all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d"]
+__all__ += ["Softmin", "Softmax2d", "PReLU", "RReLU", "CELU", "Threshold", "Hardshrink",
+            "Softshrink", "Softsign", "Tanhshrink"]

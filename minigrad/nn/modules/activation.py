@@ -1,8 +1,11 @@
-"""Activation modules: ``ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LogSoftmax``, ``GELU``,
-``SiLU``, ``Mish``, ``Softplus``, ``LeakyReLU``, ``ELU``, ``SELU``, ``Hardtanh``, ``ReLU6``,
-``Hardswish``, ``Hardsigmoid``, ``LogSigmoid``, ``MultiheadAttention`` (``torch.nn.modules.activation``: same
-constructor arguments, attributes and ``repr``). Each ``forward`` is the ``F`` function of the
-same name (``minigrad/nn/_activation_functional.py`` for the ones of issue 7).
+"""Activation modules: ``ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LogSoftmax``,
+``Softmin``, ``Softmax2d``, ``GELU``, ``SiLU``, ``Mish``, ``Softplus``, ``LeakyReLU``,
+``PReLU``, ``RReLU``, ``ELU``, ``CELU``, ``SELU``, ``Threshold``, ``Hardtanh``, ``ReLU6``,
+``Hardswish``, ``Hardsigmoid``, ``LogSigmoid``, ``Hardshrink``, ``Softshrink``, ``Softsign``,
+``Tanhshrink``, ``GLU``, and ``MultiheadAttention`` (defined in ``multihead_attention.py``,
+re-exported here: PyTorch's ``torch.nn.modules.activation`` path). Same constructor arguments,
+parameters, attributes and ``repr`` as PyTorch's. Each ``forward`` is the ``F`` function of
+the same name (``minigrad/nn/_activation_functional.py`` for the ones of issue 7).
 """
 from __future__ import annotations
 
@@ -10,10 +13,12 @@ import warnings
 
 from .. import functional as F
 from ..module import Module
+from .multihead_attention import MultiheadAttention
 
-__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "GELU", "SiLU", "Mish",
-           "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",
-           "Hardsigmoid", "LogSigmoid", "GLU", "MultiheadAttention"]
+__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "GELU",
+           "SiLU", "Mish", "Softplus", "LeakyReLU", "PReLU", "RReLU", "ELU", "CELU", "SELU",
+           "Threshold", "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "LogSigmoid",
+           "Hardshrink", "Softshrink", "Softsign", "Tanhshrink", "GLU", "MultiheadAttention"]
 
 
 class ReLU(Module):
@@ -267,119 +272,155 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class MultiheadAttention(Module):
-    """Multi-head attention (``torch.nn.MultiheadAttention``): same constructor arguments,
-    parameter names (``in_proj_weight`` or ``q_proj_weight``/``k_proj_weight``/
-    ``v_proj_weight`` when kdim/vdim differ from embed_dim, ``in_proj_bias``, ``bias_k``,
-    ``bias_v``, ``out_proj`` a ``NonDynamicallyQuantizableLinear``) and initialisation
-    (``_reset_parameters``: xavier_uniform_ projections, zero biases, xavier_normal_ bias_k/v).
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim`` (``torch.nn.Softmin``)."""
 
-    Args:
-        embed_dim, num_heads: model width and head count (embed_dim divisible by num_heads).
-        dropout: dropout on the attention weights in training.
-        bias, add_bias_kv, add_zero_attn, kdim, vdim, batch_first, device, dtype: as PyTorch.
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
 
-    Shapes: query (L, N, E) (or (N, L, E) with batch_first; unbatched (L, E)); returns
-    ``(attn_output, attn_weights)`` as ``F.multi_head_attention_forward``. A bool
-    ``key_padding_mask`` / ``attn_mask`` (True = not allowed) first becomes a 0/-inf float
-    mask (``F._canonical_mask``, warning as PyTorch when one is bool and the other float);
-    ``is_causal=True`` is a hint that ``attn_mask`` is the causal mask.
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of a (N, C, H, W) or (C, H, W) input (``torch.nn.Softmax2d``).
 
     Raises:
-        ValueError: ``embed_dim``/``num_heads`` not positive. AssertionError: embed_dim not
-            divisible by num_heads ("embed_dim must be divisible by num_heads").
+        ValueError: "Softmax2d: expected input to be 3D or 4D, got 1D instead".
     """
 
-    __constants__ = ["batch_first"]
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3, _stacklevel=5)
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None) -> None:
+
+class PReLU(Module):
+    """``x if x > 0 else a * x`` with a learned slope ``weight`` of ``num_parameters`` values
+    (1, or one per channel), initialised to ``init`` (``torch.nn.PReLU``).
+
+    Args:
+        num_parameters: 1 or the number of channels (dim 1 of the input).
+        init: initial slope (default 0.25).
+        device, dtype: of ``weight``.
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
+        super().__init__()
         from ..._functional.factories import empty
         from ..parameter import Parameter
-        from .linear import NonDynamicallyQuantizableLinear
-        if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
-                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
-        super().__init__()
-        fk = {"device": device, "dtype": dtype}
-        self.embed_dim = embed_dim
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.num_heads = num_heads
-        self.dropout = dropout
-        self.batch_first = batch_first
-        self.head_dim = embed_dim // num_heads
-        assert self.head_dim * num_heads == self.embed_dim, \
-            "embed_dim must be divisible by num_heads"
-        if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **fk))
-            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **fk))
-            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **fk))
-            self.register_parameter("in_proj_weight", None)
-        else:
-            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **fk))
-            self.register_parameter("q_proj_weight", None)
-            self.register_parameter("k_proj_weight", None)
-            self.register_parameter("v_proj_weight", None)
-        if bias:
-            self.in_proj_bias = Parameter(empty(3 * embed_dim, **fk))
-        else:
-            self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
-        if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, embed_dim), **fk))
-            self.bias_v = Parameter(empty((1, 1, embed_dim), **fk))
-        else:
-            self.bias_k = self.bias_v = None
-        self.add_zero_attn = add_zero_attn
-        self._reset_parameters()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
 
-    def _reset_parameters(self):
+    def reset_parameters(self) -> None:
+        """Fill ``weight`` with ``init`` (``init.constant_``)."""
         from .. import init
-        if self._qkv_same_embed_dim:
-            init.xavier_uniform_(self.in_proj_weight)
-        else:
-            init.xavier_uniform_(self.q_proj_weight)
-            init.xavier_uniform_(self.k_proj_weight)
-            init.xavier_uniform_(self.v_proj_weight)
-        if self.in_proj_bias is not None:
-            init.constant_(self.in_proj_bias, 0.0)
-            init.constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None:
-            init.xavier_normal_(self.bias_k)
-        if self.bias_v is not None:
-            init.xavier_normal_(self.bias_v)
+        init.constant_(self.weight, self.init)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
-                attn_mask=None, average_attn_weights=True, is_causal=False):
-        is_batched = query.dim() == 3
-        key_padding_mask = F._canonical_mask(
-            mask=key_padding_mask, mask_name="key_padding_mask",
-            other_type=F._none_or_dtype(attn_mask), other_name="attn_mask",
-            target_type=query.dtype)
-        attn_mask = F._canonical_mask(mask=attn_mask, mask_name="attn_mask", other_type=None,
-                                      other_name="", target_type=query.dtype,
-                                      check_other=False)
-        if self.batch_first and is_batched:
-            if key is value:
-                if query is key:
-                    query = key = value = query.transpose(1, 0)
-                else:
-                    query, key = (x.transpose(1, 0) for x in (query, key))
-                    value = key
-            else:
-                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        out, w = F.multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
-            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
-            use_separate_proj_weight=not self._qkv_same_embed_dim,
-            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
-            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
-            is_causal=is_causal)
-        if self.batch_first and is_batched:
-            return out.transpose(1, 0), w
-        return out, w
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU (``torch.nn.RReLU``): slopes drawn from ``U(lower, upper)`` in
+    training, ``(lower + upper) / 2`` in eval (the draws are ATen's: PyTorch's after the same
+    seed)."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace}"
+
+
+class CELU(Module):
+    """CELU, ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``torch.nn.CELU``)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{inplace}"
+
+
+class Threshold(Module):
+    """``value`` where ``x <= threshold``, else ``x`` (``torch.nn.Threshold``)."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"threshold={self.threshold}, value={self.value}{inplace}"
+
+
+class Hardshrink(Module):
+    """0 where ``|x| <= lambd``, else ``x`` (``torch.nn.Hardshrink``)."""
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Module):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0
+    (``torch.nn.Softshrink``)."""
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)`` (``torch.nn.Softsign``)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)`` (``torch.nn.Tanhshrink``)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)

@@ -1,0 +1,93 @@
+"""A tensor's memory layout as PyTorch reports it: ``Tensor.stride()``, ``storage_offset()``,
+``data_ptr()`` and ``untyped_storage()`` (an ``UntypedStorage`` with ``nbytes()``).
+
+minigrad's storage is a NumPy array, and a view's array is a NumPy view of its base's: the
+figures are read from NumPy (``strides`` in bytes divided by the element size; the offset and
+the storage size from the root array the view chain starts at). They describe minigrad's real
+layout, which is PyTorch's for the views both libraries make (``t()``, slicing, ``expand``'s
+zero strides, ``view``); where minigrad copies and PyTorch views (or the reverse), they show the
+copy.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["UntypedStorage", "StorageMixin"]
+
+
+def _root(a: np.ndarray) -> np.ndarray:
+    """The array a chain of NumPy views starts at (the storage)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+class UntypedStorage:
+    """The bytes under a tensor (``torch.UntypedStorage``, read-only here): ``nbytes()``,
+    ``size()`` / ``len()`` (bytes), ``data_ptr()``, ``element_size()`` (1) and ``device``."""
+
+    def __init__(self, array: np.ndarray, device):
+        self._array = array
+        self.device = device
+
+    def nbytes(self) -> int:
+        """Size of the storage in bytes (``UntypedStorage.nbytes``)."""
+        return int(self._array.nbytes)
+
+    def size(self) -> int:
+        """Bytes in the storage (an untyped storage counts bytes)."""
+        return self.nbytes()
+
+    __len__ = size
+
+    def element_size(self) -> int:
+        """1: an untyped storage is bytes."""
+        return 1
+
+    def data_ptr(self) -> int:
+        """Address of the storage's first byte."""
+        return _address(self._array)
+
+    def __repr__(self):
+        return f"UntypedStorage(nbytes={self.nbytes()}, device={self.device})"
+
+
+class StorageMixin:
+    """``Tensor``'s layout methods (see the module docstring)."""
+
+    __slots__ = ()
+
+    def stride(self, dim=None):
+        """Strides in elements (``torch.Tensor.stride``): a tuple, or one int for ``dim``.
+
+        Raises:
+            IndexError: ``dim`` out of range ("Dimension out of range (expected to be in range
+                of [-2, 1], but got 2)"; "Dimension specified as 0 but tensor has no
+                dimensions" for a 0-dim tensor).
+        """
+        item = self._data.itemsize
+        strides = tuple(int(s) // item for s in self._data.strides)
+        if dim is None:
+            return strides
+        from .ops._util import wrap_dim
+        if self.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return strides[wrap_dim(dim, self.ndim)]
+
+    def storage_offset(self) -> int:
+        """Offset of the first element from the storage's start, in elements
+        (``torch.Tensor.storage_offset``)."""
+        return (_address(self._data) - _address(_root(self._data))) // self._data.itemsize
+
+    def data_ptr(self) -> int:
+        """Address of the first element (``torch.Tensor.data_ptr``): equal for tensors that
+        share their first element, different across distinct storages."""
+        return _address(self._data)
+
+    def untyped_storage(self) -> UntypedStorage:
+        """The storage under this tensor and its views (``torch.Tensor.untyped_storage``)."""
+        return UntypedStorage(_root(self._data), self.device)
