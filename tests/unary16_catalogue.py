@@ -68,6 +68,9 @@ UNARY = {
     **{n + "_": (n + "_", lambda L, a, n=n: getattr(a.clone(), n + "_")()) for n in (
         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfinv", "log1p",
         "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "round")},
+    **{n + "_": (n + "_", lambda L, a, n=n: getattr(a.clone(), n + "_")()) for n in (
+        "exp", "log", "sqrt", "abs", "neg", "reciprocal", "sign", "square")},
+    "pow_0.5": ("pow_.Scalar", lambda L, a: a.clone().pow_(0.5)),
     "round2": ("round.decimals", lambda L, a: a.round(decimals=2)),
     "round-1": ("round.decimals", lambda L, a: a.round(decimals=-1)),
     "nan_to_num": ("nan_to_num", lambda L, a: a.nan_to_num()),
@@ -164,6 +167,7 @@ NOT_ELEMENTWISE_MATH = {"clone", "t", "squeeze", "flatten", "_to_copy", "zeros_l
                         "permute", "view", "reshape", "expand", "contiguous", "detach",
                         "softmax", "log_softmax", "_softmax", "_log_softmax", "cat", "stack",
                         "full_like", "rand_like", "randn_like", "tensor", "empty_like",
+                        "t_", "squeeze_",
                         # random fills (values are random draws; tests/unit/test_random_ops.py)
                         "normal_", "uniform_", "exponential_", "random_"}
 

@@ -18,11 +18,15 @@ The nodes are PyTorch's: ``x.exp_()`` records ``ExpBackward0``, ``x.square_()`` 
 """
 from __future__ import annotations
 
+import numpy as np
+
+from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import get_op, register_op, resolve
 from ..tensor import Tensor
 from .factory import _convert
 from .inplace import run_inplace
+from .distribution_loss import Xlogy
 from .modulo import _NotDifferentiable
 
 
@@ -51,8 +55,7 @@ def _inplace(name, fn, doc):
 _SAME = {
     "exp_": "exp", "log_": "log", "sqrt_": "sqrt", "abs_": "abs", "neg_": "neg",
     "reciprocal_": "reciprocal", "sign_": "sign", "remainder_": "remainder", "fmod_": "fmod",
-"xlogy_": "xlogy", "addmm_": "addmm", "addmv_": "addmv",
-    "addr_": "addr", "baddbmm_": "baddbmm", "addbmm_": "addbmm", "cumsum_": "cumsum",
+    "addmm_": "addmm", "addmv_": "addmv", "addr_": "addr", "baddbmm_": "baddbmm", "addbmm_": "addbmm", "cumsum_": "cumsum",
     "cumprod_": "cumprod", "tril_": "tril", "triu_": "triu", "masked_fill_.Scalar":
     "masked_fill", "pow_.Scalar": "pow.Tensor_Scalar", "pow_.Tensor": "pow.Tensor_Tensor",
 }
@@ -67,6 +70,23 @@ def _square(self):
 
 _inplace("square_", _square, "In-place ``square`` (``Tensor.square_``): ``pow_(2)``, node "
          "``PowBackward0`` as in PyTorch.")
+
+
+class _XlogyScalarOther(Xlogy):
+    _backward_name = "XlogyBackward2"
+
+
+def _xlogy(self, other):
+    if isinstance(other, Tensor):
+        return Xlogy.apply(self, other)
+    # the Scalar_Other overload: the number as a 0-dim tensor (no dtype promotion past self's
+    # category, as a wrapped number), in fp64 only for an fp64 self
+    dt = _dt.float64 if self.dtype is _dt.float64 else _dt.float32
+    return _XlogyScalarOther.apply(self, Tensor._make(np.asarray(other, dt.np), dt))
+
+
+_inplace("xlogy_", _xlogy, "In-place ``xlogy`` (``Tensor.xlogy_``; node ``XlogyBackward0`` "
+         "for a tensor ``other``, ``XlogyBackward2`` for a number).")
 
 
 def _floor_divide(self, other):
