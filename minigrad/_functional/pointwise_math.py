@@ -13,14 +13,17 @@ from ..tensor import Tensor
 _UNARY = {
     "sin": "sine", "cos": "cosine", "tan": "tangent", "asin": "arcsine (nan outside [-1, 1])",
     "acos": "arccosine (nan outside [-1, 1])", "atan": "arctangent",
-    "sinh": "hyperbolic sine", "cosh": "hyperbolic cosine", "erf": "error function",
+    "sinh": "hyperbolic sine", "cosh": "hyperbolic cosine", "asinh": "inverse hyperbolic sine",
+    "acosh": "inverse hyperbolic cosine (nan below 1)",
+    "atanh": "inverse hyperbolic tangent (nan outside [-1, 1])", "erf": "error function",
     "erfinv": "inverse error function (+-inf at +-1, nan outside [-1, 1])",
     "log1p": "log(1 + x)", "expm1": "exp(x) - 1", "log2": "base-2 logarithm",
     "log10": "base-10 logarithm", "rsqrt": "1 / sqrt(x)",
     "floor": "largest integer <= x (dtype kept)", "ceil": "smallest integer >= x (dtype kept)",
     "trunc": "x rounded toward zero (dtype kept)", "frac": "x - trunc(x)",
 }
-_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc"}
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc",
+            "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
 
 
 def _unary(name, op, what):

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from ..dispatch import dispatch
 
-_UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfinv",
+_UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+          "atanh", "erf", "erfinv",
           "log1p", "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac")
-_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc"}
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc",
+            "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
 
 
 def _method(name, op):

@@ -1,7 +1,10 @@
-"""In-place forms of the pointwise math and activation ops: ``sin_``... ``erfinv_``,
+"""In-place forms of the pointwise math and activation ops: ``sin_``... ``atanh_``, ``erfinv_``,
 ``floor_``... ``nan_to_num_``, ``clamp_min_``/``clamp_max_``, ``lerp_``, ``addcmul_``,
 ``addcdiv_``, ``atan2_``, ``logical_*_`` and the activations' ``silu_``, ``mish_``, ``elu_``,
 ``selu_``, ``leaky_relu_``, ``hardtanh_``, ``relu6_``, ``hardswish_``, ``hardsigmoid_``.
+
+``asinh_``/``acosh_``/``atanh_`` record PyTorch's ``AsinhBackward1``... nodes, which raise
+NotImplementedError in backward (PyTorch gives these in-place forms no derivative).
 
 Each is ``run_inplace`` (``minigrad/ops/inplace.py``: autograd's checks, memory overlap, the
 write into ``self``'s storage, history rebased onto the op's node) around the out-of-place op's
@@ -11,6 +14,7 @@ write into ``self``'s storage, history rebased onto the op's node) around the ou
 """
 from __future__ import annotations
 
+from ..autograd.function import Function
 from ..dispatch import register_op
 from . import erf, piecewise_activation as pw, rounding, smooth_activation as sm, \
     ternary, transcendental as tr
@@ -47,6 +51,29 @@ for _name, _cls in _UNARY.items():
     _base = _name.split("_.")[0].rstrip("_")
     _inplace(_name, _cls.apply, f"In-place ``{_base}`` (``Tensor.{_name.split('.')[0]}``; "
              f"node ``{_cls._backward_name}``).")
+
+
+def _no_derivative(op, cls):
+    """The node PyTorch records for an in-place op it gives no derivative (``acosh_``...):
+    ``<Op>Backward1``, whose backward raises NotImplementedError."""
+    def forward(ctx, input):
+        return cls.apply(input)           # grad mode is off in forward: a plain result
+
+    def backward(ctx, grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {op}' is not "
+                                  "implemented.")
+    name = op.capitalize()
+    return type(f"{name}Inplace", (Function,), {
+        "__doc__": f"``{op}_``'s node ``{name}Backward1`` (no derivative, as PyTorch).",
+        "_backward_name": f"{name}Backward1", "forward": staticmethod(forward),
+        "backward": staticmethod(backward)})
+
+
+for _op, _cls in (("asinh", tr.Asinh), ("acosh", tr.Acosh), ("atanh", tr.Atanh)):
+    _inplace(_op + "_", _no_derivative(_op, _cls).apply,
+             f"In-place ``{_op}`` (``Tensor.{_op}_``); as in PyTorch it has no derivative: "
+             f"the node ``{_op.capitalize()}Backward1`` raises NotImplementedError (\"the "
+             f"derivative for 'inplace version of {_op}' is not implemented.\") in backward.")
 
 
 def _round_(self, decimals=None):

@@ -1,5 +1,5 @@
 """Transcendental unary math: log1p, expm1, log2, log10, rsqrt, sin, cos, tan, asin, acos, atan,
-sinh, cosh, and the binary atan2.
+sinh, cosh, asinh, acosh, atanh, and the binary atan2.
 
 PyTorch's CPU kernels for these call a vectorised fp32 (or fp64) function (MKL's vector math or
 Sleef) that is within an ulp or so of the correctly rounded value; 16-bit inputs are converted
@@ -109,6 +109,19 @@ Sinh = _unary("sinh", _hyperbolic(np.sinh), lambda g, x: _d("mul", g, _d("cosh",
 Cosh = _unary("cosh", _hyperbolic(np.cosh), lambda g, x: _d("mul", g, _d("sinh", x)), "input",
               "CoshBackward0", """``cosh(input)`` (``torch.cosh``); backward
     ``grad * sinh(x)``.""")
+
+Asinh = _unary("asinh", _f(np.arcsinh),
+               lambda g, x: _d("mul", g, _d("rsqrt", _d("add", _d("pow", x, 2), 1))), "input",
+               "AsinhBackward0", """``asinh(input)`` (``torch.asinh``, ``torch.arcsinh``);
+    backward ``grad * rsqrt(x**2 + 1)``.""")
+Acosh = _unary("acosh", _f(np.arccosh),
+               lambda g, x: _d("mul", g, _d("rsqrt", _d("sub", _d("pow", x, 2), 1))), "input",
+               "AcoshBackward0", """``acosh(input)`` (``torch.acosh``, ``torch.arccosh``, nan
+    below 1); backward ``grad * rsqrt(x**2 - 1)``.""")
+Atanh = _unary("atanh", _f(np.arctanh),
+               lambda g, x: _d("div", _d("mul", g, 1), _d("rsub", _d("pow", x, 2), 1)), "input",
+               "AtanhBackward0", """``atanh(input)`` (``torch.atanh``, ``torch.arctanh``, nan
+    outside [-1, 1], +-inf at +-1); backward ``grad * 1 / (1 - x**2)``.""")
 
 
 @register_op("rsqrt")

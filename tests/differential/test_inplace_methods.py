@@ -175,6 +175,48 @@ def test_integer_results_stay_integer():
         assert x.dtype == L.int64
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("op", ["asinh", "acosh", "atanh"])
+def test_inverse_hyperbolic_inplace_has_no_derivative_like_torch(op, dtype):
+    x0 = {"asinh": _X, "acosh": _POS + 1, "atanh": _X / 3}[op]
+    res = {}
+    for L in (torch, mg):
+        dt = getattr(L, dtype)
+        t = L.tensor(x0, dtype=dt, requires_grad=True) * 1.0
+        getattr(t, op + "_")()
+        with pytest.raises(NotImplementedError, match=f"the derivative for 'inplace version of "
+                                                      f"{op}' is not implemented."):
+            t.sum().backward()
+        u = getattr(L.tensor(x0, dtype=dt), op + "_")()
+        alias = getattr(L.tensor(x0, dtype=dt), "arc" + op[1:] + "_")()   # arcsinh_...
+        res[L.__name__] = t.grad_fn.name(), t._version, _np(t), _np(u), _np(alias)
+    (nt, vt, at, ut, _), (nm, vm, am, um, al) = res["torch"], res["minigrad"]
+    assert (nm, vm) == (nt, vt) == (op.capitalize() + "Backward1", 1)
+    np.testing.assert_array_equal(al, um)
+    if dtype == "float32":                   # Sleef/glibc vs correctly rounded: <= 2 ulp
+        np.testing.assert_allclose(am, at, rtol=2.5e-7)
+        np.testing.assert_allclose(um, ut, rtol=2.5e-7)
+    else:
+        np.testing.assert_array_equal(am, at)
+        np.testing.assert_array_equal(um, ut)
+
+
+def test_inverse_hyperbolic_out_of_place_nodes_and_grads_match_torch():
+    res = {}
+    for L in (torch, mg):
+        out = []
+        for op, x0 in (("asinh", _X), ("acosh", _POS + 1), ("atanh", _X / 3)):
+            x = L.tensor(x0, dtype=L.float64, requires_grad=True)
+            y = getattr(L, op)(x)
+            y.backward(L.tensor(_Y, dtype=L.float64))
+            out.append((y.grad_fn.name(), y.detach().numpy(), x.grad.numpy()))
+        res[L.__name__] = out
+    for (nt, yt, gt), (nm, ym, gm) in zip(res["torch"], res["minigrad"]):
+        assert nm == nt
+        np.testing.assert_allclose(ym, yt, rtol=1e-15)
+        np.testing.assert_allclose(gm, gt, rtol=1e-14)
+
+
 def test_floor_divide_backward_raises_like_torch():
     for L in (torch, mg):
         t = L.tensor([1.0, 3.0], requires_grad=True) * 1.0
