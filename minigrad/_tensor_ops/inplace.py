@@ -114,6 +114,11 @@ class InplaceMixin:
                                       "yet; use index_add_ or a loop of additions")
         return dispatch("index_put_", self, tuple(indices), values)
 
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Mirrors ``torch.Tensor.fill_diagonal_``: the ``fill_diagonal_`` op (its errors
+        apply)."""
+        return dispatch("fill_diagonal_", self, fill_value, wrap)
+
     def transpose_(self, dim0, dim1):
         """Mirrors ``torch.Tensor.transpose_``: the ``transpose_`` op (node
         ``TransposeBackward1``)."""

@@ -305,3 +305,28 @@ def test_autocast_leaves_inplace_ops_alone():
         x, a, b = L.ones(2, 3), L.ones(2, 4), L.ones(4, 3)
         with L.autocast("cpu", dtype=L.bfloat16):
             assert x.addmm_(a, b).dtype == L.float32 and x.exp_().dtype == L.float32
+
+
+def _fill_diagonal_results(L):
+    out = []
+    for shape, wrap in [((3, 3), False), ((7, 3), False), ((7, 3), True), ((3, 5), True),
+                        ((3, 3, 3), False), ((8, 2), True)]:
+        x = L.arange(float(np.prod(shape))).reshape(shape)
+        out.append(x.fill_diagonal_(-1.0, wrap=wrap).flatten().tolist())
+    leaf = L.ones(4, 4, requires_grad=True)
+    t = leaf * 2
+    t.fill_diagonal_(0.5)
+    (t * L.arange(16.0).reshape(4, 4)).sum().backward()
+    out.append((t.grad_fn.name(), leaf.grad.flatten().tolist(), t._version))
+    b = L.arange(25.0).reshape(5, 5)
+    b[1:, 1:4].fill_diagonal_(9.0, wrap=True)               # a view: strides and offset kept
+    out.append(b.flatten().tolist())
+    for bad in (L.ones(3), L.ones(2, 3, 2)):
+        with pytest.raises(RuntimeError) as e:
+            bad.fill_diagonal_(1.0)
+        out.append(str(e.value))
+    return out
+
+
+def test_fill_diagonal_matches_torch():
+    assert _fill_diagonal_results(mg) == _fill_diagonal_results(torch)

@@ -21,4 +21,4 @@ EXEMPT.update({name: _WHY for name in (
     "addr_", "baddbmm_", "addbmm_", "cumsum_", "cumprod_", "tril_", "triu_",
     "masked_fill_.Scalar", "masked_fill_.Tensor",
     *(f"{op}_.{o}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Scalar", "Tensor")),
-    "t_", "transpose_", "unsqueeze_", "squeeze_", "resize_", "resize_as_")})
+    "t_", "transpose_", "unsqueeze_", "squeeze_", "resize_", "resize_as_", "fill_diagonal_")})
