@@ -71,7 +71,9 @@ UNARY = {
         "erf", "erfinv", "log1p",
         "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "round")},
     **{n + "_": (n + "_", lambda L, a, n=n: getattr(a.clone(), n + "_")()) for n in (
-        "exp", "log", "sqrt", "abs", "neg", "reciprocal", "sign", "square")},
+        "exp", "log", "sqrt", "abs", "neg", "reciprocal", "sign", "square", "sgn", "deg2rad",
+        "rad2deg")},
+    **{n: (n, lambda L, a, n=n: getattr(a, n)()) for n in ("sgn", "deg2rad", "rad2deg")},
     "pow_0.5": ("pow_.Scalar", lambda L, a: a.clone().pow_(0.5)),
     "round2": ("round.decimals", lambda L, a: a.round(decimals=2)),
     "round-1": ("round.decimals", lambda L, a: a.round(decimals=-1)),

@@ -21,6 +21,8 @@ _UNARY = {
     "log10": "base-10 logarithm", "rsqrt": "1 / sqrt(x)",
     "floor": "largest integer <= x (dtype kept)", "ceil": "smallest integer >= x (dtype kept)",
     "trunc": "x rounded toward zero (dtype kept)", "frac": "x - trunc(x)",
+    "sgn": "signum (for real tensors the sign, dtype kept)", "deg2rad": "x * pi / 180",
+    "rad2deg": "x * 180 / pi",
 }
 _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc",
             "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
@@ -47,7 +49,7 @@ def _unary_(name, op, what):
     return fn
 
 
-_NO_TORCH_INPLACE = {"erfinv"}       # torch.erfinv_ does not exist (Tensor.erfinv_ does)
+_NO_TORCH_INPLACE = {"erfinv", "sgn"}   # torch.erfinv_ / torch.sgn_ do not exist (methods do)
 for _n, _what in _UNARY.items():
     globals()[_n] = _unary(_n, _n, _what)
     if _n not in _NO_TORCH_INPLACE:

@@ -54,7 +54,8 @@ def _inplace(name, fn, doc):
 # ------------------------------------------------------------------ ops with the same arguments
 _SAME = {
     "exp_": "exp", "log_": "log", "sqrt_": "sqrt", "abs_": "abs", "neg_": "neg",
-    "reciprocal_": "reciprocal", "sign_": "sign", "remainder_": "remainder", "fmod_": "fmod",
+    "reciprocal_": "reciprocal", "sign_": "sign", "sgn_": "sgn", "deg2rad_": "deg2rad",
+    "rad2deg_": "rad2deg", "remainder_": "remainder", "fmod_": "fmod",
     "addmm_": "addmm", "addmv_": "addmv", "addr_": "addr", "baddbmm_": "baddbmm", "addbmm_": "addbmm", "cumsum_": "cumsum",
     "cumprod_": "cumprod", "tril_": "tril", "triu_": "triu", "masked_fill_.Scalar":
     "masked_fill", "pow_.Scalar": "pow.Tensor_Scalar", "pow_.Tensor": "pow.Tensor_Tensor",

@@ -40,6 +40,9 @@ CASES = {
     "negative_": (_X, lambda L, t, dt: t.negative_(), lambda L, t, dt: -t),
     "reciprocal_": (_X, lambda L, t, dt: t.reciprocal_(), lambda L, t, dt: t.reciprocal()),
     "sign_": (_X, lambda L, t, dt: t.sign_(), lambda L, t, dt: t.sign()),
+    "sgn_": (_X, lambda L, t, dt: t.sgn_(), lambda L, t, dt: t.sgn()),
+    "deg2rad_": (_X * 100, lambda L, t, dt: t.deg2rad_(), lambda L, t, dt: L.deg2rad(t)),
+    "rad2deg_": (_X, lambda L, t, dt: L.rad2deg_(t), lambda L, t, dt: t.rad2deg()),
     "square_": (_X, lambda L, t, dt: t.square_(), lambda L, t, dt: t.square()),
     "pow_scalar": (_POS, lambda L, t, dt: t.pow_(1.7), lambda L, t, dt: t.pow(1.7)),
     "pow_tensor": (_POS, lambda L, t, dt: t.pow_(_y(L, dt)), lambda L, t, dt: t.pow(_y(L, dt))),
@@ -99,6 +102,9 @@ _FP16_ULP = {"addmv_"}     # the out-of-place fp16 addmv is 1 ulp from PyTorch's
 
 
 def _np(t):
+    """fp32 values (exact for 16-bit); PyTorch's ZeroTensor gradients (sgn) as zeros."""
+    if getattr(t, "_is_zerotensor", lambda: False)():
+        return np.zeros(tuple(t.shape), np.float32)
     return t.detach().float().numpy()
 
 

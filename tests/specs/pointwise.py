@@ -66,6 +66,13 @@ def _fn(name):
 
 
 SPECS = [_math_spec(n, dom) for n, dom in _MATH] + [
+    OpSpec("sgn", lambda lib, F, a: lib.sgn(a), unary(), differentiable=False,
+           notes="sign for real tensors; PyTorch's gradient is a ZeroTensor the harness cannot "
+                 "read: node and zero gradient checked in tests/differential/"
+                 "test_inplace_methods.py"),
+    OpSpec("deg2rad", lambda lib, F, a: lib.deg2rad(a), unary(),
+           notes="one product by the fp32 (fp64) constant in opmath, as ATen's mul"),
+    OpSpec("rad2deg", lambda lib, F, a: lib.rad2deg(a), unary()),
     OpSpec("acosh", lambda lib, F, a: lib.acosh(a.abs() + 1), unary(), fwd_ulp=_u(2, 2, 0, 0),
            bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max",
            notes="input |a| + 1 (acosh is nan below 1); backward composite of dispatched ops "
