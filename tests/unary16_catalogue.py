@@ -64,11 +64,11 @@ UNARY = {
     # pointwise math and activations of issue 7 (each op, and its in-place form on a clone)
     **{n: (n, lambda L, a, n=n: getattr(a, n)()) for n in (
         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-        "erf", "erfinv", "log1p",
+        "exp2", "erf", "erfinv", "log1p",
         "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "round")},
     **{n + "_": (n + "_", lambda L, a, n=n: getattr(a.clone(), n + "_")()) for n in (
         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-        "erf", "erfinv", "log1p",
+        "exp2", "erf", "erfinv", "log1p",
         "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "round")},
     **{n + "_": (n + "_", lambda L, a, n=n: getattr(a.clone(), n + "_")()) for n in (
         "exp", "log", "sqrt", "abs", "neg", "reciprocal", "sign", "square", "sgn", "deg2rad",

@@ -22,7 +22,7 @@ _UNARY = {
     "floor": "largest integer <= x (dtype kept)", "ceil": "smallest integer >= x (dtype kept)",
     "trunc": "x rounded toward zero (dtype kept)", "frac": "x - trunc(x)",
     "sgn": "signum (for real tensors the sign, dtype kept)", "deg2rad": "x * pi / 180",
-    "rad2deg": "x * 180 / pi",
+    "rad2deg": "x * 180 / pi", "exp2": "2 ** x",
 }
 _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc",
             "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}

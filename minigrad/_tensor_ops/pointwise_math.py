@@ -10,7 +10,7 @@ from ..dispatch import dispatch
 _UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
           "atanh", "erf", "erfinv",
           "log1p", "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "sgn",
-          "deg2rad", "rad2deg")
+          "deg2rad", "rad2deg", "exp2")
 _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc",
             "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
 

@@ -35,7 +35,7 @@ def _inplace(name, fn, doc):
 
 _UNARY = {
     "sin_": tr.Sin, "cos_": tr.Cos, "tan_": tr.Tan, "asin_": tr.Asin, "acos_": tr.Acos,
-    "atan_": tr.Atan, "sinh_": tr.Sinh, "cosh_": tr.Cosh, "log1p_": tr.Log1p,
+    "atan_": tr.Atan, "sinh_": tr.Sinh, "cosh_": tr.Cosh, "exp2_": tr.Exp2, "log1p_": tr.Log1p,
     "expm1_": tr.Expm1, "log2_": tr.Log2, "log10_": tr.Log10, "rsqrt_": tr.Rsqrt,
     "erf_": erf.Erf, "erfinv_": erf.Erfinv, "floor_": rounding.Floor, "ceil_": rounding.Ceil,
     "trunc_": rounding.Trunc, "frac_": rounding.Frac, "nan_to_num_": rounding.NanToNum,

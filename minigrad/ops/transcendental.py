@@ -1,5 +1,5 @@
 """Transcendental unary math: log1p, expm1, log2, log10, rsqrt, sin, cos, tan, asin, acos, atan,
-sinh, cosh, asinh, acosh, atanh, and the binary atan2.
+sinh, cosh, asinh, acosh, atanh, exp2, and the binary atan2.
 
 PyTorch's CPU kernels for these call a vectorised fp32 (or fp64) function (MKL's vector math or
 Sleef) that is within an ulp or so of the correctly rounded value; 16-bit inputs are converted
@@ -122,6 +122,10 @@ Atanh = _unary("atanh", _f(np.arctanh),
                lambda g, x: _d("div", _d("mul", g, 1), _d("rsub", _d("pow", x, 2), 1)), "input",
                "AtanhBackward0", """``atanh(input)`` (``torch.atanh``, ``torch.arctanh``, nan
     outside [-1, 1], +-inf at +-1); backward ``grad * 1 / (1 - x**2)``.""")
+
+Exp2 = _unary("exp2", _f(np.exp2), lambda g, y: _d("mul", _d("mul", g, y), _LN2), "result",
+              "Exp2Backward0", """``exp2(input)`` = 2**x (``torch.exp2``,
+    ``torch.special.exp2``); backward ``grad * result * ln 2``.""")
 
 
 @register_op("rsqrt")

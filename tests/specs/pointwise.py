@@ -39,7 +39,7 @@ def _unit(name):
 
 _MATH = [("sin", "real"), ("cos", "real"), ("tan", "real"), _unit("asin"), _unit("acos"),
          ("atan", "real"), ("sinh", "real"), ("cosh", "real"), ("asinh", "real"),
-         _unit("atanh"), ("erf", "real"),
+         _unit("atanh"), ("exp2", "real"), ("erf", "real"),
          _unit("erfinv"), ("log1p", "nonneg"), ("expm1", "real"), _pos("log2"), _pos("log10"),
          _pos("rsqrt")]
 _NOTES = {
@@ -166,7 +166,7 @@ _INPLACE = ("in-place form of a catalogue op (values are its kernel's): values, 
             "values in tests/unary16_catalogue.py")
 EXEMPT.update({name: _INPLACE for name in (
     "sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "asinh_", "acosh_",
-    "atanh_", "log1p_", "expm1_",
+    "atanh_", "exp2_", "log1p_", "expm1_",
     "log2_", "log10_", "rsqrt_", "erf_", "erfinv_", "floor_", "ceil_", "trunc_", "frac_",
     "round_", "nan_to_num_", "atan2_", "lerp_.Scalar", "lerp_.Tensor", "addcmul_", "addcdiv_",
     "clamp_min_", "clamp_min_.Tensor", "clamp_max_", "clamp_max_.Tensor", "silu_", "mish_",
