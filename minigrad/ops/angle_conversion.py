@@ -14,35 +14,22 @@ M_PI_180 = 0.017453292519943295769236907684886127134428718885417
 M_180_PI = 57.295779513082320876798154814105170332405472466564
 
 
-@register_op("deg2rad")
-class Deg2Rad(Kernel):
-    """``deg2rad(input)`` = ``input * pi / 180`` (``torch.deg2rad``); node ``Deg2RadBackward0``
-    (``grad * pi / 180``)."""
-
-    rule = FLOAT_OPMATH
-    _backward_name = "Deg2RadBackward0"
-
-    @staticmethod
+def _scaling(name, node, factor, doc):
+    """The ``FLOAT_OPMATH`` op ``name``: ``input * factor`` in opmath, backward
+    ``grad * factor`` (node ``node``)."""
     def kernel(dtype, a):
-        return a * a.dtype.type(M_PI_180)
+        return a * a.dtype.type(factor)
 
-    @staticmethod
     def backward(ctx, grad):
-        return dispatch("mul", grad, M_PI_180)
+        return dispatch("mul", grad, factor)
+
+    op = type(name.capitalize(), (Kernel,), {
+        "__doc__": doc, "__module__": __name__, "rule": FLOAT_OPMATH, "_backward_name": node,
+        "kernel": staticmethod(kernel), "backward": staticmethod(backward)})
+    return register_op(name, op)
 
 
-@register_op("rad2deg")
-class Rad2Deg(Kernel):
-    """``rad2deg(input)`` = ``input * 180 / pi`` (``torch.rad2deg``); node ``Rad2DegBackward0``
-    (``grad * 180 / pi``)."""
-
-    rule = FLOAT_OPMATH
-    _backward_name = "Rad2DegBackward0"
-
-    @staticmethod
-    def kernel(dtype, a):
-        return a * a.dtype.type(M_180_PI)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return dispatch("mul", grad, M_180_PI)
+Deg2Rad = _scaling("deg2rad", "Deg2RadBackward0", M_PI_180, """``deg2rad(input)`` = ``input *
+    pi / 180`` (``torch.deg2rad``); node ``Deg2RadBackward0`` (``grad * pi / 180``).""")
+Rad2Deg = _scaling("rad2deg", "Rad2DegBackward0", M_180_PI, """``rad2deg(input)`` = ``input *
+    180 / pi`` (``torch.rad2deg``); node ``Rad2DegBackward0`` (``grad * 180 / pi``).""")

@@ -24,9 +24,9 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import get_op, register_op, resolve
 from ..tensor import Tensor
+from .distribution_loss import Xlogy
 from .factory import _convert
 from .inplace import run_inplace
-from .distribution_loss import Xlogy
 from .modulo import _NotDifferentiable
 
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..dispatch import register_op
-from . import erf, piecewise_activation as pw, rounding, smooth_activation as sm, \
-    ternary, transcendental as tr
-from .compare import logical_and, logical_not, logical_or
+from . import erf, rounding, ternary
+from . import piecewise_activation as pw
+from . import smooth_activation as sm
+from . import transcendental as tr
 from .bitwise import logical_xor
+from .compare import logical_and, logical_not, logical_or
 from .inplace import run_inplace
 
 

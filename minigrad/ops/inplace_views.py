@@ -23,6 +23,7 @@ from ..autograd.views import check_inplace
 from ..dispatch import register_op
 from ..tensor import Tensor
 from ._util import wrap_dim, wrap_dims
+from .factory import _size
 from .inplace import check_inference
 from .shape import T, Transpose, Unsqueeze, _Squeeze4, _SqueezeBase
 
@@ -126,19 +127,6 @@ def squeeze_(self, dim=None):
     return run_view_inplace(self, _Squeeze4, (wrap_dim(dim, n),))
 
 
-def _sizes(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    for s in size:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"resize_(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
-    return tuple(int(s) for s in size)
-
-
 @register_op("resize_")
 def resize_(self, *size, memory_format=None):
     """``Tensor.resize_(*sizes)``: ``self`` gets the contiguous sizes ``sizes``, its first
@@ -149,14 +137,14 @@ def resize_(self, *size, memory_format=None):
 
     Raises:
         RuntimeError: ``self`` requires grad ("cannot resize variables that require grad"); a
-            negative size. TypeError: a size that is not an int.
+            negative size. TypeError: a size that is not an int (the factories' message).
     """
     if not isinstance(self, Tensor):
         raise TypeError(f"resize_(): expected a Tensor, got {type(self).__name__}")
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     check_inference(self)
-    shape = _sizes(size)
+    shape = _size(size)
     n = int(np.prod(shape, dtype=np.int64))
     old = self._data
     if shape != old.shape:
