@@ -87,6 +87,8 @@ UNARY = {
     "clamp_max_t": ("clamp_max.Tensor", lambda L, a: a.clamp_max(_rot(L, a, 1))),
     "atan2": ("atan2", lambda L, a: L.atan2(a, _rot(L, a, 1))),
     "atan2_": ("atan2_", lambda L, a: a.clone().atan2_(_rot(L, a, 1))),
+    "hypot": ("hypot", lambda L, a: L.hypot(a, _rot(L, a, 1))),
+    "hypot_": ("hypot_", lambda L, a: a.clone().hypot_(_rot(L, a, 1))),
     "lerp0.3": ("lerp.Scalar", lambda L, a: L.lerp(a, _rot(L, a, 1), 0.3)),
     "lerp0.7_": ("lerp_.Scalar", lambda L, a: a.clone().lerp_(_rot(L, a, 1), 0.7)),
     "lerp_t": ("lerp.Tensor", lambda L, a: L.lerp(a, _rot(L, a, 1), _rot(L, a, 7))),

@@ -89,6 +89,16 @@ def atan2(input, other):
 arctan2 = atan2
 
 
+def hypot(input, other):
+    """Elementwise ``sqrt(input**2 + other**2)`` without overflow (``torch.hypot``), one
+    dispatch of the ``hypot`` op.
+
+    Raises:
+        TypeError: ``other`` not a Tensor. NotImplementedError: integer operands.
+    """
+    return dispatch("hypot", input, other)
+
+
 def lerp(input, end, weight):
     """``input + weight * (end - input)`` (``torch.lerp``), ``weight`` a number or a Tensor,
     broadcasting; ATen's two-sided fma formula (exact at ``weight`` 0 and 1).
@@ -171,6 +181,6 @@ def selu_(input):
 
 __all__ = sorted([*_UNARY, *(n + "_" for n in _UNARY if n not in _NO_TORCH_INPLACE),
                   *_ALIASES, *(n + "_" for n in _ALIASES),
-                  "round", "round_", "atan2", "arctan2", "lerp", "addcmul", "addcdiv",
+                  "round", "round_", "atan2", "arctan2", "hypot", "lerp", "addcmul", "addcdiv",
                   "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "nan_to_num",
                   "nan_to_num_", "selu", "selu_"])

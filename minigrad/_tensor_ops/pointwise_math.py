@@ -50,6 +50,14 @@ class PointwiseMathMixin:
 
     arctan2_ = atan2_
 
+    def hypot(self, other):
+        """``torch.Tensor.hypot``: the ``hypot`` op."""
+        return dispatch("hypot", self, other)
+
+    def hypot_(self, other):
+        """``torch.Tensor.hypot_``: the ``hypot_`` op."""
+        return dispatch("hypot_", self, other)
+
     def lerp(self, end, weight):
         """``torch.Tensor.lerp``: ``lerp.Tensor`` for a Tensor weight, else ``lerp.Scalar``."""
         from ..tensor import Tensor

@@ -41,7 +41,7 @@ _UNARY = {
     "expm1_": tr.Expm1, "log2_": tr.Log2, "log10_": tr.Log10, "rsqrt_": tr.Rsqrt,
     "erf_": erf.Erf, "erfinv_": erf.Erfinv, "floor_": rounding.Floor, "ceil_": rounding.Ceil,
     "trunc_": rounding.Trunc, "frac_": rounding.Frac, "nan_to_num_": rounding.NanToNum,
-    "atan2_": tr.Atan2, "lerp_.Scalar": ternary.Lerp, "lerp_.Tensor": ternary.LerpTensor,
+    "atan2_": tr.Atan2, "hypot_": tr.Hypot, "lerp_.Scalar": ternary.Lerp, "lerp_.Tensor": ternary.LerpTensor,
     "addcmul_": ternary.Addcmul, "addcdiv_": ternary.Addcdiv,
     "clamp_min_": rounding.ClampMin, "clamp_min_.Tensor": rounding.ClampMinTensor,
     "clamp_max_": rounding.ClampMax, "clamp_max_.Tensor": rounding.ClampMaxTensor,

@@ -32,6 +32,7 @@ CASES = {
                  "trunc_", "frac_", "round_", "nan_to_num_")},
     "round_decimals": (_X, lambda lib, F, t, dt: t.round_(decimals=1)),
     "atan2_": (_X, lambda lib, F, t, dt: t.atan2_(_other(lib, dt))),
+    "hypot_": (_X, lambda lib, F, t, dt: t.hypot_(_other(lib, dt))),
     "lerp_": (_X, lambda lib, F, t, dt: t.lerp_(_other(lib, dt), 0.3)),
     "lerp_tensor": (_X, lambda lib, F, t, dt: t.lerp_(_other(lib, dt), _other(lib, dt) * 0.1)),
     "addcmul_": (_X, lambda lib, F, t, dt: t.addcmul_(_other(lib, dt), _other(lib, dt),

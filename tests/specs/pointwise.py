@@ -66,6 +66,10 @@ def _fn(name):
 
 
 SPECS = [_math_spec(n, dom) for n, dom in _MATH] + [
+    OpSpec("hypot", lambda lib, F, a, b: lib.hypot(a, b), binary(scalars=False),
+           fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max",
+           notes="float64 hypot rounded to fp32 then 16 bits; backward composite "
+                 "(grad * x / result)"),
     OpSpec("sgn", lambda lib, F, a: lib.sgn(a), unary(), differentiable=False,
            notes="sign for real tensors; PyTorch's gradient is a ZeroTensor the harness cannot "
                  "read: node and zero gradient checked in tests/differential/"
@@ -168,7 +172,8 @@ EXEMPT.update({name: _INPLACE for name in (
     "sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "asinh_", "acosh_",
     "atanh_", "exp2_", "log1p_", "expm1_",
     "log2_", "log10_", "rsqrt_", "erf_", "erfinv_", "floor_", "ceil_", "trunc_", "frac_",
-    "round_", "nan_to_num_", "atan2_", "lerp_.Scalar", "lerp_.Tensor", "addcmul_", "addcdiv_",
+    "round_", "nan_to_num_", "atan2_", "hypot_", "lerp_.Scalar", "lerp_.Tensor", "addcmul_",
+    "addcdiv_",
     "clamp_min_", "clamp_min_.Tensor", "clamp_max_", "clamp_max_.Tensor", "silu_", "mish_",
     "elu_", "selu_", "leaky_relu_", "hardtanh_", "relu6_", "hardswish_", "hardsigmoid_",
     "logical_and_", "logical_or_", "logical_xor_", "logical_not_")})
