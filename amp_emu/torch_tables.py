@@ -173,7 +173,7 @@ UNTOUCHED_OPS = frozenset("""
     masked_fill_.Tensor eq_.Scalar eq_.Tensor ne_.Scalar ne_.Tensor lt_.Scalar lt_.Tensor
     le_.Scalar le_.Tensor gt_.Scalar gt_.Tensor ge_.Scalar ge_.Tensor resize_ resize_as_
     asinh acosh atanh asinh_ acosh_ atanh_ fill_diagonal_ sgn sgn_ deg2rad deg2rad_ rad2deg
-    rad2deg_ exp2_ hypot_
+    rad2deg_ exp2_ hypot_ as_strided_
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

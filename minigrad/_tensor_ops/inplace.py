@@ -133,6 +133,10 @@ class InplaceMixin:
         dims)."""
         return dispatch("squeeze_", self, dim)
 
+    def as_strided_(self, size, stride, storage_offset=None):
+        """Mirrors ``torch.Tensor.as_strided_``: the ``as_strided_`` op (its errors apply)."""
+        return dispatch("as_strided_", self, size, stride, storage_offset)
+
     def resize_(self, *sizes, memory_format=None):
         """Mirrors ``torch.Tensor.resize_``: the ``resize_`` op (its errors apply)."""
         return dispatch("resize_", self, *sizes, memory_format=memory_format)

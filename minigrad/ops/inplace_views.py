@@ -1,5 +1,6 @@
 """In-place ops that change a tensor's metadata, not its values: ``t_``, ``transpose_``
-(``swapdims_``/``swapaxes_``), ``unsqueeze_``, ``squeeze_``, ``resize_``, ``resize_as_``.
+(``swapdims_``/``swapaxes_``), ``unsqueeze_``, ``squeeze_``, ``as_strided_``, ``resize_``,
+``resize_as_``.
 
 As in PyTorch, ``x.t_()`` makes ``x`` itself the transposed view of its own storage: the same
 elements, new sizes and strides. The version counter is bumped. In grad mode, on a tensor that
@@ -7,7 +8,7 @@ requires grad, autograd's in-place checks run first (a leaf that requires grad r
 Variable that requires grad is being used in an in-place operation.") and ``x``'s history
 becomes the view op's node under PyTorch's in-place name: ``TBackward1``,
 ``TransposeBackward1``, ``UnsqueezeBackward1``, ``SqueezeBackward3/4/5`` (no dim / a dim / a
-tuple of dims), whose edge is ``x``'s old ``grad_fn``. On a view, the view keeps its base; the
+tuple of dims), ``AsStridedBackward1``, whose edge is ``x``'s old ``grad_fn``. On a view, the view keeps its base; the
 base's history is untouched (nothing was written), as PyTorch.
 
 ``resize_`` gives ``self`` new sizes, contiguous; elements past the old storage are zeros
@@ -26,6 +27,7 @@ from ._util import wrap_dim, wrap_dims
 from .factory import _size
 from .inplace import check_inference
 from .shape import T, Transpose, Unsqueeze, _Squeeze4, _SqueezeBase
+from .strided import AsStrided
 
 
 class _TInplace(T):
@@ -45,6 +47,10 @@ class _TransposeInplace(Transpose):
 
 class _UnsqueezeInplace(Unsqueeze):
     _backward_name = "UnsqueezeBackward1"
+
+
+class _AsStridedInplace(AsStrided):
+    _backward_name = "AsStridedBackward1"
 
 
 class _Squeeze3(_SqueezeBase):
@@ -125,6 +131,20 @@ def squeeze_(self, dim=None):
     if isinstance(dim, (tuple, list)):
         return run_view_inplace(self, _Squeeze5, wrap_dims(tuple(dim), n) if dim else ())
     return run_view_inplace(self, _Squeeze4, (wrap_dim(dim, n),))
+
+
+@register_op("as_strided_")
+def as_strided_(self, size, stride, storage_offset=None):
+    """In place ``as_strided`` (``Tensor.as_strided_``; node ``AsStridedBackward1``): ``self``
+    becomes the view of its storage with the given sizes, strides (in elements) and offset
+    (default: its own).
+
+    Raises:
+        RuntimeError: ``as_strided``'s errors (a geometry past the storage, negative strides);
+            ``run_view_inplace``'s errors.
+    """
+    return run_view_inplace(self, _AsStridedInplace, tuple(size), tuple(stride),
+                            storage_offset)
 
 
 @register_op("resize_")

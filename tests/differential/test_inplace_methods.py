@@ -92,6 +92,8 @@ CASES = {
     "squeeze_": (_X, lambda L, t, dt: t.unsqueeze(1).clone().squeeze_(), None),
     "squeeze_dim": (_X, lambda L, t, dt: t.unsqueeze(1).clone().squeeze_(1), None),
     "squeeze_dims": (_X, lambda L, t, dt: t.unsqueeze(0).clone().squeeze_((0, 2)), None),
+    "as_strided_": (_X, lambda L, t, dt: t.as_strided_((2, 2), (1, 2), 1), None),
+    "as_strided_view": (_X, lambda L, t, dt: t.view(6)[2:].as_strided_((2,), (2,)), None),
 }
 # fp32: PyTorch's vectorised exp/log/sqrt/pow (Sleef) and matmul order are not NumPy's: <= 2 ulp
 _FP32_ULP = {"exp_", "log_", "sqrt_", "pow_scalar", "pow_tensor", "xlogy_", "xlogy_scalar",

@@ -21,5 +21,5 @@ EXEMPT.update({name: _WHY for name in (
     "addr_", "baddbmm_", "addbmm_", "cumsum_", "cumprod_", "tril_", "triu_",
     "masked_fill_.Scalar", "masked_fill_.Tensor",
     *(f"{op}_.{o}" for op in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Scalar", "Tensor")),
-    "t_", "transpose_", "unsqueeze_", "squeeze_", "resize_", "resize_as_", "fill_diagonal_",
+    "t_", "transpose_", "unsqueeze_", "squeeze_", "resize_", "resize_as_", "fill_diagonal_", "as_strided_",
     "sgn_", "deg2rad_", "rad2deg_")})
