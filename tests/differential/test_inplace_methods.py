@@ -103,10 +103,13 @@ _BF16_ULP = {"exp_"}                   # PyTorch's vectorised bf16 exp: 1 ulp (f
 _FP16_ULP = {"addmv_"}     # the out-of-place fp16 addmv is 1 ulp from PyTorch's (its spec: bf16)
 
 
+# PyTorch's sgn gradient of a real tensor is a ZeroTensor, whose first use in backward costs
+# ~10 s of lazy set-up: torch's side of these cases skips backward (expected gradient: zeros)
+_ZERO_GRAD = {"sgn_"}
+
+
 def _np(t):
-    """fp32 values (exact for 16-bit); PyTorch's ZeroTensor gradients (sgn) as zeros."""
-    if getattr(t, "_is_zerotensor", lambda: False)():
-        return np.zeros(tuple(t.shape), np.float32)
+    """fp32 values (exact for 16-bit)."""
     return t.detach().float().numpy()
 
 
@@ -118,6 +121,8 @@ def _run(L, case, dtype):
     leaf = L.tensor(x0, dtype=dt, requires_grad=True)
     out = call(L, leaf * 1.0, dt)
     name = out.grad_fn.name() if out.grad_fn is not None else None
+    if L is torch and case in _ZERO_GRAD:
+        return out, name, out._version, torch.zeros_like(leaf)
     weight = L.tensor(np.arange(out.numel(), dtype=np.float64).reshape(tuple(out.shape)) - 2.5,
                       dtype=dt)
     (out * weight).sum().backward()
