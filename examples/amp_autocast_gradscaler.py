@@ -7,8 +7,8 @@ to fp32 is small. Then one training step with a GradScaler: the loss is multipli
 keeps the scale at 65536.0 (no inf/nan was found; it grows only after 2000 clean steps).
 
 The lecture's numbers (max diff 0.001581, loss 1.0386, scaled 68068.1328) come from
-``torch.manual_seed(0)``; minigrad's generator differs (see ``minigrad.random``), so ours differ.
-What must hold, and does: the dtypes, scaled loss = loss * 65536, the scale after update 65536.0.
+``torch.manual_seed(0)``; minigrad's generator is PyTorch's (``minigrad.random``), so this script
+prints them too, with the dtypes, scaled loss = loss * 65536 and the scale 65536.0 after update.
 
 Run: python examples/amp_autocast_gradscaler.py
 """

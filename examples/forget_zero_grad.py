@@ -1,9 +1,9 @@
 """Forgetting ``optimizer.zero_grad()``: the lecture's exercise, ported to minigrad.
 
 Lecture: "动手练一练 / 参考答案". A one-weight model y = w*x (``nn.Linear(1, 1, bias=False)``),
-MSELoss, SGD lr=0.1, x=1, y=2. The lecture's w=-0.0075 comes from ``torch.manual_seed(0)``;
-minigrad's generator differs, so the weight is loaded explicitly and every printed number equals
-the lecture's:
+MSELoss, SGD lr=0.1, x=1, y=2. The lecture's w=-0.0075 comes from ``torch.manual_seed(0)``,
+and so does ours: minigrad's generator is PyTorch's (``minigrad.random``), so ``nn.Linear``'s
+default initialisation draws the same weight, and every printed number equals the lecture's:
 
     初始权重 w = -0.0075
     第一次反向传播后梯度 = -4.015        (2(w-2))
@@ -19,9 +19,7 @@ import optim
 
 mg.manual_seed(0)
 
-model = nn.Linear(1, 1, bias=False)  # one parameter w
-with mg.no_grad():
-    model.weight.copy_(mg.tensor([[-0.0075]]))  # the lecture's initial weight, loaded explicitly
+model = nn.Linear(1, 1, bias=False)  # one parameter w: -0.0075 after manual_seed(0), as torch
 optimizer = optim.SGD(model.parameters(), lr=0.1)
 criterion = nn.MSELoss()
 

@@ -17,7 +17,7 @@ a GradScaler), a tqdm bar. At the end it prints the validation loss beside the u
 sample.
 
 ``--compare-torch`` trains the same model in PyTorch from a copy of minigrad's initial weights on
-the same batches (dropout off in both: their random streams differ) and prints the per-step
+the same batches (dropout off in both: the comparison copies weights, it does not reseed) and prints the per-step
 relative loss difference (fp32: below 1e-5). ``--plot FILE.png`` saves the loss curves.
 
 Run: python examples/train_char_gpt.py [--precision bf16] [--steps 300] [--compare-torch]

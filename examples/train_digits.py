@@ -21,7 +21,9 @@ If ``amp_emu`` cannot be imported, only the fp32 run happens (with a note on std
 
 ``--compare-torch`` trains the same runs in PyTorch CPU (cpu autocast profile) from a copy of
 minigrad's initial weights and the same batches and prints, per run, the largest per-step relative
-loss difference (fp32: expected below 1e-5). ``--plot FILE.png`` draws the loss curves and the
+loss difference (fp32: expected below 1e-5 over the first 50 steps; the two frameworks' BLAS
+sum in different orders, and training amplifies those last-bit differences step by step, to
+about 1e-3 by step 400). ``--plot FILE.png`` draws the loss curves and the
 loss scale over the steps.
 
 Run: python examples/train_digits.py [--precision all] [--optimizer adam] [--compare-torch]
@@ -318,14 +320,15 @@ def main(argv=None, model_fn=None, model_name=None, args=None):
     print_table(runs, compare)
     if compare:
         print("\nlargest per-step relative loss difference, minigrad vs PyTorch CPU "
-              "(same initial weights and batches; fp32 expected < 1e-5):")
+              "(same initial weights and batches; fp32 expected < 1e-5 over the first 50 steps, "
+              "then growing: BLAS sums in another order and training amplifies it):")
         if args.device_type != "cpu":
             print(f"  (minigrad ran on its emulated '{args.device_type}' device with that autocast "
                   "table, PyTorch CPU the 'cpu' one: bf16/fp16 differences include the policy "
                   "tables' differences)")
         for p, d in diffs.items():
-            print(f"  {p}: {d.max():.3e}   (first step {d[0]:.1e}, largest at step "
-                  f"{int(d.argmax()) + 1})")
+            print(f"  {p}: {d.max():.3e}   (first step {d[0]:.1e}, first 50 steps "
+                  f"{d[:50].max():.1e}, largest at step {int(d.argmax()) + 1})")
     if args.plot:
         plot(runs, args.plot)
         print(f"\nsaved loss curves to {args.plot}")

@@ -4,11 +4,10 @@ Lecture: "PyTorch 标准训练循环剖析". A 10-32-3 MLP on a synthetic batch 
 CrossEntropyLoss, SGD lr=0.01, two steps on the same batch:
 forward -> loss -> zero_grad -> backward -> step (-> repeat for every batch).
 
-The lecture prints weights [0.1431, 0.1272] and losses 1.0386 then 1.0229: those numbers come from
-``torch.manual_seed(0)``. minigrad draws from its own generator (NumPy's PCG64, see
-``minigrad.random``), so the same seed gives different data and weights here and the printed
-values differ; what carries over is the shape of the story: the loss goes down after one step and
-the first-layer weights move a little (lr is small).
+The lecture prints weights [0.1431, 0.1272] and losses 1.0386 then 1.0229, from
+``torch.manual_seed(0)``. minigrad's generator is PyTorch's (``minigrad.random``), so the same
+seed draws the same data and weights and this script prints the lecture's numbers: the loss goes
+down after one step and the first-layer weights move a little (lr is small).
 
 Run: python examples/training_loop.py
 """

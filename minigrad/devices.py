@@ -167,9 +167,30 @@ class _State:
 
     def __init__(self):
         self.cuda_seen = False      # an instance attribute: the dispatcher's read of it is cheap
+        self.cuda_storages = None   # the cuda device's StorageRegistry, made with the first one
 
 
 state = _State()
+
+
+def cuda_storages():
+    """The emulated cuda device's ``StorageRegistry`` (``minigrad.storage_accounting``) over its
+    caching allocator (``minigrad.cuda.allocator``); made on first use."""
+    reg = state.cuda_storages
+    if reg is None:
+        from .cuda.allocator import CachingAllocator
+        from .storage_accounting import StorageRegistry
+        reg = state.cuda_storages = StorageRegistry(CachingAllocator(device=0))
+    return reg
+
+
+def track_storage(t) -> None:
+    """Count the storage of the cuda tensor ``t`` in the device's memory figures
+    (``minigrad.cuda.memory_allocated``...). Called wherever a cuda tensor gets new storage: op
+    outputs (``place``), factories, moves and copies; a storage already counted costs one
+    look-up."""
+    reg = state.cuda_storages
+    (reg if reg is not None else cuda_storages()).track(t)
 
 
 class _Depth(threading.local):
@@ -245,7 +266,10 @@ def run_on_device(op_name, fn, args, kwargs):
             user-level op whose tensors are on different devices (see ``common_device``).
     """
     if op_name in OWN_DEVICE:
-        return fn(*args, **kwargs)
+        out = fn(*args, **kwargs)
+        if out is not None and op_name[-1] != "_":
+            _track_cuda(out)
+        return out
     d = depth
     dev = common_device(args, kwargs, strict=d.n == 0 and op_name not in LENIENT,
                         inplace=op_name[-1] == "_")
@@ -254,9 +278,22 @@ def run_on_device(op_name, fn, args, kwargs):
         out = fn(*args, **kwargs)
     finally:
         d.n -= 1
-    if dev is not CPU and out is not None:
-        place(out, dev, args)
+    if dev is not CPU:
+        if out is not None:
+            place(out, dev, args)
+        if op_name[-1] == "_":      # an in-place op may have given its operands new arrays
+            _track_cuda(args)
     return out
+
+
+def _track_cuda(out):
+    """``track_storage`` for each cuda tensor in ``out`` (a Tensor, a list or tuple of them)."""
+    for o in (out if type(out) is tuple or type(out) is list else (out,)):
+        d = getattr(o, "_device", CPU)
+        if d is not CPU and type(d) is device and hasattr(o, "_data"):
+            track_storage(o)
+        elif type(o) is list or type(o) is tuple:
+            _track_cuda(o)
 
 
 def common_device(args, kwargs, strict=True, inplace=False):
@@ -309,6 +346,8 @@ def place(out, dev, args):
                 node = o.grad_fn
                 if node is not None and node._device is not dev:
                     node._device = dev
+        if getattr(o, "_device", None) is dev:
+            track_storage(o)
     return out
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._autograd_state import _INFERENCE_ACTIVE, _grad_state
-from .devices import CPU, as_device, parse_to, restore_device
+from .devices import CPU, as_device, parse_to, restore_device, track_storage
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
 from .legacy_tensor_types import tensortype
@@ -120,6 +120,7 @@ class Tensor(TensorOpsMixin):
         t = Tensor._make(np.array(self._data, copy=True), self.dtype)
         if self._device is not CPU:
             t._device = self._device
+            track_storage(t)
         return t
 
     # ------------------------------------------------------------------ metadata
@@ -466,6 +467,7 @@ class Tensor(TensorOpsMixin):
         t._requires_grad = self._requires_grad
         if self._device is not CPU:
             t._device = self._device
+            track_storage(t)
         if self.grad is not None:
             t.grad = self.grad._detached_copy()
         memo[id(self)] = t
@@ -476,6 +478,7 @@ class Tensor(TensorOpsMixin):
         t = Tensor._make(arr, self.dtype)
         if self._device is not CPU:
             t._device = self._device
+            track_storage(t)
         return t
 
     # ------------------------------------------------------------------ autograd
@@ -719,6 +722,7 @@ def _rebuild(arr, dtype_name, requires_grad, device="cpu"):
     dev = restore_device(device)
     if dev is not CPU:
         t._device = dev
+        track_storage(t)
     return t
 
 

@@ -153,16 +153,16 @@ def _slow_check(pb, eps, atol, rtol, nondet_tol, check_grad_dtypes):
 
 
 def _fast_check(pb, eps, atol, rtol, nondet_tol, check_grad_dtypes):
-    from ..random import default_generator
-    rng = default_generator.np
+    from ..ops._distributions import uniform
+    from ..random import default_generator as g
     xs = pb.diff_inputs()
     vs = []
     for x in xs:
-        v = rng.random(x.numel())
+        v = uniform(g, x.numel(), 0.0, 1.0, _dt.float64)
         vs.append(v / max(np.linalg.norm(v), 1e-300))
     for i, k in enumerate(pb.out_idx):
         out = pb.outputs[k]
-        u = rng.random(out.numel())
+        u = uniform(g, out.numel(), 0.0, 1.0, _dt.float64)
         u = u / max(np.linalg.norm(u), 1e-300)
         go = _tm.Tensor._make(u.reshape(out.shape).astype(out.dtype.np), out.dtype)
         gs = _grad(out, xs, go, retain_graph=True, allow_unused=True)
@@ -289,13 +289,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                                   "checks are not supported by minigrad")
     tupled = _as_tuple(inputs)
     if grad_outputs is None:
-        from ..random import default_generator
+        from ..ops._distributions import uniform
+        from ..random import default_generator as g
         outs = [o for o in _as_tuple(func(*tupled))
                 if isinstance(o, _tm.Tensor) and o.requires_grad]
-        rng = default_generator.np
         grad_outputs = tuple(
-            _tm.Tensor._make(rng.uniform(-1, 1, tuple(o.shape)).astype(o.dtype.np), o.dtype,
-                             requires_grad=True) for o in outs)
+            _tm.Tensor._make(uniform(g, o.numel(), -1.0, 1.0, o.dtype).reshape(tuple(o.shape)),
+                             o.dtype, requires_grad=True) for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n_out = len(grad_outputs)
 

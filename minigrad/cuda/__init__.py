@@ -12,8 +12,10 @@ the functions behave as in a CPU-only PyTorch build (``device_count() == 0``; ``
 and cuda tensors raise ``AssertionError("Torch not compiled with CUDA enabled")``), so a script
 takes its CPU path, as a differential test against a CPU-only PyTorch needs.
 
-The memory functions come with the memory-accounting issue (issue 8) and raise
-``NotImplementedError`` until then. ``minigrad.cuda.amp`` (the deprecated ``torch.cuda.amp``
+The memory functions (``memory_allocated``, ``max_memory_allocated``, ``memory_reserved``,
+``memory_stats``, ``memory_summary``, ``empty_cache``, ``mem_get_info``...) count the true bytes
+of live cuda tensors through a model of PyTorch's caching allocator: see ``minigrad.cuda.memory``
+and ``minigrad.cuda.allocator``. ``minigrad.cuda.amp`` (the deprecated ``torch.cuda.amp``
 aliases) is imported on first access only, so ``import minigrad`` never imports ``amp_emu``.
 """
 from __future__ import annotations
@@ -26,8 +28,9 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "get_
            "init", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
            "is_bf16_supported", "memory_allocated", "max_memory_allocated", "memory_reserved",
            "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
-           "reset_max_memory_cached", "empty_cache", "memory_summary", "memory_stats"
-           ] + list(_LEGACY_TYPES)
+           "reset_max_memory_cached", "empty_cache", "memory_summary", "memory_stats",
+           "memory_stats_as_nested_dict", "reset_accumulated_memory_stats", "mem_get_info",
+           "memory_snapshot", "memory_cached", "max_memory_cached"] + list(_LEGACY_TYPES)
 
 globals().update(_LEGACY_TYPES)   # torch.cuda.FloatTensor...: see minigrad.legacy_tensor_types
 
@@ -202,55 +205,11 @@ def initial_seed() -> int:
     return _seed[0]
 
 
-def _memory_not_yet(name):
-    def f(*args, **kwargs):
-        raise NotImplementedError(
-            f"minigrad.cuda.{name}: per-device memory accounting (live and peak bytes, with the "
-            "CUDA caching allocator's 512-byte block rounding) comes with issue 8, memory "
-            "accounting; it is not implemented yet")
-    f.__name__ = name
-    f.__qualname__ = name
-    f.__doc__ = (f"Mirrors ``torch.cuda.{name}``; not implemented until issue 8 (memory "
-                 "accounting).\n\n    Raises:\n        NotImplementedError: always, naming "
-                 "issue 8.\n    ")
-    return f
-
-
-memory_allocated = _memory_not_yet("memory_allocated")
-max_memory_allocated = _memory_not_yet("max_memory_allocated")
-memory_reserved = _memory_not_yet("memory_reserved")
-max_memory_reserved = _memory_not_yet("max_memory_reserved")
-reset_peak_memory_stats = _memory_not_yet("reset_peak_memory_stats")
-
-
-def _deprecated_peak_reset(name):
-    """``torch.cuda.<name>``: a deprecated alias of ``reset_peak_memory_stats`` that warns."""
-    def f(device=None):
-        import warnings
-        warnings.warn(f"torch.cuda.{name} now calls torch.cuda.reset_peak_memory_stats, which "
-                      "resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
-        return reset_peak_memory_stats(device)
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = (f"Deprecated alias of ``reset_peak_memory_stats`` (``torch.cuda.{name}``).\n\n"
-                 "    Warns:\n        FutureWarning: PyTorch's text (it resets all peak "
-                 "statistics).\n    ")
-    return f
-
-
-reset_max_memory_allocated = _deprecated_peak_reset("reset_max_memory_allocated")
-reset_max_memory_cached = _deprecated_peak_reset("reset_max_memory_cached")
-
-
-def empty_cache() -> None:
-    """Mirrors ``torch.cuda.empty_cache``: release cached, unused blocks to the device.
-
-    The emulated device has no caching allocator yet (it comes with issue 8, memory accounting),
-    so there is nothing to release and this returns at once, as PyTorch's call does when its
-    cache is empty.
-    """
-
-memory_summary = _memory_not_yet("memory_summary")
-memory_stats = _memory_not_yet("memory_stats")
+from .memory import (empty_cache, max_memory_allocated, max_memory_cached,  # noqa: E402,F401
+                     max_memory_reserved, mem_get_info, memory_allocated, memory_cached,
+                     memory_reserved, memory_snapshot, memory_stats, memory_stats_as_nested_dict,
+                     memory_summary, reset_accumulated_memory_stats, reset_max_memory_allocated,
+                     reset_max_memory_cached, reset_peak_memory_stats)
 
 
 def __getattr__(name):

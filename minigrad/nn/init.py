@@ -16,7 +16,6 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..dispatch import dispatch
-from ..random import _gen
 from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
@@ -87,8 +86,8 @@ def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
     if a > b:
         raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
                            f"from={a:g} > to={b:g}")
-    arr = _gen(generator).uniform(float(a), float(b), tuple(tensor.shape))
-    return _write(tensor, np.asarray(arr, dtype=np.float64))
+    with no_grad():
+        return dispatch("uniform_", tensor, float(a), float(b), generator=generator)
 
 
 def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
@@ -102,8 +101,8 @@ def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
     _check_floating(tensor, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    arr = _gen(generator).normal(float(mean), float(std), tuple(tensor.shape))
-    return _write(tensor, np.asarray(arr, dtype=np.float64))
+    with no_grad():
+        return dispatch("normal_", tensor, float(mean), float(std), generator=generator)
 
 
 def _norm_cdf(x: float) -> float:
@@ -115,10 +114,12 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     """Fill ``tensor`` with N(mean, std^2) truncated to [a, b] (``torch.nn.init.trunc_normal_``);
     returns it.
 
-    As PyTorch: when the normal puts more than 30% of its mass in [a, b], samples outside are
-    redrawn from the normal until none is left; otherwise candidates come from U(a, b) and are
-    accepted with probability pdf(x)/pdf(mode) (mode: the mean clamped to [a, b]). Sampled in
-    float64, then rounded once into the tensor's dtype (so a value lies in [a, b] rounded).
+    As PyTorch's: when the normal puts more than 30% of its mass in [a, b], ``normal_`` draws
+    and every sample outside [a, b] (the bounds rounded to the tensor's dtype) is replaced from
+    a fresh ``normal_`` draw of the whole shape, until none is left; otherwise candidates come
+    from ``uniform_(a, b)`` and are accepted where ``log(uniform_()) <= -((x - mean) / std)**2 / 2
+    - log_peak`` (``log_peak``: that exponent at the mode, the mean clamped to [a, b]), each
+    step a dispatched in-place op in the tensor's dtype, as PyTorch's sequence.
 
     Raises:
         RuntimeError: ``a > b`` ("uniform_ expects to return a [from, to) range...").
@@ -137,25 +138,45 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     if a > b:
         raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
                            f"from={a:g} > to={b:g}")
-    rng, shape = _gen(generator), tuple(tensor.shape)
-    if p > 0.3:
-        out = rng.normal(mean, std, shape)
-        while True:
-            bad = (out < a) | (out > b)
-            if not bad.any():
-                break
-            out = np.where(bad, rng.normal(mean, std, shape), out)
-    else:
+    with no_grad():
+        if p > 0.3:
+            lo = dispatch("tensor", a, dtype=tensor.dtype).item()
+            hi = dispatch("tensor", b, dtype=tensor.dtype).item()
+            result = dispatch("normal_", tensor, mean, std, generator=generator)
+            while True:
+                mask = dispatch("logical_or", dispatch("lt", result, lo),
+                                dispatch("gt", result, hi))
+                if not mask.any():
+                    break
+                fresh = dispatch("normal_", dispatch("empty_like", result), mean, std,
+                                 generator=generator)
+                result = dispatch("where", mask, fresh, result)
+            if result is not tensor:
+                dispatch("copy_", tensor, result)
+            return tensor
         log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
-        out = rng.uniform(a, b, shape)
-        pending = np.ones(shape, dtype=bool)
-        while True:
-            log_pdf = -0.5 * ((out - mean) / std) ** 2 - log_peak
-            pending &= np.log(rng.uniform(0.0, 1.0, shape)) > log_pdf
-            if not pending.any():
-                break
-            out = np.where(pending, rng.uniform(a, b, shape), out)
-    return _write(tensor, np.asarray(out, dtype=np.float64))
+
+        def log_pdf_excess(c):          # -((c - mean) / std)**2 / 2 - log_peak, op by op
+            for op, v in (("sub", mean), ("div", std), ("pow", 2), ("mul", -0.5),
+                          ("sub", log_peak)):
+                c = dispatch(op, c, v)
+            return c
+
+        def rejected(c):
+            u = dispatch("uniform_", dispatch("empty_like", tensor), generator=generator)
+            return dispatch("gt", dispatch("log", u), c)
+
+        dispatch("uniform_", tensor, a, b, generator=generator)
+        pending = rejected(log_pdf_excess(tensor))
+        result = tensor
+        while pending.any():
+            cand = dispatch("uniform_", dispatch("empty_like", tensor), a, b,
+                            generator=generator)
+            result = dispatch("where", pending, cand, result)
+            pending = dispatch("where", pending, rejected(log_pdf_excess(cand)), pending)
+        if result is not tensor:
+            dispatch("copy_", tensor, result)
+    return tensor
 
 
 def constant_(tensor, val: float):
@@ -318,7 +339,9 @@ def orthogonal_(tensor, gain: float = 1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _gen(generator).normal(0.0, 1.0, (rows, cols))
+    with no_grad():
+        flat = dispatch("normal_", dispatch("empty", (rows, cols), dtype=tensor.dtype), 0.0,
+                        1.0, generator=generator)._data.astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -332,8 +355,8 @@ def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
     """Fill a 2-D ``tensor`` with N(0, std^2) samples, then zero ``ceil(sparsity * rows)``
     randomly chosen entries in each column (``torch.nn.init.sparse_``); returns it.
 
-    Deliberate difference: the rows to zero are drawn from ``generator`` (PyTorch draws them
-    from the global generator whatever ``generator`` is).
+    As PyTorch, the rows to zero are drawn from the global generator whatever ``generator``
+    is (only the normal samples come from ``generator``).
 
     Raises:
         ValueError: not 2-D.
@@ -343,11 +366,13 @@ def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tuple(tensor.shape)
     num_zeros = math.ceil(sparsity * rows)
-    rng = _gen(generator)
-    arr = rng.normal(0.0, std, (rows, cols))
-    for col in range(cols):
-        arr[rng.permutation(rows)[:num_zeros], col] = 0.0
-    return _write(tensor, arr)
+    with no_grad():
+        dispatch("normal_", tensor, 0.0, std, generator=generator)
+        for col in range(cols):
+            rows_to_zero = dispatch("randperm", rows)[:num_zeros]
+            dispatch("index_put_", tensor, (rows_to_zero, dispatch("tensor", col)),
+                     dispatch("tensor", 0.0, dtype=tensor.dtype))
+    return tensor
 
 
 def _make_deprecate(meth):

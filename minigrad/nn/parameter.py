@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..devices import restore_device
+from ..devices import restore_device, track_storage
 from ..tensor import Tensor
 
 __all__ = ["Parameter", "typename"]
@@ -69,6 +69,7 @@ def _rebuild_parameter(arr, dtype_name, requires_grad, device="cpu"):
     dev = restore_device(device)
     if dev is not p._device:
         p._device = dev
+        track_storage(p)
     return p
 
 

@@ -42,6 +42,7 @@ class ToCopy(Function):
         if dev is not _devices.CPU:
             out._device = dev
             _devices.state.cuda_seen = True
+            _devices.track_storage(out)
         return out
 
     @staticmethod

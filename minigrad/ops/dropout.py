@@ -31,6 +31,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..random import _gen
+from . import _distributions as D
 from ..tensor import Tensor
 from ._util import opmath, wrap
 
@@ -121,7 +122,8 @@ class NativeDropout(Function):
             mask = np.ones(input.shape, dtype=bool)
             scale = 1.0
         else:
-            mask = _gen(generator).random(input.shape) >= p     # keep with probability 1 - p
+            # the CPU kernel: mask.bernoulli_(1 - p), keep with probability 1 - p
+            mask = D.bernoulli_scalar(_gen(generator), input.numel(), 1 - p).reshape(input.shape)
             scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
         ctx.scale = scale
         m = Tensor._make(mask, _dt.bool_)

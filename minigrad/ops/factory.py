@@ -21,6 +21,7 @@ from .._fp16 import float16_to_float32, float32_to_float16
 from ..dispatch import register_op
 from ..random import _gen
 from ..tensor import Tensor
+from . import _distributions as D
 from ._util import check_scalar, wrap
 
 __all__ = ["tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
@@ -52,6 +53,7 @@ def _finish(t, requires_grad, device=None):
         if dev is not _devices.CPU:
             t._device = dev
             _devices.state.cuda_seen = True
+            _devices.track_storage(t)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -365,20 +367,22 @@ def _float_dt(dtype):
 
 @register_op("randn")
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
-    """Standard-normal samples (``torch.randn``); minigrad's own stream (see ``random``)."""
+    """Standard-normal samples (``torch.randn``): ``empty(size).normal_()``, PyTorch's
+    numbers after the same seed (``minigrad.ops._distributions.normal``)."""
     dt = _float_dt(dtype)
-    g = _gen(generator)
-    arr = g.standard_normal(_size(size), dtype=np.float64 if dt is _dt.float64 else np.float32)
-    return _finish(wrap(arr, dt), requires_grad, device)
+    shape = _size(size)
+    arr = D.normal(_gen(generator), int(np.prod(shape)), 0.0, 1.0, dt).reshape(shape)
+    return _finish(Tensor._make(arr, dt), requires_grad, device)
 
 
 @register_op("rand")
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
-    """Uniform samples in [0, 1) (``torch.rand``)."""
+    """Uniform samples in [0, 1) (``torch.rand``): ``empty(size).uniform_()``, PyTorch's
+    numbers after the same seed."""
     dt = _float_dt(dtype)
-    g = _gen(generator)
-    arr = g.random(_size(size), dtype=np.float64 if dt is _dt.float64 else np.float32)
-    return _finish(wrap(arr, dt), requires_grad, device)
+    shape = _size(size)
+    arr = D.uniform(_gen(generator), int(np.prod(shape)), 0.0, 1.0, dt).reshape(shape)
+    return _finish(Tensor._make(arr, dt), requires_grad, device)
 
 
 @register_op("randn_like")
@@ -417,7 +421,8 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
-    arr = _gen(generator).integers(low, high, _size(tuple(size)), dtype=np.int64)
+    shape = _size(tuple(size))
+    arr = D.randint(_gen(generator), int(np.prod(shape)), low, high).reshape(shape)
     return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
 
 
@@ -437,7 +442,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
                         f"{type(n).__name__}")
     n = _size((n,))[0]
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
-    return _finish(Tensor._make(_gen(generator).permutation(n).astype(dt.np), dt), requires_grad,
+    return _finish(Tensor._make(D.randperm(_gen(generator), n).astype(dt.np), dt), requires_grad,
                    device)
 
 
@@ -447,8 +452,9 @@ def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires
     dt = _float_dt(dtype)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    arr = _gen(generator).normal(mean, std, _size(tuple(size)))
-    return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
+    shape = _size(tuple(size))
+    arr = D.normal(_gen(generator), int(np.prod(shape)), float(mean), float(std), dt)
+    return _finish(Tensor._make(arr.reshape(shape), dt), requires_grad, device)
 
 
 # the factories place their results themselves (device=, or input's for *_like)

@@ -4,7 +4,7 @@
 Each is a write through the dispatcher: a registered op that runs ``inplace.run_inplace``
 (autograd's in-place checks, the version bump, history rebased onto a node whose gradient is
 zero: ``NormalBackward0``, ``UniformBackward0``, ``BernoulliBackward1/2``... as PyTorch). Draws
-as in ``sampling.py`` (minigrad's generator, float32 for 16-bit results, one rounding).
+as PyTorch's CPU kernels (``_distributions``): the same seed gives PyTorch's samples.
 """
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from ..autograd.function import Function
 from ..dispatch import dispatch, register_op, register_packet
 from ..random import _gen
 from ..tensor import Tensor
+from . import _distributions as D
 from ._util import broadcast_shapes
 from .factory import _convert
 from .inplace import run_inplace
-from .sampling import (_bernoulli_draw, _check_p, _check_probs, _check_tensor, _draw_dtype,
-                       _not_implemented)
+from .sampling import _bernoulli_draw, _check_p, _check_probs, _check_tensor, _not_implemented
 
 
 class _RandomFill(Function):
@@ -42,21 +42,17 @@ def _fill_class(node_name, draw):
 
 # ------------------------------------------------------------------------------- normal_, uniform_
 def _normal(input, mean, std, generator):
-    g = _gen(generator)
-    return g.normal(0.0, 1.0, input.shape).astype(_draw_dtype(input.dtype)) * \
-        _draw_dtype(input.dtype)(std) + _draw_dtype(input.dtype)(mean)
+    a = input._data
+    out = D.normal(_gen(generator), a.size, mean, std, input.dtype, a.flags.c_contiguous)
+    return out.reshape(a.shape)
 
 
 def _uniform(input, lo, hi, generator):
-    d = _draw_dtype(input.dtype)
-    u = _gen(generator).random(input.shape, dtype=d)
-    out = u * (d(hi) - d(lo)) + d(lo)
-    return np.minimum(out, np.nextafter(d(hi), d(lo))) if hi > lo else out
+    return D.uniform(_gen(generator), input.numel(), lo, hi, input.dtype).reshape(input.shape)
 
 
 def _exponential(input, lambd, generator):
-    d = _draw_dtype(input.dtype)
-    return (_gen(generator).standard_exponential(input.shape, dtype=d) / d(lambd))
+    return D.exponential(_gen(generator), input.numel(), lambd).reshape(input.shape)
 
 
 _NormalFill = _fill_class("NormalBackward0", _normal)
@@ -147,11 +143,12 @@ def _check_bound(v, dt, what):
         raise RuntimeError(f"{what} is out of bounds for {dt.c10_name}")
 
 
-def _random(input, lo, hi, generator):
-    """Integers uniform in [lo, hi] (inclusive) as ``input``'s dtype."""
-    arr = _gen(generator).integers(lo, hi, input.shape, dtype=np.int64, endpoint=True) \
-        if hi < 2 ** 63 else _gen(generator).integers(lo, hi, input.shape, dtype=np.uint64,
-                                                      endpoint=True)
+def _random(input, lo, hi, generator, full=False):
+    """Integers uniform in [lo, hi] (inclusive) as ``input``'s dtype; ``full``: ``random_()``'s
+    own range, drawn as its kernel draws it."""
+    g, n = _gen(generator), input.numel()
+    arr = D.random_full(g, n, input.dtype) if full else D.randint(g, n, lo, hi + 1)
+    arr = arr.reshape(input.shape)
     return arr.astype(np.float64) if input.dtype.is_floating_point else arr
 
 
@@ -185,7 +182,8 @@ def random_(self, from_=None, to=None, *, generator=None):
         _check_bound(lo, dt, "from")
         _check_bound(hi_excl - 1, dt, "to - 1")
         hi = hi_excl - 1
-    return run_inplace(self, _RandomFillFrom.apply, int(lo), int(hi), generator)
+    return run_inplace(self, _RandomFillFrom.apply, int(lo), int(hi), generator,
+                       from_ is None and to is None)
 
 
 def _bern_tensor(input, p, generator):
@@ -199,7 +197,7 @@ def _bern_tensor(input, p, generator):
                            f"{list(input.shape)}): the number of sizes provided "
                            f"({input.ndim}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({p.ndim})") from None
-    return _bernoulli_draw(input.shape, pr, generator)
+    return _bernoulli_draw(input.shape, pr, generator, p.dtype)
 
 
 _BernoulliFillFloat = _fill_class("BernoulliBackward2",

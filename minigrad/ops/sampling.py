@@ -2,11 +2,9 @@
 ``multinomial``, ``randint_like`` and the ``normal`` overloads with tensor mean/std (the in-place
 fills ``normal_``, ``uniform_``... are in ``random_fill.py``).
 
-Every op takes ``generator=`` (a ``minigrad.Generator``; None: the global one) and draws from its
-NumPy PCG64 stream, in float64 for float64 results and in float32 otherwise (PyTorch draws 16-bit
-samples in float too), rounded once into the result dtype. Deliberate difference: the streams are
-not PyTorch's (see ``minigrad.random``); distributions, ranges, dtypes, errors and graph nodes
-are.
+Every op takes ``generator=`` (a ``minigrad.Generator``; None: the global one) and draws as
+PyTorch's CPU kernels do (``_distributions``): after the same ``manual_seed`` the samples are
+PyTorch's. Distributions, ranges, dtypes, errors and graph nodes are PyTorch's too.
 """
 from __future__ import annotations
 
@@ -15,8 +13,10 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op, register_packet
+from ..numerics import scalar_add
 from ..random import _gen
 from ..tensor import Tensor
+from . import _distributions as D
 from ._util import broadcast_shapes, wrap
 from .factory import _convert, _device_of, _finish, _like
 
@@ -50,7 +50,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
-    arr = _gen(generator).integers(low, high, shape, dtype=np.int64)
+    arr = D.randint(_gen(generator), int(np.prod(shape)), low, high).reshape(shape)
     out = Tensor._make(_convert(arr, dt), dt)
     return _finish(out, requires_grad, _device_of(input, device))
 
@@ -68,10 +68,15 @@ def _check_p(p):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
-def _bernoulli_draw(shape, p, generator):
-    """1.0 where a float64 uniform falls below ``p`` (broadcast to ``shape``), else 0.0."""
-    u = _gen(generator).random(shape)
-    return (u < np.broadcast_to(p, shape)).astype(np.float64)
+def _bernoulli_draw(shape, p, generator, p_dtype=None):
+    """1.0 where a uniform falls below ``p`` (a float, or an array of dtype ``p_dtype``
+    broadcast to ``shape``), else 0.0: ``bernoulli_(p)`` / ``bernoulli_(p_tensor)``."""
+    g = _gen(generator)
+    if p_dtype is None:
+        draw = D.bernoulli_scalar(g, int(np.prod(shape)), p).reshape(shape)
+    else:
+        draw = D.bernoulli_tensor(g, np.broadcast_to(p, shape), p_dtype)
+    return draw.astype(np.float64)
 
 
 @register_op("bernoulli")
@@ -95,7 +100,7 @@ class Bernoulli(Function):
             raise _not_implemented("bernoulli_tensor_cpu_p_", input.dtype)
         pr = input._data.astype(np.float64)
         _check_probs(pr)
-        return wrap(_bernoulli_draw(input.shape, pr, generator), input.dtype)
+        return wrap(_bernoulli_draw(input.shape, pr, generator, input.dtype), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -182,24 +187,16 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
             entry < 0)" on the CDF path), a row summing to 0.
     """
     w = _check_multinomial(input, num_samples, replacement)
-    g = _gen(generator)
-    if replacement and num_samples > 1:
-        cdf = np.cumsum(w, axis=1)
-        cdf /= cdf[:, -1:]
-        u = g.random((w.shape[0], num_samples))
-        out = np.stack([np.searchsorted(c, r, side="right") for c, r in zip(cdf, u)])
-        out = np.minimum(out, w.shape[1] - 1)
-    else:
-        keys = w / g.standard_exponential(w.shape)
-        out = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    out = D.multinomial(_gen(generator), w, num_samples, replacement, input.dtype)
     out = out.astype(np.int64).reshape(input.shape[:-1] + (num_samples,))
     return Tensor._make(out, _dt.int64)
 
 
 # ------------------------------------------------------------------------------- normal overloads
 class _NormalTensor(Function):
-    """``normal`` with tensor mean and/or std: ``mean + std * N(0, 1)`` broadcast, computed in
-    the draw dtype and rounded once; zero gradients (PyTorch's ``NormalBackward1/2/3``)."""
+    """``normal`` with tensor mean and/or std, broadcast, as PyTorch's ``normal_out_impl``:
+    ``normal_(0, std).add_(mean)`` for a float std, ``normal_(0, 1).mul_(std).add_(mean)`` for
+    a tensor std, each step rounded into the dtype; zero gradients (``NormalBackward1/2/3``)."""
 
     @staticmethod
     def forward(ctx, mean, std, generator):
@@ -213,12 +210,16 @@ class _NormalTensor(Function):
         elif std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         shape = broadcast_shapes(*(tuple(t.shape) for t in ts))
-        d = _draw_dtype(dt)
-        m = mean._data.astype(d) if isinstance(mean, Tensor) else d(mean)
-        s = std._data.astype(d) if isinstance(std, Tensor) else d(std)
-        z = _gen(generator).standard_normal(shape, dtype=d)
+        n = int(np.prod(shape))
+        op = dt.opmath.np
+        m = mean._data.astype(op) if isinstance(mean, Tensor) else scalar_add(float(mean), dt)
+        if isinstance(std, Tensor):     # normal_(0, 1), then mul_(std), add_(mean)
+            z = D.normal(_gen(generator), n, 0.0, 1.0, dt).reshape(shape)
+            z = (z.astype(op) * std._data.astype(op)).astype(dt.np)
+        else:                           # normal_(0, std), then add_(mean)
+            z = D.normal(_gen(generator), n, 0.0, float(std), dt).reshape(shape)
         ctx.shapes = [tuple(t.shape) if isinstance(t, Tensor) else None for t in (mean, std)]
-        return wrap(m + s * z, dt)
+        return wrap(z.astype(op) + m, dt)
 
     @staticmethod
     def backward(ctx, grad):

@@ -105,9 +105,10 @@ class FunctionEvent(_Formatted):
         input_shapes: one entry per argument (a tensor's shape as a list, ``[]`` otherwise) when
             ``record_shapes``; input_dtypes: PyTorch's C++ type names (``"float"``,
             ``"c10::Half"``, ``"Scalar"``...).
-        self_cpu_memory_usage / cpu_memory_usage: bytes of new storage made by the op itself /
-            by it and everything inside it (``profile_memory``); ``*_device_*`` the same for
-            cuda tensors.
+        self_cpu_memory_usage / cpu_memory_usage: bytes allocated minus bytes freed by the op
+            itself / by it and everything inside it (``profile_memory``; negative when it frees
+            more than it allocates); ``*_device_*`` the same for cuda tensors (512-byte
+            blocks).
         stack: the Python frames (``"file(line): function"``) when ``with_stack``.
         flops: PyTorch's FLOP estimate when ``with_flops`` (0 when it has none).
         is_user_annotation: True for ``record_function`` ranges.
@@ -133,7 +134,6 @@ class FunctionEvent(_Formatted):
         self.self_device_memory_usage = 0
         self.cpu_memory_usage = 0
         self.device_memory_usage = 0
-        self._arrays = []         # memory bounds of its and its children's outputs
         self._start_ns = self._end_ns = None
         self.time_range = Interval(0.0, 0.0)
 

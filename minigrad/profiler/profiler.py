@@ -158,8 +158,8 @@ class profile:
         on_trace_ready: called with the profiler at the end of each recorded cycle.
         record_shapes: record input shapes and types of each op (``key_averages(
             group_by_input_shape=True)``, the trace's "Input Dims").
-        profile_memory: count the bytes of new storage each op's outputs hold (frees are not
-            counted: see ``minigrad.profiler.recorder``).
+        profile_memory: count the bytes each op allocates and frees (frees negative; cpu
+            memory accounting is on for the profile: see ``minigrad.profiler.recorder``).
         with_stack: record the Python frames (outside minigrad) of each event.
         with_flops: PyTorch's FLOP estimates for mm/addmm/bmm/baddbmm/mul/add.
         with_modules: accepted; no effect.

@@ -11,7 +11,11 @@ import contextlib
 
 from . import recorder as _recorder
 
-__all__ = ["record_function"]
+__all__ = ["record_function", "observers"]
+
+# callables ``observer(name, entering)`` told of every range opened and closed, profiler or not
+# (``minigrad.memory.track`` watches ``Optimizer.step#...`` through it)
+observers = []
 
 
 class record_function(contextlib.ContextDecorator):
@@ -36,6 +40,9 @@ class record_function(contextlib.ContextDecorator):
         self._events = []      # one entry per active __enter__ (None when nothing recorded)
 
     def __enter__(self):
+        if observers:
+            for o in observers:
+                o(self.name, True)
         r = _recorder.current()
         self._events.append(None if r is None else (r, r.open(self.name, user_annotation=True)))
         return self
@@ -46,4 +53,7 @@ class record_function(contextlib.ContextDecorator):
             r, ev = entry
             if _recorder.current() is r:
                 r.close(ev)
+        if observers:
+            for o in observers:
+                o(self.name, False)
         return False

@@ -15,10 +15,14 @@ Two other sources feed the same stack of open events:
   inside it, the node's own range ``AddmmBackward0`` around its backward formula, as PyTorch's
   engine records them.
 
-With ``profile_memory`` an op's event counts the bytes of the *new storage* of its outputs (an
-output that is an input, or a NumPy view of another array, allocates nothing), split by device
-into CPU and (emulated) CUDA figures. Freed bytes are not counted (PyTorch also subtracts the bytes
-an op frees; the memory accounting of issue 8 will give those).
+With ``profile_memory`` an op's event counts the bytes of storage allocated and freed while it is
+the innermost open event, from the memory accounting (``minigrad.storage_accounting``: the cuda
+device's caching allocator, whose blocks are rounded to 512 bytes, and the cpu's, switched on for
+the profile), split by device into CPU and (emulated) CUDA figures. A free counts negative, so an
+op's self memory is what it allocated minus what it freed, and a ``record_function`` range that
+drops a tensor shows negative self memory, as in PyTorch's table. Allocations and frees outside
+every event (a tensor deleted between ops) are not recorded (PyTorch lists them as
+``[memory]`` events).
 
 Only the thread that started the recorder is recorded (the mode stack is per thread; the engine
 hook checks the thread), and one recorder records at a time.
@@ -30,10 +34,6 @@ import sys
 import threading
 from time import perf_counter_ns
 
-try:
-    from numpy.lib.array_utils import byte_bounds as _byte_bounds
-except ImportError:          # NumPy < 2
-    from numpy import byte_bounds as _byte_bounds
 
 from ..autograd import engine as _engine
 from ..autograd.function import AccumulateGrad
@@ -102,27 +102,12 @@ def _flops(name, args):
     return 0
 
 
-def _outputs(out):
-    if isinstance(out, Tensor):
-        return (out,)
-    if isinstance(out, (list, tuple)):
-        return tuple(o for o in out if isinstance(o, Tensor))
-    return ()
-
-
-def _bounds(arr):
-    """``(first byte, one past the last byte)`` of ``arr``'s memory; views included."""
-    if arr.size == 0:
-        return (0, 0)
-    return _byte_bounds(arr)
-
-
 class Recorder(DispatchMode):
     """Collects ``FunctionEvent``\\ s on one thread between ``start()`` and ``stop()``.
 
     Args:
         record_shapes: store each event's input shapes and input types.
-        profile_memory: store the bytes of new storage each op's outputs hold.
+        profile_memory: count the bytes each op allocates and frees (see the module docstring).
         with_stack: store the Python call stack (outside minigrad) of each event.
         with_flops: store PyTorch's FLOP estimate for matmul-like ops and ``mul``/``add``.
         use_device: ``"cuda"`` when the CUDA activity is profiled, else None (shown in tables).
@@ -137,6 +122,7 @@ class Recorder(DispatchMode):
         self.use_device = use_device
         self.events = []      # every event, in the order it was opened
         self._open = []       # the stack of open events, outermost first
+        self._registries = []  # the storage registries watched with profile_memory
         self.tid = threading.get_ident()
         self.pid = os.getpid()
         self.t0_ns = None
@@ -154,6 +140,17 @@ class Recorder(DispatchMode):
         self.tid = threading.get_ident()
         self.t0_ns = perf_counter_ns()
         _current[0] = self
+        if self.profile_memory:
+            from .. import devices as _devices
+            from ..memory import figures as _memory
+            # its mode is pushed first, so it runs inside ours: our event is still open when it
+            # counts an op's storage
+            _memory.enable_cpu_accounting()
+            self._registries = [_memory.registry("cpu")]
+            if _devices.emulation_enabled():
+                self._registries.append(_devices.cuda_storages())
+            for reg in self._registries:
+                reg.watchers.append(self)
         push_mode(self)
         _engine._profile_hook = self.node_range
 
@@ -166,6 +163,12 @@ class Recorder(DispatchMode):
         _engine._profile_hook = None
         _current[0] = None
         pop_mode(self)
+        if self._registries:
+            from ..memory import figures as _memory
+            for reg in self._registries:
+                reg.watchers.remove(self)
+            self._registries = []
+            _memory.disable_cpu_accounting()
 
     # ------------------------------------------------------------------ events
     def open(self, name, args=(), kwargs=None, user_annotation=False, sequence_nr=-1):
@@ -206,26 +209,23 @@ class Recorder(DispatchMode):
             f = f.f_back
         return out
 
-    def _count_memory(self, ev, args, kwargs, out):
-        """Add to ``ev`` the bytes of its outputs whose memory overlaps no input's and no output
-        of an event inside it (a view, an in-place result or a child's output allocates
-        nothing)."""
-        held = [_bounds(t._data) for a in tuple(args) + tuple((kwargs or {}).values())
-                for t in _outputs(a)]
-        for child in ev.cpu_children:
-            held += child._arrays
-        for o in _outputs(out):
-            arr = o._data
-            lo, hi = b = _bounds(arr)
-            if not any(lo < h and l < hi for l, h in held):
-                held.append(b)
-                if o.device.type == "cuda":
-                    ev.self_device_memory_usage += arr.nbytes
-                else:
-                    ev.self_cpu_memory_usage += arr.nbytes
-            ev._arrays.append(b)
-        for child in ev.cpu_children:
-            ev._arrays += child._arrays
+    # ------------------------------------------------------------------ memory (watcher)
+    def allocated(self, registry, key, block):
+        """A storage was allocated: its block's bytes go to the innermost open event."""
+        self._count(registry, block.size)
+
+    def freed(self, registry, key, size):
+        """A storage was freed: its bytes count negative in the innermost open event."""
+        self._count(registry, -size)
+
+    def _count(self, registry, nbytes):
+        if not self._open or threading.get_ident() != self.tid:
+            return
+        ev = self._open[-1]
+        if registry is self._registries[0]:
+            ev.self_cpu_memory_usage += nbytes
+        else:
+            ev.self_device_memory_usage += nbytes
 
     # ------------------------------------------------------------------ the dispatch mode
     def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
@@ -240,8 +240,6 @@ class Recorder(DispatchMode):
             out = call_next(args, kwargs)
         finally:
             self.close(ev)
-        if self.profile_memory:
-            self._count_memory(ev, args, kwargs, out)
         return out
 
     # ------------------------------------------------------------------ the engine hook

@@ -53,7 +53,7 @@ def build_table(events, sort_by=None, header=None, row_limit=100, max_src_column
     use_device = events[0].use_device
     dev = use_device.upper() if use_device else "None"
     has_shapes = any(ev.input_shapes for ev in events)
-    has_device_mem = any(ev.self_device_memory_usage > 0 for ev in events)
+    has_device_mem = any(ev.self_device_memory_usage != 0 for ev in events)
     stacks = [ev.stack for ev in events if ev.stack]
     name_w = min(max(len(ev.key) for ev in events) + 4, max_name_column_width or 10 ** 9)
     shapes_w = min(max(len(str(ev.input_shapes)) for ev in events) + 4,

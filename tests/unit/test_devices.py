@@ -316,13 +316,6 @@ def test_cuda_module_with_the_emulation_on():
         mg.ones(1, device="cuda:1")
 
 
-@pytest.mark.parametrize("name", ["memory_allocated", "max_memory_allocated", "memory_reserved",
-                                  "reset_peak_memory_stats", "memory_summary"])
-def test_cuda_memory_functions_name_the_memory_issue(name):
-    with pytest.raises(NotImplementedError, match="issue 8"):
-        getattr(mg.cuda, name)()
-
-
 def test_cuda_empty_cache_returns_as_torch_does_with_nothing_cached():
     # scripts call it between phases; PyTorch's returns None (also on a CPU-only build)
     assert mg.cuda.empty_cache() is None and torch.cuda.empty_cache() is None

@@ -104,10 +104,7 @@ def test_cuda_device_properties_and_deprecated_memory_aliases():
     with pytest.raises(ValueError):
         mg.cuda.get_device_properties("cpu")
     with pytest.warns(FutureWarning, match="reset_peak_memory_stats"):
-        try:
-            mg.cuda.reset_max_memory_allocated()
-        except NotImplementedError:         # until issue 8's memory accounting lands
-            pass
+        mg.cuda.reset_max_memory_allocated()
 
 
 # ------------------------------------------------------------------------------- einsum

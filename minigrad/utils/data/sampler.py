@@ -16,7 +16,7 @@ import itertools
 from typing import Generic, Iterable, Iterator, Sequence, Sized, TypeVar
 
 from ...dtypes import float64, int64
-from ..._functional.factories import as_tensor, randint, randperm
+from ..._functional.factories import as_tensor, empty, randint, randperm
 from ..._functional.sampling import multinomial
 from ...random import Generator
 
@@ -25,13 +25,10 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 T_co = TypeVar("T_co", covariant=True)
 
-_SEED_HIGH = 2 ** 63 - 1    # int64 ``random_()`` draws a seed in [0, 2**63 - 1)
-
-
 def _draw_seed(generator=None) -> int:
     """One 63-bit seed drawn from ``generator`` (the global generator when None), as PyTorch's
-    ``torch.empty((), dtype=torch.int64).random_(generator=...)``."""
-    return int(randint(0, _SEED_HIGH, (), dtype=int64, generator=generator).item())
+    ``torch.empty((), dtype=torch.int64).random_(generator=...)`` (a 64-bit word mod 2**63)."""
+    return int(empty((), dtype=int64).random_(generator=generator).item())
 
 
 class Sampler(Generic[T_co]):

@@ -1,0 +1,129 @@
+"""minigrad.memory: cpu figures under tracking, the split by category (parameters, gradients,
+optimizer state, saved for backward, other) against hand-computed and PyTorch-computed bytes,
+and save_on_cpu lowering the emulated cuda device's figures."""
+import contextlib
+import gc
+
+import pytest
+import torch
+
+import minigrad as mg
+import optim
+from minigrad import nn
+from minigrad.autograd.graph import save_on_cpu
+from minigrad.cuda.allocator import round_size
+
+
+def _mlp(device):
+    mg.manual_seed(0)
+    return nn.Sequential(nn.Linear(20, 30), nn.ReLU(), nn.Linear(30, 10)).to(device)
+
+
+def _torch_adam_state_bytes(device):
+    """Bytes of Adam's state after one step, as PyTorch keeps it for the same parameters on
+    ``device``: for cuda parameters (not fused or capturable) ``step`` is a cpu tensor."""
+    tm = torch.nn.Sequential(torch.nn.Linear(20, 30), torch.nn.ReLU(), torch.nn.Linear(30, 10))
+    opt = torch.optim.Adam(tm.parameters())
+    tm(torch.randn(4, 20)).sum().backward()
+    opt.step()
+    return [v.nbytes for st in opt.state.values() for k, v in st.items()
+            if torch.is_tensor(v) and (device == "cpu" or k != "step")]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_mlp_step_categories_are_exact(device):
+    gc.collect()
+    model = _mlp(device)
+    opt = optim.Adam(model.parameters(), lr=1e-3)
+    x = mg.randn(8, 20, device=device)
+    y = mg.randint(0, 10, (8,), device=device)
+    rnd = (lambda n: n) if device == "cpu" else round_size
+    param_bytes = sum(rnd(p.numel() * 4) for p in model.parameters())
+    with mg.memory.track(device) as m:
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    now = m.by_category("now")
+    assert now["parameters"] == param_bytes
+    assert now["gradients"] == param_bytes
+    assert now["optimizer_state"] == sum(rnd(n) for n in _torch_adam_state_bytes(device))
+    assert now["saved_for_backward"] == 0           # released by the backward
+    # what else is alive: x (8x20 fp32), y (8 int64) and the 0-dim loss
+    assert now["other"] == rnd(8 * 20 * 4) + rnd(8 * 8) + rnd(4)
+    assert sum(now.values()) == mg.memory.memory_allocated(device) == m.current
+    assert m.peak >= sum(now.values()) and m.peak == sum(m.by_category("peak").values())
+    assert "saved_for_backward" in m.report()
+
+
+def test_saved_for_backward_bytes_of_a_small_graph():
+    w = mg.randn(16, 16, requires_grad=True)
+    x = mg.randn(4, 16)
+    with mg.memory.track("cpu") as m:
+        h = mg.tanh(x @ w)            # mm saves x and w (w a parameter), tanh its result
+        loss = (h * h).sum()          # mul saves h twice: counted once
+        during = m.by_category("now")
+        assert during["parameters"] == 16 * 16 * 4
+        assert during["saved_for_backward"] == 4 * 16 * 4 * 2      # x and h
+        assert m.max_saved == 4 * 16 * 4 * 2
+        loss.backward()
+        after = m.by_category("now")
+    assert after["saved_for_backward"] == 0
+    assert after["gradients"] == 16 * 16 * 4
+    del h, loss
+
+
+def test_cpu_figures_count_views_once_free_on_del_and_reset_peak():
+    gc.collect()
+    with mg.memory.track("cpu"):
+        start = mg.memory.memory_allocated("cpu")
+        a = mg.zeros(100, dtype=mg.float16)           # 200 bytes, unrounded on the cpu
+        v, d = a[10:], a.detach()
+        assert mg.memory.memory_allocated("cpu") - start == 200
+        b = a.to(mg.bfloat16) * 2                     # a bf16 copy and its product
+        assert mg.memory.memory_allocated("cpu") - start == 400
+        del a, v, d
+        assert mg.memory.memory_allocated("cpu") - start == 200
+        assert mg.memory.max_memory_allocated("cpu") - start >= 600
+        mg.memory.reset_peak_memory_stats("cpu")
+        assert mg.memory.max_memory_allocated("cpu") == mg.memory.memory_allocated("cpu")
+        assert mg.memory.memory_reserved("cpu") == mg.memory.memory_allocated("cpu")
+        assert mg.memory.memory_stats("cpu")["requested_bytes.all.current"] == \
+            mg.memory.memory_allocated("cpu")
+        del b
+    assert not mg.memory.cpu_accounting_enabled()
+
+
+def test_memory_figures_of_cuda_match_minigrad_cuda():
+    keep = mg.ones(7, device="cuda")
+    assert mg.memory.memory_allocated("cuda") == mg.cuda.memory_allocated()
+    assert mg.memory.memory_stats("cuda") == mg.cuda.memory_stats()
+    with pytest.raises(ValueError):
+        mg.memory.track("meta")
+    with pytest.raises(ValueError):
+        mg.memory.track("cpu").by_category("later")
+    del keep
+
+
+def _activation_heavy_step(offload):
+    """A deep, narrow MLP on a large batch (activations dominate); returns the tracker."""
+    mg.manual_seed(0)
+    model = nn.Sequential(*[m for _ in range(4) for m in (nn.Linear(16, 16), nn.ReLU())]).cuda()
+    x = mg.randn(2048, 16, device="cuda")
+    with mg.memory.track("cuda") as m:
+        with save_on_cpu() if offload else contextlib.nullcontext():
+            loss = model(x).sum()
+        after_forward = mg.cuda.memory_allocated()
+        loss.backward()
+    return m, after_forward
+
+
+def test_save_on_cpu_lowers_peak_cuda_memory():
+    gc.collect()
+    plain, fwd_plain = _activation_heavy_step(False)
+    off, fwd_off = _activation_heavy_step(True)
+    act = round_size(2048 * 16 * 4)                   # one saved activation
+    # x and the 4 relu outputs (each also the next linear's saved input): 5 storages
+    assert plain.max_saved == 5 * act
+    assert off.max_saved == 0                         # they went to the cpu device
+    assert fwd_plain - fwd_off == 4 * act             # x stays (the test holds it)
+    assert off.peak < plain.peak
