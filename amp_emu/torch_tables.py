@@ -171,6 +171,12 @@ UNTOUCHED_OPS = frozenset("""
     embedding_bag _embedding_bag _embedding_bag_forward_only _embedding_bag_backward
     _embedding_bag_dense_backward _embedding_bag_per_sample_weights_backward max_unpool2d
     ctc_loss.IntList ctc_loss.Tensor _ctc_loss _ctc_loss_backward
+    abs_ log_ reciprocal_ sign_ square_ pow_.Scalar pow_.Tensor remainder_ fmod_ floor_divide_
+    xlogy_ addmm_ addmv_ addr_ baddbmm_ addbmm_ cumsum_ cumprod_ tril_ triu_ masked_fill_.Scalar
+    masked_fill_.Tensor eq_.Scalar eq_.Tensor ne_.Scalar ne_.Tensor lt_.Scalar lt_.Tensor
+    le_.Scalar le_.Tensor gt_.Scalar gt_.Tensor ge_.Scalar ge_.Tensor resize_ resize_as_
+    asinh acosh atanh asinh_ acosh_ atanh_ fill_diagonal_ sgn sgn_ deg2rad deg2rad_ rad2deg
+    rad2deg_ exp2_ hypot_ as_strided_
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

@@ -1,11 +1,11 @@
 """``minigrad.special`` (mirrors ``torch.special``): the special functions minigrad has so far,
-each one dispatch of the op of the same name (``erf``, ``erfinv``, ``expm1``, ``log1p``) or its
-alias (``expit`` is ``sigmoid``, ``round`` is ``round``)."""
+each one dispatch of the op of the same name (``erf``, ``erfinv``, ``expm1``, ``exp2``,
+``log1p``) or its alias (``expit`` is ``sigmoid``, ``round`` is ``round``)."""
 from __future__ import annotations
 
 from .dispatch import dispatch
 
-__all__ = ["erf", "erfinv", "expm1", "log1p", "expit", "round", "xlogy"]
+__all__ = ["erf", "erfinv", "expm1", "exp2", "log1p", "expit", "round", "xlogy"]
 
 
 def erf(input):
@@ -21,6 +21,11 @@ def erfinv(input):
 def expm1(input):
     """``exp(x) - 1`` (``torch.special.expm1``), accurate near 0."""
     return dispatch("expm1", input)
+
+
+def exp2(input):
+    """``2 ** x`` (``torch.special.exp2``); integer inputs give the default float dtype."""
+    return dispatch("exp2", input)
 
 
 def log1p(input):

@@ -396,9 +396,10 @@ def _dt(lib, kw):
 
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
-    from tests.specs import (attention, conv, linalg, losses, norm, pointwise, random,
+    from tests.specs import (attention, conv, inplace, linalg, losses, norm, pointwise, random,
                              reductions, shape)
-    for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv, norm):
+    for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv, norm,
+                   inplace):
         SPECS.extend(family.SPECS)
 
 

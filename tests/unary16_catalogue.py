@@ -63,11 +63,18 @@ UNARY = {
     "to_float32": ("_to_copy", lambda L, a: a.float()),
     # pointwise math and activations of issue 7 (each op, and its in-place form on a clone)
     **{n: (n, lambda L, a, n=n: getattr(a, n)()) for n in (
-        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfinv", "log1p",
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+        "exp2", "erf", "erfinv", "log1p",
         "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "round")},
     **{n + "_": (n + "_", lambda L, a, n=n: getattr(a.clone(), n + "_")()) for n in (
-        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfinv", "log1p",
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+        "exp2", "erf", "erfinv", "log1p",
         "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "round")},
+    **{n + "_": (n + "_", lambda L, a, n=n: getattr(a.clone(), n + "_")()) for n in (
+        "exp", "log", "sqrt", "abs", "neg", "reciprocal", "sign", "square", "sgn", "deg2rad",
+        "rad2deg")},
+    **{n: (n, lambda L, a, n=n: getattr(a, n)()) for n in ("sgn", "deg2rad", "rad2deg")},
+    "pow_0.5": ("pow_.Scalar", lambda L, a: a.clone().pow_(0.5)),
     "round2": ("round.decimals", lambda L, a: a.round(decimals=2)),
     "round-1": ("round.decimals", lambda L, a: a.round(decimals=-1)),
     "nan_to_num": ("nan_to_num", lambda L, a: a.nan_to_num()),
@@ -80,6 +87,8 @@ UNARY = {
     "clamp_max_t": ("clamp_max.Tensor", lambda L, a: a.clamp_max(_rot(L, a, 1))),
     "atan2": ("atan2", lambda L, a: L.atan2(a, _rot(L, a, 1))),
     "atan2_": ("atan2_", lambda L, a: a.clone().atan2_(_rot(L, a, 1))),
+    "hypot": ("hypot", lambda L, a: L.hypot(a, _rot(L, a, 1))),
+    "hypot_": ("hypot_", lambda L, a: a.clone().hypot_(_rot(L, a, 1))),
     "lerp0.3": ("lerp.Scalar", lambda L, a: L.lerp(a, _rot(L, a, 1), 0.3)),
     "lerp0.7_": ("lerp_.Scalar", lambda L, a: a.clone().lerp_(_rot(L, a, 1), 0.7)),
     "lerp_t": ("lerp.Tensor", lambda L, a: L.lerp(a, _rot(L, a, 1), _rot(L, a, 7))),
@@ -189,6 +198,7 @@ NOT_ELEMENTWISE_MATH = {"clone", "t", "squeeze", "flatten", "_to_copy", "zeros_l
                         "permute", "view", "reshape", "expand", "contiguous", "detach",
                         "softmax", "log_softmax", "_softmax", "_log_softmax", "cat", "stack",
                         "full_like", "rand_like", "randn_like", "tensor", "empty_like",
+                        "t_", "squeeze_",
                         # random fills (values are random draws; tests/unit/test_random_ops.py)
                         "normal_", "uniform_", "exponential_", "random_"}
 

@@ -13,14 +13,19 @@ from ..tensor import Tensor
 _UNARY = {
     "sin": "sine", "cos": "cosine", "tan": "tangent", "asin": "arcsine (nan outside [-1, 1])",
     "acos": "arccosine (nan outside [-1, 1])", "atan": "arctangent",
-    "sinh": "hyperbolic sine", "cosh": "hyperbolic cosine", "erf": "error function",
+    "sinh": "hyperbolic sine", "cosh": "hyperbolic cosine", "asinh": "inverse hyperbolic sine",
+    "acosh": "inverse hyperbolic cosine (nan below 1)",
+    "atanh": "inverse hyperbolic tangent (nan outside [-1, 1])", "erf": "error function",
     "erfinv": "inverse error function (+-inf at +-1, nan outside [-1, 1])",
     "log1p": "log(1 + x)", "expm1": "exp(x) - 1", "log2": "base-2 logarithm",
     "log10": "base-10 logarithm", "rsqrt": "1 / sqrt(x)",
     "floor": "largest integer <= x (dtype kept)", "ceil": "smallest integer >= x (dtype kept)",
     "trunc": "x rounded toward zero (dtype kept)", "frac": "x - trunc(x)",
+    "sgn": "signum (for real tensors the sign, dtype kept)", "deg2rad": "x * pi / 180",
+    "rad2deg": "x * 180 / pi", "exp2": "2 ** x",
 }
-_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc"}
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc",
+            "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
 
 
 def _unary(name, op, what):
@@ -44,7 +49,7 @@ def _unary_(name, op, what):
     return fn
 
 
-_NO_TORCH_INPLACE = {"erfinv"}       # torch.erfinv_ does not exist (Tensor.erfinv_ does)
+_NO_TORCH_INPLACE = {"erfinv", "sgn"}   # torch.erfinv_ / torch.sgn_ do not exist (methods do)
 for _n, _what in _UNARY.items():
     globals()[_n] = _unary(_n, _n, _what)
     if _n not in _NO_TORCH_INPLACE:
@@ -82,6 +87,16 @@ def atan2(input, other):
 
 
 arctan2 = atan2
+
+
+def hypot(input, other):
+    """Elementwise ``sqrt(input**2 + other**2)`` without overflow (``torch.hypot``), one
+    dispatch of the ``hypot`` op.
+
+    Raises:
+        TypeError: ``other`` not a Tensor. NotImplementedError: integer operands.
+    """
+    return dispatch("hypot", input, other)
 
 
 def lerp(input, end, weight):
@@ -166,6 +181,6 @@ def selu_(input):
 
 __all__ = sorted([*_UNARY, *(n + "_" for n in _UNARY if n not in _NO_TORCH_INPLACE),
                   *_ALIASES, *(n + "_" for n in _ALIASES),
-                  "round", "round_", "atan2", "arctan2", "lerp", "addcmul", "addcdiv",
+                  "round", "round_", "atan2", "arctan2", "hypot", "lerp", "addcmul", "addcdiv",
                   "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "nan_to_num",
                   "nan_to_num_", "selu", "selu_"])

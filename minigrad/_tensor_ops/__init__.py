@@ -17,6 +17,9 @@ family:
   ``unbind``
 - ``indexing``: ``t[idx]``, ``t[idx] = v``, ``masked_fill``, ``where``
 - ``writes``: ``zero_``, ``fill_``, ``copy_``
+- ``inplace``: ``exp_``, ``pow_``, ``eq_``, ``addmm_``, ``cumsum_``, ``tril_``,
+  ``masked_fill_``, ``index_put_``, ``t_``, ``squeeze_``, ``resize_``... and the in-place
+  aliases (``divide_``, ``clip_``, ``greater_``, ``swapdims_``...)
 - ``softmax``: ``softmax``, ``log_softmax``
 - ``sampling``: ``normal_``, ``uniform_``, ``exponential_``, ``random_``, ``bernoulli_``,
   ``bernoulli``, ``multinomial``
@@ -28,6 +31,7 @@ from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
 from .factories import FactoriesMixin
 from .indexing import IndexingMixin
+from .inplace import InplaceMixin
 from .matmul import MatmulMixin
 from .pointwise import PointwiseMixin
 from .pointwise_math import PointwiseMathMixin
@@ -42,7 +46,7 @@ __all__ = ["TensorOpsMixin"]
 
 class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
                      MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
-                     SoftmaxMixin, FactoriesMixin, SamplingMixin):
+                     SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()

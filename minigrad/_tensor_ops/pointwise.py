@@ -152,9 +152,9 @@ class PointwiseMixin:
         """Mirrors ``torch.Tensor.mul_``: the ``mul_`` op (its errors apply)."""
         return dispatch("mul_", self, other)
 
-    def div_(self, other):
+    def div_(self, other, *, rounding_mode=None):
         """Mirrors ``torch.Tensor.div_``: the ``div_`` op (its errors apply)."""
-        return dispatch("div_", self, other)
+        return dispatch("div_", self, other, rounding_mode=rounding_mode)
 
     def clamp_(self, min=None, max=None):
         """Mirrors ``torch.Tensor.clamp_``: the ``clamp_`` op (its errors apply)."""

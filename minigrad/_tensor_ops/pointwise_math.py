@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from ..dispatch import dispatch
 
-_UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfinv",
-          "log1p", "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac")
-_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc"}
+_UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+          "atanh", "erf", "erfinv",
+          "log1p", "expm1", "log2", "log10", "rsqrt", "floor", "ceil", "trunc", "frac", "sgn",
+          "deg2rad", "rad2deg", "exp2")
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc",
+            "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
 
 
 def _method(name, op):
@@ -46,6 +49,14 @@ class PointwiseMathMixin:
         return dispatch("atan2_", self, other)
 
     arctan2_ = atan2_
+
+    def hypot(self, other):
+        """``torch.Tensor.hypot``: the ``hypot`` op."""
+        return dispatch("hypot", self, other)
+
+    def hypot_(self, other):
+        """``torch.Tensor.hypot_``: the ``hypot_`` op."""
+        return dispatch("hypot_", self, other)
 
     def lerp(self, end, weight):
         """``torch.Tensor.lerp``: ``lerp.Tensor`` for a Tensor weight, else ``lerp.Scalar``."""

@@ -103,7 +103,7 @@ class FmodTensor(_Fmod):
 class _NotDifferentiable(Function):
     """An op PyTorch gives no derivative: its node is ``NotImplemented`` and raises."""
 
-    _backward_name = "NotImplemented"
+    _backward_name = "torch::autograd::NotImplemented"
 
     @staticmethod
     def forward(ctx, op, fn, *args):

@@ -1,5 +1,5 @@
 """Transcendental unary math: log1p, expm1, log2, log10, rsqrt, sin, cos, tan, asin, acos, atan,
-sinh, cosh, and the binary atan2.
+sinh, cosh, asinh, acosh, atanh, exp2, and the binary atan2 and hypot.
 
 PyTorch's CPU kernels for these call a vectorised fp32 (or fp64) function (MKL's vector math or
 Sleef) that is within an ulp or so of the correctly rounded value; 16-bit inputs are converted
@@ -110,6 +110,23 @@ Cosh = _unary("cosh", _hyperbolic(np.cosh), lambda g, x: _d("mul", g, _d("sinh",
               "CoshBackward0", """``cosh(input)`` (``torch.cosh``); backward
     ``grad * sinh(x)``.""")
 
+Asinh = _unary("asinh", _f(np.arcsinh),
+               lambda g, x: _d("mul", g, _d("rsqrt", _d("add", _d("pow", x, 2), 1))), "input",
+               "AsinhBackward0", """``asinh(input)`` (``torch.asinh``, ``torch.arcsinh``);
+    backward ``grad * rsqrt(x**2 + 1)``.""")
+Acosh = _unary("acosh", _f(np.arccosh),
+               lambda g, x: _d("mul", g, _d("rsqrt", _d("sub", _d("pow", x, 2), 1))), "input",
+               "AcoshBackward0", """``acosh(input)`` (``torch.acosh``, ``torch.arccosh``, nan
+    below 1); backward ``grad * rsqrt(x**2 - 1)``.""")
+Atanh = _unary("atanh", _f(np.arctanh),
+               lambda g, x: _d("div", _d("mul", g, 1), _d("rsub", _d("pow", x, 2), 1)), "input",
+               "AtanhBackward0", """``atanh(input)`` (``torch.atanh``, ``torch.arctanh``, nan
+    outside [-1, 1], +-inf at +-1); backward ``grad * 1 / (1 - x**2)``.""")
+
+Exp2 = _unary("exp2", _f(np.exp2), lambda g, y: _d("mul", _d("mul", g, y), _LN2), "result",
+              "Exp2Backward0", """``exp2(input)`` = 2**x (``torch.exp2``,
+    ``torch.special.exp2``); backward ``grad * result * ln 2``.""")
+
 
 @register_op("rsqrt")
 class Rsqrt(Kernel):
@@ -175,4 +192,45 @@ class Atan2(Kernel):
         recip = _d("where", _d("eq", r, 0), 0.0, _d("reciprocal", r))
         ga = _d("mul", _d("mul", grad, b), recip) if nig[0] else None
         gb = _d("mul", _d("mul", grad, _d("neg", a)), recip) if nig[1] else None
+        return ga, gb
+
+
+@register_op("hypot")
+class Hypot(Kernel):
+    """``hypot(input, other)`` = sqrt(x**2 + y**2) without overflow, broadcasting
+    (``torch.hypot``); computed in float64, rounded to fp32, then once into 16 bits. Node
+    ``HypotBackward0``: ``grad * input / result`` and ``grad * other / result``.
+
+    Raises:
+        TypeError: ``other`` not a Tensor (PyTorch's hypot takes tensors only).
+        NotImplementedError: integer or bool operands ('"hypot_cpu" not implemented for
+            'Long'').
+    """
+
+    rule = FLOAT_FP64
+    saves = ("input", "other", "result")
+    operands = 2
+    _backward_name = "HypotBackward0"
+
+    @staticmethod
+    def check(input, other):
+        from .. import dtypes as _dt
+        from ..tensor import Tensor
+        if not isinstance(other, Tensor):
+            raise TypeError(f"hypot(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        rt = _dt.result_type(input, other)
+        if not rt.is_floating_point:
+            raise NotImplementedError(f'"hypot_cpu" not implemented for \'{rt.scalar_name}\'')
+
+    @staticmethod
+    def kernel(dtype, a, b):
+        return np.hypot(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, y = ctx.saved_tensors
+        nig = ctx.needs_input_grad
+        ga = _d("div", _d("mul", grad, a), y) if nig[0] else None
+        gb = _d("div", _d("mul", grad, b), y) if nig[1] else None
         return ga, gb

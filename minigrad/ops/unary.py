@@ -178,6 +178,14 @@ class Sign(Kernel):
         return dispatch("zeros_like", grad)
 
 
+@register_op("sgn")
+class Sgn(Sign):
+    """``sgn(input)`` (``torch.sgn``): for real tensors ``sign`` (PyTorch's ``x / |x|`` applies
+    to complex tensors, which minigrad does not have); node ``SgnBackward0``, zero gradient."""
+
+    _backward_name = "SgnBackward0"
+
+
 # ---------------------------------------------------------------------------------- pow
 def _int_pow(a, b):
     """Integer power with PyTorch's rule for negative exponents (1, +-1 or 0)."""

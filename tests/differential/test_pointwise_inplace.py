@@ -26,11 +26,13 @@ CASES = {
     **{n: (_UNIT if n in ("asin_", "acos_", "erfinv_") else
            _POS if n in ("log1p_", "log2_", "log10_", "rsqrt_") else _X,
            lambda lib, F, t, dt, n=n: getattr(t, n)())
-       for n in ("sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "log1p_",
+       for n in ("sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "exp2_",
+                 "log1p_",
                  "expm1_", "log2_", "log10_", "rsqrt_", "erf_", "erfinv_", "floor_", "ceil_",
                  "trunc_", "frac_", "round_", "nan_to_num_")},
     "round_decimals": (_X, lambda lib, F, t, dt: t.round_(decimals=1)),
     "atan2_": (_X, lambda lib, F, t, dt: t.atan2_(_other(lib, dt))),
+    "hypot_": (_X, lambda lib, F, t, dt: t.hypot_(_other(lib, dt))),
     "lerp_": (_X, lambda lib, F, t, dt: t.lerp_(_other(lib, dt), 0.3)),
     "lerp_tensor": (_X, lambda lib, F, t, dt: t.lerp_(_other(lib, dt), _other(lib, dt) * 0.1)),
     "addcmul_": (_X, lambda lib, F, t, dt: t.addcmul_(_other(lib, dt), _other(lib, dt),

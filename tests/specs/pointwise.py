@@ -38,7 +38,8 @@ def _unit(name):
 
 
 _MATH = [("sin", "real"), ("cos", "real"), ("tan", "real"), _unit("asin"), _unit("acos"),
-         ("atan", "real"), ("sinh", "real"), ("cosh", "real"), ("erf", "real"),
+         ("atan", "real"), ("sinh", "real"), ("cosh", "real"), ("asinh", "real"),
+         _unit("atanh"), ("exp2", "real"), ("erf", "real"),
          _unit("erfinv"), ("log1p", "nonneg"), ("expm1", "real"), _pos("log2"), _pos("log10"),
          _pos("rsqrt")]
 _NOTES = {
@@ -65,6 +66,21 @@ def _fn(name):
 
 
 SPECS = [_math_spec(n, dom) for n, dom in _MATH] + [
+    OpSpec("hypot", lambda lib, F, a, b: lib.hypot(a, b), binary(scalars=False),
+           fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max",
+           notes="float64 hypot rounded to fp32 then 16 bits; backward composite "
+                 "(grad * x / result)"),
+    OpSpec("sgn", lambda lib, F, a: lib.sgn(a), unary(), differentiable=False,
+           notes="sign for real tensors; PyTorch's gradient is a ZeroTensor the harness cannot "
+                 "read: node and zero gradient checked in tests/differential/"
+                 "test_inplace_methods.py"),
+    OpSpec("deg2rad", lambda lib, F, a: lib.deg2rad(a), unary(),
+           notes="one product by the fp32 (fp64) constant in opmath, as ATen's mul"),
+    OpSpec("rad2deg", lambda lib, F, a: lib.rad2deg(a), unary()),
+    OpSpec("acosh", lambda lib, F, a: lib.acosh(a.abs() + 1), unary(), fwd_ulp=_u(2, 2, 0, 0),
+           bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max",
+           notes="input |a| + 1 (acosh is nan below 1); backward composite of dispatched ops "
+                 "(grad * rsqrt(x**2 - 1), as PyTorch's formula)"),
     OpSpec("atan2", lambda lib, F, a, b: lib.atan2(a, b), binary(scalars=False),
            fwd_ulp=_u(2, 2, 1, 0), bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max",
            notes="fp16: 1 ulp on 30 of 65,536 (x, next x) pairs near -3pi/4 (measured by "
@@ -178,9 +194,11 @@ _INPLACE = ("in-place form of a catalogue op (values are its kernel's): values, 
             "gradients against torch in tests/differential/test_pointwise_inplace.py; 16-bit "
             "values in tests/unary16_catalogue.py")
 EXEMPT.update({name: _INPLACE for name in (
-    "sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "log1p_", "expm1_",
+    "sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "sinh_", "cosh_", "asinh_", "acosh_",
+    "atanh_", "exp2_", "log1p_", "expm1_",
     "log2_", "log10_", "rsqrt_", "erf_", "erfinv_", "floor_", "ceil_", "trunc_", "frac_",
-    "round_", "nan_to_num_", "atan2_", "lerp_.Scalar", "lerp_.Tensor", "addcmul_", "addcdiv_",
+    "round_", "nan_to_num_", "atan2_", "hypot_", "lerp_.Scalar", "lerp_.Tensor", "addcmul_",
+    "addcdiv_",
     "clamp_min_", "clamp_min_.Tensor", "clamp_max_", "clamp_max_.Tensor", "silu_", "mish_",
     "elu_", "selu_", "leaky_relu_", "hardtanh_", "relu6_", "hardswish_", "hardsigmoid_",
     "celu_", "threshold_", "rrelu_", "rrelu_with_noise_",
