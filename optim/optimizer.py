@@ -17,6 +17,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
+from types import MappingProxyType
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from minigrad.tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
 
+_EMPTY = MappingProxyType({})     # the state of a parameter not stepped yet (read only)
 
 
 def _typename(obj) -> str:
@@ -271,6 +273,8 @@ class Optimizer:
                 state tensor whose shape differs from its parameter's.
         """
         out = []
+        fused = group.get("fused")
+        state = self.state
         for p in group["params"]:
             g = p.grad
             if g is None:
@@ -278,7 +282,8 @@ class Optimizer:
             if not isinstance(g, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(g).__name__}")
-            if g.shape != p.shape:
+            shape = p._data.shape
+            if g._data.shape != shape:
                 raise RuntimeError(f"attempting to step with a gradient of size "
                                    f"'{list(g.shape)}' for a parameter of size "
                                    f"'{list(p.shape)}'. Please ensure that the gradient and the "
@@ -287,16 +292,16 @@ class Optimizer:
                 raise RuntimeError(f"attempting to step with a gradient of dtype {g.dtype} for a "
                                    f"parameter of dtype {p.dtype}. The gradient must match the "
                                    "tensor's dtype")
-            if group.get("fused") and not p.dtype.is_floating_point:
+            if fused and not p.dtype.is_floating_point:
                 raise RuntimeError("`fused=True` requires all the params to be floating point "
                                    "Tensors of supported devices: ['mps', 'cuda', 'xpu', 'hpu', "
                                    f"'cpu', 'mtia', 'privateuseone'] but {p.dtype} and cpu")
             if not p.dtype.is_floating_point:
                 raise RuntimeError(f"optimizers can only update floating point parameters, got "
                                    f"{p.dtype}")
-            for key, v in self.state.get(p, {}).items():
+            for key, v in state.get(p, _EMPTY).items():
                 if isinstance(v, Tensor) and key not in self._scalar_state and \
-                        v.shape != p.shape:
+                        v._data.shape != shape:
                     raise RuntimeError(f"optimizer state '{key}' has size {list(v.shape)} but "
                                        f"its parameter has size {list(p.shape)}")
             out.append(p)
@@ -448,7 +453,7 @@ class Optimizer:
         groups: dict = {}
         for i, p in enumerate(params):
             wide = p.dtype.itemsize >= 4
-            groups.setdefault((p.dtype, p.device) if wide else i, []).append(i)
+            groups.setdefault((p.dtype, p._device) if wide else i, []).append(i)
         return list(groups.values())
 
     _no_grad = no_grad
