@@ -36,6 +36,7 @@ class Size(tuple):
 
 
 _ND = np.ndarray
+_new = object.__new__
 
 
 class Tensor(TensorOpsMixin):
@@ -93,7 +94,7 @@ class Tensor(TensorOpsMixin):
         """
         if type(arr) is not _ND:
             arr = np.asarray(arr)
-        t = object.__new__(cls)
+        t = _new(cls)
         t._data = arr
         t.dtype = _dt.from_numpy(arr.dtype) if dtype is None else dtype
         t._requires_grad = requires_grad
