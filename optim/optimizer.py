@@ -19,13 +19,14 @@ from copy import deepcopy
 from itertools import chain
 from types import MappingProxyType
 
-import numpy as np
 
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.nn._state import _is_torch_tensor
 from minigrad.nn.module import zero_grads_
+from minigrad import numerics as _nx
 from minigrad.profiler.record_function import record_function
+from minigrad.profiler.recorder import current as _profiling
 from minigrad.testing import from_torch
 from minigrad.tensor import Tensor
 
@@ -79,22 +80,29 @@ def _wrap_step(step):
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        if _profiling() is None:        # no profiler records on this thread: no range
+            return _hooked_step(step, self, args, kwargs)
         # the profiler's range, named as PyTorch's profile_hook_step names it
         with record_function(f"Optimizer.step#{type(self).__name__}.step"):
-            for hook in list(self._optimizer_step_pre_hooks.values()):
-                res = hook(self, args, kwargs)
-                if res is not None:
-                    if not (isinstance(res, tuple) and len(res) == 2):
-                        raise RuntimeError("optimizer step pre hook must return None or a tuple "
-                                           f"of (new_args, new_kwargs), but got {res}.")
-                    args, kwargs = res
-            out = step(self, *args, **kwargs)
-            for hook in list(self._optimizer_step_post_hooks.values()):
-                hook(self, args, kwargs)
-            return out
+            return _hooked_step(step, self, args, kwargs)
 
     wrapper._optim_hooked = True
     return wrapper
+
+
+def _hooked_step(step, self, args, kwargs):
+    """``step`` between the optimizer's step pre-hooks and post-hooks."""
+    for hook in list(self._optimizer_step_pre_hooks.values()):
+        res = hook(self, args, kwargs)
+        if res is not None:
+            if not (isinstance(res, tuple) and len(res) == 2):
+                raise RuntimeError("optimizer step pre hook must return None or a tuple "
+                                   f"of (new_args, new_kwargs), but got {res}.")
+            args, kwargs = res
+    out = step(self, *args, **kwargs)
+    for hook in list(self._optimizer_step_post_hooks.values()):
+        hook(self, args, kwargs)
+    return out
 
 
 class Optimizer:
@@ -251,9 +259,13 @@ class Optimizer:
         before touching anything, then ``_update_group(group, params)`` each group."""
         loss = self._closure_loss(closure)
         work = [(g, self._params_with_grad(g)) for g in self.param_groups]
-        with self._no_grad(), np.errstate(all="ignore"):
-            for group, params in work:
-                self._update_group(group, params)
+        with self._no_grad():
+            token = _nx.quiet()         # np.errstate(all="ignore"), as two C calls
+            try:
+                for group, params in work:
+                    self._update_group(group, params)
+            finally:
+                _nx.unquiet(token)
         return loss
 
     def _closure_loss(self, closure):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import numerics as _nx
 from ..autograd.grad_mode import _grad_state
 from ..dispatch import _CALL, register_op
 from ..tensor import Tensor
@@ -140,8 +141,11 @@ def _apply(op, selfs, inplace, fn, *per_tensor):
     """Run ``fn(a, *args, out=...)`` for every tensor of ``selfs`` (args taken per index:
     each of ``per_tensor`` is a list as long as ``selfs``); IEEE exceptions (overflow,
     invalid) give inf/NaN silently, as in PyTorch."""
-    with np.errstate(all="ignore"):
+    token = _nx.quiet()         # np.errstate(all="ignore"), as two C calls
+    try:
         return _apply_quiet(op, selfs, inplace, fn, zip(selfs, *per_tensor))
+    finally:
+        _nx.unquiet(token)
 
 
 def _apply_quiet(op, selfs, inplace, fn, rows):

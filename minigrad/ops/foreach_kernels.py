@@ -175,9 +175,11 @@ def new_out(a):
     return None
 
 
-def _fma_chunk(dst, x, y, c, s, s2):
-    """dst = fp32(float64 x*y + c) for one chunk; x, y arrays or fp32 scalars; dst may be c.
-    (``s[...] = x`` is ``np.copyto(s, x)`` without the array-function dispatch.)"""
+def _fma_chunk(dst, x, y, c, sc):
+    """dst = fp32(float64 x*y + c) for one chunk; x, y arrays or fp32 scalars; dst may be c;
+    ``sc`` the chunk's scratch. (``s[...] = x`` is ``np.copyto(s, x)`` without the
+    array-function dispatch.)"""
+    s, s2 = sc[0], sc[1]
     if isinstance(x, np.ndarray):
         s[...] = x
         if isinstance(y, np.ndarray):
@@ -196,36 +198,35 @@ def _fma_chunk(dst, x, y, c, s, s2):
 def _chunked(out, fn, *inputs):
     """Run ``fn(out_chunk, *input_chunks, scratch)`` over CHUNK-sized pieces of flat views."""
     n = out.size
+    s64a, s64b, t = _scratch()
+    if n <= CHUNK:      # one chunk: the arrays as they are (any layout), scratch shaped as out
+        shape = out.shape
+        fn(out, *inputs, (s64a[:n].reshape(shape), s64b[:n].reshape(shape), t[:n].reshape(shape)))
+        return out
     of = out.reshape(n)
     flats = [_flat(x, n) for x in inputs]
-    s64a, s64b, t = _scratch()
-    if n <= CHUNK:      # one chunk: the whole (flat) arrays
-        fn(of, *flats, (s64a[:n], s64b[:n], t[:n]))
-        return out
     arrays = [isinstance(x, np.ndarray) for x in flats]
     for i in range(0, n, CHUNK):
         j = min(i + CHUNK, n)
         k = j - i
-        fn(of[i:j], *[x[i:j] if arr else x for x, arr in zip(flats, arrays)],
-           (s64a[:k], s64b[:k], t[:k]))
+        chunk = []          # a loop, not a list comprehension: cheaper in CPython 3.11
+        for x, arr in zip(flats, arrays):
+            chunk.append(x[i:j] if arr else x)
+        fn(of[i:j], *chunk, (s64a[:k], s64b[:k], t[:k]))
     return out
-
-
-def _add_chunk(o, a, b, al, sc):
-    _fma_chunk(o, b, al, a, sc[0], sc[1])
 
 
 def _lerp_chunk(o, a, b, w, sc):
     d = np.subtract(b, a, out=sc[2])
     if abs(w) < 0.5:
-        _fma_chunk(o, w, d, a, sc[0], sc[1])
+        _fma_chunk(o, w, d, a, sc)
     else:
-        _fma_chunk(o, -(_F32.type(1) - w), d, b, sc[0], sc[1])
+        _fma_chunk(o, -(_F32.type(1) - w), d, b, sc)
 
 
 def _addcmul_chunk(o, a, b, c, v, sc):
     vb = np.multiply(v, b, out=sc[2])
-    _fma_chunk(o, vb, c, a, sc[0], sc[1])
+    _fma_chunk(o, vb, c, a, sc)
 
 
 def _addcdiv_chunk(o, a, b, c, v, sc):
@@ -246,7 +247,7 @@ def add(a, b, alpha=1.0, out=None):
         al = _F32.type(alpha)
         if al == 1:
             return np.add(a, b, out=out)
-        return _chunked(out, _add_chunk, a, b, al)
+        return _chunked(out, _fma_chunk, b, al, a)      # fma(b, alpha', a)
     npd = a.dtype
     cd = opmath_np(npd)
     al = _scalar(alpha, npd, True)
