@@ -36,8 +36,9 @@ def sort_call(op, input, args, stable, dim, descending):
 def sort(input, *args, stable=None, dim=None, descending=None):
     """``(values, indices)`` sorted along ``dim`` (``torch.sort(input, dim=-1,
     descending=False)`` or ``torch.sort(input, *, stable, dim=-1, descending=False)``): NaN
-    last (first when ``descending``); ties keep input order (the CPU sort is stable either
-    way).
+    last (first when ``descending``); ties keep input order with ``stable=True``, and
+    otherwise come out in the order PyTorch's CPU ``std::sort`` leaves them (see
+    ``minigrad.ops.sorting``).
 
     Raises:
         IndexError: ``dim`` out of range. TypeError: ``stable=`` with a positional dim.

@@ -20,14 +20,18 @@ Rules, as PyTorch's (checked against torch 2.13 in ``tests/unit/test_saved_tenso
   its input in place raises RuntimeError;
 - after a backward without ``retain_graph`` the packed values are dropped, and any access raises
   the "Trying to backward through the graph a second time" RuntimeError.
+
+``to_dot`` / ``render`` (from ``minigrad.autograd.dot``) draw the graph these hooks act on.
 """
 from __future__ import annotations
 
 import contextlib
 
+from .dot import render, to_dot
 from .saved_tensors import _HOOKS_ACTIVE, RawSavedTensor, _hooks_state
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "RawSavedTensor"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "RawSavedTensor",
+           "to_dot", "render"]
 
 
 class saved_tensors_hooks:

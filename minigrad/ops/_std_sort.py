@@ -8,8 +8,10 @@ stable, so equal keys come out in an order that only replaying the algorithm rep
 
 A kernel needs that order where it accumulates in sorted order (``_embedding_bag_dense_backward``
 adds each index's gradient rows in the order its sort left them, and a float sum depends on
-its order). ``std_sort_order(keys)`` returns that permutation. It is a Python loop over the
-elements (O(n log n) steps): cheap for the bags of a batch, slow beyond ~10^5 indices.
+its order), and so does ``sort`` itself wherever its input has ties. ``std_sort_order(keys)``
+returns that permutation for 1-d integer keys (radix sort included); ``introsort_order(keys)`` is
+the replay alone, for any keys that compare with ``<``. It is a Python loop over the elements
+(O(n log n) steps): cheap for the bags of a batch, slow beyond ~10^5 elements.
 """
 from __future__ import annotations
 
@@ -27,9 +29,17 @@ def std_sort_order(keys) -> np.ndarray:
     ``__partial_sort``). From ``GRAIN_SIZE`` on: the stable order (fbgemm's radix sort).
     """
     keys = np.asarray(keys).reshape(-1)
-    n = keys.size
-    if n >= GRAIN_SIZE:
+    if keys.size >= GRAIN_SIZE:
         return np.argsort(keys, kind="stable")
+    return introsort_order(keys)
+
+
+def introsort_order(keys) -> np.ndarray:
+    """The permutation libstdc++'s ``std::sort`` leaves a 1-d array of keys in (int64), equal
+    keys compared by ``<`` only: ``__introsort_loop`` (median-of-three quicksort down to runs of
+    ``_THRESHOLD``, heapsort below the depth limit) then ``__final_insertion_sort``."""
+    keys = np.asarray(keys).reshape(-1)
+    n = keys.size
     k = keys.tolist()
     p = list(range(n))
 

@@ -1,9 +1,12 @@
 """Order statistics: ``sort``, ``topk``, ``kthvalue``, ``median`` (``argsort`` is ``sort``'s
 indices, as in PyTorch).
 
-Ordering as PyTorch CPU: NaN sorts above +inf, ``-0.0 == 0.0``; ``sort`` keeps equal elements
-in their input order (PyTorch's CPU sort is stable whether or not ``stable=True`` is asked), in
-ascending and descending order alike. ``topk``/``kthvalue``/``median`` pick among ties by
+Ordering as PyTorch CPU: NaN sorts above +inf, ``-0.0 == 0.0``. ``sort(stable=True)`` keeps
+equal elements in their input order. The default ``sort`` (``stable=False``) is libstdc++'s
+``std::sort`` per slice, as ATen's CPU kernel: stable up to 16 elements (insertion sort) and for a
+1-d integer ascending sort of ``GRAIN_SIZE`` elements or more (fbgemm's radix sort); otherwise
+equal elements come out in the order the introsort leaves them, replayed by
+``_std_sort.introsort_order`` (a Python loop, run only on slices that have ties). ``topk``/``kthvalue``/``median`` pick among ties by
 PyTorch's partial sort (``std::nth_element``), whose choice of index is not specified; here it
 is the first in input order (values are the same either way).
 
@@ -20,6 +23,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
+from ._std_sort import GRAIN_SIZE, _THRESHOLD, introsort_order
 from ._util import wrap_dim
 from .reduce import _Ret, _evenly, _select_back
 
@@ -73,6 +77,36 @@ def order(a, axis, descending):
     return np.lexsort(keys, axis=axis)
 
 
+def unstable_order(a, axis, descending):
+    """The indices PyTorch's CPU ``sort(stable=False)`` returns: ``order``'s stable result
+    where ``std::sort`` keeps ties in input order (see the module docstring), else the
+    introsort replayed, per slice along ``axis``, on each element's rank among the slice's
+    distinct values (equal values, NaNs with each other, share a rank; ranks follow the sort
+    direction, so ``<`` on ranks is ATen's comparator)."""
+    idx = order(a, axis, descending)
+    n = a.shape[axis]
+    radix = a.ndim == 1 and n >= GRAIN_SIZE and a.dtype.kind in "iu" and not descending
+    if n <= _THRESHOLD or radix:
+        return idx
+    s = np.take_along_axis(a, idx, axis=axis)
+    if s.dtype.kind == "f" or s.dtype.name == "bfloat16":
+        s = s.astype(np.float64)
+    s = np.moveaxis(s, axis, -1)
+    same = (s[..., 1:] == s[..., :-1]) | (np.isnan(s[..., 1:]) & np.isnan(s[..., :-1])) \
+        if s.dtype.kind == "f" else s[..., 1:] == s[..., :-1]
+    if not same.any():
+        return idx
+    rank_sorted = np.concatenate([np.zeros(same.shape[:-1] + (1,), np.int64),
+                                  np.cumsum(~same, axis=-1)], axis=-1)
+    idx_last = np.moveaxis(idx, axis, -1)
+    rank = np.empty_like(rank_sorted)
+    np.put_along_axis(rank, idx_last, rank_sorted, axis=-1)
+    out = idx_last.copy()
+    for pos in zip(*np.nonzero(same.any(axis=-1))) if same.ndim > 1 else [()]:
+        out[pos] = introsort_order(rank[pos])
+    return np.moveaxis(out, -1, axis)
+
+
 def scatter_back(grad, indices, dim, in_shape):
     """``zeros(in_shape).scatter(dim, indices, grad)`` (``value_selecting_reduction_backward``
     with keepdim) as one ``index_put`` with a full index tuple."""
@@ -113,8 +147,10 @@ class _Scattered(Function):
 
 
 class Sort(_Scattered):
-    """``sort(input, dim=-1, descending=False)`` -> ``(values, indices)`` (``torch.sort``; the
-    sort is always stable, so ``sort.stable`` is the same kernel). ``SortBackward0``.
+    """``sort(input, dim=-1, descending=False, stable=False)`` -> ``(values, indices)``
+    (``torch.sort``): ``stable=False`` leaves ties in ``std::sort``'s order (the module
+    docstring), ``stable=True`` in input order. ``SortBackward0`` (``SortBackward1`` for
+    ``sort.stable``).
 
     Raises:
         IndexError: ``dim`` out of range.
@@ -123,14 +159,15 @@ class Sort(_Scattered):
     _backward_name = "SortBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim=-1, descending=False):
+    def forward(ctx, input, dim=-1, descending=False, stable=False):
         _check(input, "sort")
         d = wrap_dim(dim, input.ndim)
         if input.ndim == 0:
             vals, ind = Tensor._make(input._data.copy(), input.dtype), \
                 Tensor._make(np.zeros((), np.int64), _dt.int64)
         else:
-            vals, ind = _take(input, order(input._data, d, descending), d)
+            pick = order if stable else unstable_order
+            vals, ind = _take(input, pick(input._data, d, descending), d)
         return _Scattered.finish(ctx, input, d, vals, ind)
 
 
@@ -295,7 +332,7 @@ def sort(input, dim=-1, descending=False):
 def sort_stable(input, stable, dim=-1, descending=False):
     """``sort(input, *, stable, dim=-1, descending=False)`` (aten ``sort.stable``,
     ``SortBackward1``); see ``Sort``."""
-    out = _SortStable.apply(input, dim, descending)
+    out = _SortStable.apply(input, dim, descending, bool(stable))
     return sort_ret(out[0], out[1])
 
 

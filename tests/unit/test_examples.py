@@ -166,3 +166,13 @@ def test_train_char_gpt_matches_torch_and_samples():
     assert "unigram baseline" in out and "sample:" in out
     diff = float(out.split("fp32 expected < 1e-5): ")[1].split()[0])
     assert diff < 1e-5
+
+
+def test_draw_graph_writes_the_lecture_and_checkpoint_graphs(tmp_path):
+    out = run("examples/draw_graph.py", "--out", str(tmp_path))
+    lecture = (tmp_path / "lecture.dot").read_text()
+    for name in ("SumBackward0", "AddBackward0", "MulBackward0", 'label="w\\l(2) float32'):
+        assert name in lecture
+    ckpt = (tmp_path / "checkpoint.dot").read_text()
+    assert ckpt.count("packed by hooks") == 5 and "GeluBackward0" in ckpt
+    assert "--- lecture: 8 edges" in out

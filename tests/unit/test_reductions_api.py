@@ -152,6 +152,31 @@ def test_sort_ties_nan_and_signed_zeros():
         assert np.array_equal(np.asarray(m.values.tolist()), t.values.numpy(), equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int64"])
+def test_unstable_sort_leaves_ties_where_torchs_std_sort_does(dtype):
+    # past 16 elements PyTorch's CPU sort (stable=False) is libstdc++'s introsort: ties come
+    # out of input order, and the gradient goes to the positions its indices name
+    rng = np.random.default_rng(0)
+    x = torch.tensor(rng.integers(0, 4, (3, 41))).to(getattr(torch, dtype))
+    if x.is_floating_point():
+        x[0, ::7] = math.nan
+        x[1, ::5] = -0.0
+    mx = from_torch(x)
+    for dim in (1, 0):
+        for kw in ({}, {"descending": True}, {"stable": False}, {"stable": True}):
+            t, m = torch.sort(x, dim=dim, **kw), mg.sort(mx, dim=dim, **kw)
+            assert m.indices.tolist() == t.indices.tolist(), (dim, kw)
+    assert mg.argsort(mx[1]).tolist() == torch.argsort(x[1]).tolist()
+    assert mg.argsort(mx[1]).tolist() != sorted(range(41), key=lambda i: x[1, i].item())
+    if x.is_floating_point():
+        w = torch.linspace(0, 1, 41, dtype=x.dtype)
+        t = x.detach().requires_grad_()
+        (torch.sort(t, dim=1).values * w).sum().backward()
+        m = mx.detach().requires_grad_()
+        (mg.sort(m, dim=1).values * from_torch(w)).sum().backward()
+        assert m.grad.tolist() == t.grad.tolist()
+
+
 def test_double_backward_var_logsumexp_cumprod():
     t = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.0, 3.0]], dtype=torch.float64,
                      requires_grad=True)
