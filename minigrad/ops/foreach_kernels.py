@@ -196,7 +196,9 @@ def _fma_chunk(dst, x, y, c, sc):
 
 
 def _chunked(out, fn, *inputs):
-    """Run ``fn(out_chunk, *input_chunks, scratch)`` over CHUNK-sized pieces of flat views."""
+    """Run ``fn(out_chunk, *input_chunks, scratch)`` over CHUNK-sized pieces of flat views (a
+    tensor of at most CHUNK elements is one piece: its arrays as they are, scratch in its
+    shape). Inputs are arrays of ``out``'s shape (or broadcast to it) and scalars."""
     n = out.size
     s64a, s64b, t = _scratch()
     if n <= CHUNK:      # one chunk: the arrays as they are (any layout), scratch shaped as out
