@@ -46,6 +46,10 @@ class _State(threading.local):
 
 _state = _State()
 _dev_state = _device.state
+# [modes pushed in all threads together]: while 0, no thread has a mode and ``dispatch`` skips
+# the (slower) thread-local read of its mode stack
+_MODES_PUSHED = [0]
+_PUSH_LOCK = threading.Lock()
 
 
 def register_op(name: str, fn=None):
@@ -151,15 +155,14 @@ def dispatch(op_name: str, *args, **kwargs):
         if r is not None:
             op_name, args, kwargs = r(args, kwargs)
             f = _CALL[op_name]
-    st = _state
-    modes = st.modes
-    if not modes:
+    if not _MODES_PUSHED[0] or not _state.modes:      # no mode: the op itself
         if f is None:
             get_op(op_name)
         if _dev_state.cuda_seen:        # see minigrad.devices: which device the op runs on
             return _device.run_on_device(op_name, f, args, kwargs)
         return f(*args, **kwargs)
-    n = len(modes) if st.limit is None else st.limit
+    st = _state
+    n = len(st.modes) if st.limit is None else st.limit
     return _run_modes(op_name, args, kwargs, n)
 
 
@@ -187,7 +190,9 @@ def _run_modes(op_name, args, kwargs, n):
 
 def push_mode(mode) -> None:
     """Push ``mode`` on this thread's mode stack (innermost)."""
-    _state.modes.append(mode)
+    with _PUSH_LOCK:
+        _state.modes.append(mode)
+        _MODES_PUSHED[0] += 1
 
 
 def pop_mode(mode=None):
@@ -199,7 +204,9 @@ def pop_mode(mode=None):
     modes = _state.modes
     if not modes or (mode is not None and modes[-1] is not mode):
         raise RuntimeError(f"pop_mode: {mode!r} is not the innermost dispatch mode")
-    return modes.pop()
+    with _PUSH_LOCK:
+        _MODES_PUSHED[0] -= 1
+        return modes.pop()
 
 
 def current_modes() -> tuple:

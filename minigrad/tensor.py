@@ -37,6 +37,7 @@ class Size(tuple):
 
 
 _ND = np.ndarray
+_new = object.__new__
 
 
 class Tensor(TensorOpsMixin, StorageMixin):
@@ -94,7 +95,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """
         if type(arr) is not _ND:
             arr = np.asarray(arr)
-        t = object.__new__(cls)
+        t = _new(cls)
         t._data = arr
         t.dtype = _dt.from_numpy(arr.dtype) if dtype is None else dtype
         t._requires_grad = requires_grad

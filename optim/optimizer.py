@@ -17,19 +17,22 @@ import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
+from types import MappingProxyType
 
-import numpy as np
 
 from minigrad import dtypes as _dt
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.nn._state import _is_torch_tensor
 from minigrad.nn.module import zero_grads_
+from minigrad import numerics as _nx
 from minigrad.profiler.record_function import record_function
+from minigrad.profiler.recorder import current as _profiling
 from minigrad.testing import from_torch
 from minigrad.tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
 
+_EMPTY = MappingProxyType({})     # the state of a parameter not stepped yet (read only)
 
 
 def _typename(obj) -> str:
@@ -77,22 +80,29 @@ def _wrap_step(step):
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        if _profiling() is None:        # no profiler records on this thread: no range
+            return _hooked_step(step, self, args, kwargs)
         # the profiler's range, named as PyTorch's profile_hook_step names it
         with record_function(f"Optimizer.step#{type(self).__name__}.step"):
-            for hook in list(self._optimizer_step_pre_hooks.values()):
-                res = hook(self, args, kwargs)
-                if res is not None:
-                    if not (isinstance(res, tuple) and len(res) == 2):
-                        raise RuntimeError("optimizer step pre hook must return None or a tuple "
-                                           f"of (new_args, new_kwargs), but got {res}.")
-                    args, kwargs = res
-            out = step(self, *args, **kwargs)
-            for hook in list(self._optimizer_step_post_hooks.values()):
-                hook(self, args, kwargs)
-            return out
+            return _hooked_step(step, self, args, kwargs)
 
     wrapper._optim_hooked = True
     return wrapper
+
+
+def _hooked_step(step, self, args, kwargs):
+    """``step`` between the optimizer's step pre-hooks and post-hooks."""
+    for hook in list(self._optimizer_step_pre_hooks.values()):
+        res = hook(self, args, kwargs)
+        if res is not None:
+            if not (isinstance(res, tuple) and len(res) == 2):
+                raise RuntimeError("optimizer step pre hook must return None or a tuple "
+                                   f"of (new_args, new_kwargs), but got {res}.")
+            args, kwargs = res
+    out = step(self, *args, **kwargs)
+    for hook in list(self._optimizer_step_post_hooks.values()):
+        hook(self, args, kwargs)
+    return out
 
 
 class Optimizer:
@@ -249,9 +259,13 @@ class Optimizer:
         before touching anything, then ``_update_group(group, params)`` each group."""
         loss = self._closure_loss(closure)
         work = [(g, self._params_with_grad(g)) for g in self.param_groups]
-        with self._no_grad(), np.errstate(all="ignore"):
-            for group, params in work:
-                self._update_group(group, params)
+        with self._no_grad():
+            token = _nx.quiet()         # np.errstate(all="ignore"), as two C calls
+            try:
+                for group, params in work:
+                    self._update_group(group, params)
+            finally:
+                _nx.unquiet(token)
         return loss
 
     def _closure_loss(self, closure):
@@ -271,6 +285,8 @@ class Optimizer:
                 state tensor whose shape differs from its parameter's.
         """
         out = []
+        fused = group.get("fused")
+        state = self.state
         for p in group["params"]:
             g = p.grad
             if g is None:
@@ -278,7 +294,8 @@ class Optimizer:
             if not isinstance(g, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(g).__name__}")
-            if g.shape != p.shape:
+            shape = p._data.shape
+            if g._data.shape != shape:
                 raise RuntimeError(f"attempting to step with a gradient of size "
                                    f"'{list(g.shape)}' for a parameter of size "
                                    f"'{list(p.shape)}'. Please ensure that the gradient and the "
@@ -287,16 +304,16 @@ class Optimizer:
                 raise RuntimeError(f"attempting to step with a gradient of dtype {g.dtype} for a "
                                    f"parameter of dtype {p.dtype}. The gradient must match the "
                                    "tensor's dtype")
-            if group.get("fused") and not p.dtype.is_floating_point:
+            if fused and not p.dtype.is_floating_point:
                 raise RuntimeError("`fused=True` requires all the params to be floating point "
                                    "Tensors of supported devices: ['mps', 'cuda', 'xpu', 'hpu', "
                                    f"'cpu', 'mtia', 'privateuseone'] but {p.dtype} and cpu")
             if not p.dtype.is_floating_point:
                 raise RuntimeError(f"optimizers can only update floating point parameters, got "
                                    f"{p.dtype}")
-            for key, v in self.state.get(p, {}).items():
+            for key, v in state.get(p, _EMPTY).items():
                 if isinstance(v, Tensor) and key not in self._scalar_state and \
-                        v.shape != p.shape:
+                        v._data.shape != shape:
                     raise RuntimeError(f"optimizer state '{key}' has size {list(v.shape)} but "
                                        f"its parameter has size {list(p.shape)}")
             out.append(p)
@@ -448,7 +465,7 @@ class Optimizer:
         groups: dict = {}
         for i, p in enumerate(params):
             wide = p.dtype.itemsize >= 4
-            groups.setdefault((p.dtype, p.device) if wide else i, []).append(i)
+            groups.setdefault((p.dtype, p._device) if wide else i, []).append(i)
         return list(groups.values())
 
     _no_grad = no_grad

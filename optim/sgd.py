@@ -6,8 +6,10 @@ chooses on CPU:
 - default (``foreach=None``/``False``, ``fused=None``/``False``): PyTorch's for-loop
   (``_single_tensor_sgd``), one parameter at a time, as the ``_foreach_*`` ops on one-tensor
   lists (on CPU those kernels are a loop of the per-tensor kernels ``add_``/``mul_``..., same
-  bits; ``mul_(number)`` is ``_foreach_mul_`` with the number as a 0-dim tensor, the overload
-  that leaves it unrounded; a mode sees ``_foreach_add_`` where PyTorch's sees ``add_``: a
+  bits; ``mul_(number)`` on 16-bit tensors is ``_foreach_mul_`` with the number as a 0-dim
+  tensor, the overload that leaves it unrounded, on fp32/fp64 tensors the Scalar overload, which
+  rounds nothing there either; the one-tensor lists are joined into one list per fp32/fp64
+  dtype, see ``Optimizer._for_loop_chunks``; a mode sees ``_foreach_add_`` where PyTorch's sees ``add_``: a
   deliberate difference). Bit-exact in fp32/fp64/fp16/bf16.
 - ``foreach=True``: ``_multi_tensor_sgd``, the ops over all same-dtype params at once.
   Bit-exact with PyTorch's foreach, which differs from its for-loop in 16-bit: the in-place
@@ -128,7 +130,9 @@ class SGD(Optimizer):
                   nesterov=group["nesterov"], maximize=group["maximize"])
         momentum = hp["momentum"]
         grads = [p.grad for p in params]
-        bufs = [self.state[p].get("momentum_buffer") if momentum != 0 else None for p in params]
+        states = [self.state[p] for p in params] if momentum != 0 else None
+        bufs = [st.get("momentum_buffer") for st in states] if momentum != 0 else \
+            [None] * len(params)
         how = self._implementation(group, params)
         if how == "fused":
             _fused_sgd(params, grads, bufs, grad_scale=getattr(self, "grad_scale", None),
@@ -148,16 +152,17 @@ class SGD(Optimizer):
                 for i, b in zip(idx, sub):
                     bufs[i] = b
         if momentum != 0:
-            for p, b in zip(params, bufs):
-                self.state[p]["momentum_buffer"] = b
+            for st, b in zip(states, bufs):
+                st["momentum_buffer"] = b
 
 
 def _mul_(tensors, value, for_loop):
-    """``t.mul_(value)`` of every tensor: in the for-loop ``_foreach_mul_`` with ``value`` as a
-    0-dim float64 tensor, which is what ``Tensor.mul_(number)`` runs in PyTorch (the number is
-    wrapped, ``aten::mul_.Tensor``, and used unrounded); else ``_foreach_mul_`` with the number,
-    which rounds it to a 16-bit dtype first, as torch's does."""
-    if for_loop:
+    """``t.mul_(value)`` of every tensor: in the for-loop on 16-bit tensors ``_foreach_mul_``
+    with ``value`` as a 0-dim float64 tensor, which is what ``Tensor.mul_(number)`` runs in
+    PyTorch (the number is wrapped, ``aten::mul_.Tensor``, and used unrounded); else
+    ``_foreach_mul_`` with the number, which rounds it to a 16-bit dtype first, as torch's does
+    (for fp32/fp64 tensors the two overloads give the same bits: nothing is rounded first)."""
+    if for_loop and tensors[0].dtype.itemsize < 4:
         dispatch("_foreach_mul_", tensors, dispatch("full", (), value, dtype=_dt.float64))
     else:
         dispatch("_foreach_mul_", tensors, value)

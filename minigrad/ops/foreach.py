@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import numerics as _nx
 from ..autograd.grad_mode import _grad_state
 from ..dispatch import _CALL, register_op
 from ..tensor import Tensor
@@ -35,8 +36,15 @@ _NUMBER = (bool, int, float, np.number, np.bool_)
 
 
 # ---------------------------------------------------------------------- argument checks
+def _all_tensors(xs):
+    for t in xs:
+        if not isinstance(t, Tensor):
+            return False
+    return True
+
+
 def _tensors(op, xs, what="self"):
-    if not isinstance(xs, (list, tuple)) or not all(isinstance(t, Tensor) for t in xs):
+    if not isinstance(xs, (list, tuple)) or not _all_tensors(xs):
         raise TypeError(f"{op}(): argument '{what}' must be a list of Tensors, not "
                         f"{type(xs).__name__}")
     if len(xs) == 0:
@@ -57,7 +65,7 @@ def _kind(op, x):
     if isinstance(x, _NUMBER):
         return "Scalar"
     if isinstance(x, (list, tuple)):
-        if x and all(isinstance(v, Tensor) for v in x):
+        if x and _all_tensors(x):
             return "List"
         if all(isinstance(v, _NUMBER) for v in x):
             return "ScalarList"
@@ -91,8 +99,6 @@ def _check_dtypes(op, selfs, *lists):
 
 
 def _check_grad(op, tensors, inplace):
-    if not _grad_state.enabled:
-        return
     for t in tensors:
         if t._requires_grad:
             if inplace and t.grad_fn is None:
@@ -132,23 +138,29 @@ def _results(arrays, selfs):
 
 
 def _apply(op, selfs, inplace, fn, *per_tensor):
-    """Run ``fn(a, *args, out=...)`` for every tensor of ``selfs`` (args taken per index);
-    IEEE exceptions (overflow, invalid) give inf/NaN silently, as in PyTorch."""
-    with np.errstate(all="ignore"):
-        return _apply_quiet(op, selfs, inplace, fn, *per_tensor)
+    """Run ``fn(a, *args, out=...)`` for every tensor of ``selfs`` (args taken per index:
+    each of ``per_tensor`` is a list as long as ``selfs``); IEEE exceptions (overflow,
+    invalid) give inf/NaN silently, as in PyTorch."""
+    token = _nx.quiet()         # np.errstate(all="ignore"), as two C calls
+    try:
+        return _apply_quiet(op, selfs, inplace, fn, zip(selfs, *per_tensor))
+    finally:
+        _nx.unquiet(token)
 
 
-def _apply_quiet(op, selfs, inplace, fn, *per_tensor):
+def _apply_quiet(op, selfs, inplace, fn, rows):
     if inplace:
-        for i, t in enumerate(selfs):
+        for t, *args in rows:
+            a = t._data
             try:
-                fn(t._data, *[a[i] for a in per_tensor], out=t._data)
+                fn(a, *args, out=a)
             except ValueError as e:
                 raise RuntimeError(f"{op}: cannot write into this tensor ({e})") from None
         return _written(selfs)
     outs = []
-    for i, t in enumerate(selfs):
-        outs.append(fn(t._data, *[a[i] for a in per_tensor], out=K.new_out(t._data)))
+    for t, *args in rows:
+        a = t._data
+        outs.append(fn(a, *args, out=K.new_out(a)))
     return _results(outs, selfs)
 
 
@@ -158,9 +170,11 @@ def _prepare(op, self, inplace, *lists):
         _tensors(op, lst, "other")
         _same_len(selfs, lst)
         for d, s in zip(selfs, lst):
-            _check_shape(d, s)
+            if s._data.shape != d._data.shape:
+                _check_shape(d, s)
     _check_dtypes(op, selfs, *lists)
-    _check_grad(op, [t for lst in (selfs,) + lists for t in lst], inplace)
+    if _grad_state.enabled:
+        _check_grad(op, [t for lst in (selfs,) + lists for t in lst], inplace)
     return selfs
 
 
@@ -169,8 +183,8 @@ def _add(op, inplace, self, other, alpha):
     kind = _kind(op, other)
     if kind == "List":
         selfs = _prepare(op, self, inplace, other)
-        return _apply(op, selfs, inplace, lambda a, b, out: K.add(a, b, alpha, out=out),
-                      [_arr(o, s) for o, s in zip(other, selfs)])
+        return _apply(op, selfs, inplace, K.add, [_arr(o, s) for o, s in zip(other, selfs)],
+                      [alpha] * len(selfs))
     selfs = _prepare(op, self, inplace)
     if kind == "Tensor":
         value = _scalar_tensor(other) * alpha

@@ -144,14 +144,18 @@ def _scratch():
 def _fast(out, *inputs) -> bool:
     """True when the fp32 fast path may write ``out`` chunk by chunk: all arrays fp32, ``out``
     C-contiguous and writeable, no input overlapping ``out`` unless it is ``out`` itself."""
-    if not FAST_FP32 or not numerics.HAS_FMA or out is None or out.dtype != _F32 \
-            or not out.flags.c_contiguous or not out.flags.writeable:
+    if not FAST_FP32 or not numerics.HAS_FMA or out is None or out.dtype != _F32:
+        return False
+    flags = out.flags
+    if not flags.c_contiguous or not flags.writeable:
         return False
     for x in inputs:
-        if isinstance(x, np.ndarray):
+        if type(x) is np.ndarray or isinstance(x, np.ndarray):
             if x.dtype != _F32:
                 return False
-            if x is not out and np.may_share_memory(x, out):
+            # two arrays that own their memory (no base) cannot overlap: no bounds to compare
+            if x is not out and (x.base is not None or out.base is not None) and \
+                    np.may_share_memory(x, out):
                 return False
     return True
 
@@ -171,55 +175,60 @@ def new_out(a):
     return None
 
 
-def _fma_chunk(dst, x, y, c, s, s2):
-    """dst = fp32(float64 x*y + c) for one chunk; x, y arrays or fp32 scalars; dst may be c."""
+def _fma_chunk(dst, x, y, c, sc):
+    """dst = fp32(float64 x*y + c) for one chunk; x, y arrays or fp32 scalars; dst may be c;
+    ``sc`` the chunk's scratch. (``s[...] = x`` is ``np.copyto(s, x)`` without the
+    array-function dispatch.)"""
+    s, s2 = sc[0], sc[1]
     if isinstance(x, np.ndarray):
-        np.copyto(s, x)
+        s[...] = x
         if isinstance(y, np.ndarray):
-            np.copyto(s2, y)
+            s2[...] = y
             np.multiply(s, s2, out=s)
         else:
             np.multiply(s, _F64.type(y), out=s)
     else:
-        np.copyto(s, y)
+        s[...] = y
         np.multiply(_F64.type(x), s, out=s)
-    np.copyto(s2, c)
+    s2[...] = c
     np.add(s, s2, out=s)
-    np.copyto(dst, s, casting="same_kind")
+    dst[...] = s
 
 
 def _chunked(out, fn, *inputs):
-    """Run ``fn(out_chunk, *input_chunks, scratch)`` over CHUNK-sized pieces of flat views."""
+    """Run ``fn(out_chunk, *input_chunks, scratch)`` over CHUNK-sized pieces of flat views (a
+    tensor of at most CHUNK elements is one piece: its arrays as they are, scratch in its
+    shape). Inputs are arrays of ``out``'s shape (or broadcast to it) and scalars."""
     n = out.size
+    s64a, s64b, t = _scratch()
+    if n <= CHUNK:      # one chunk: the arrays as they are (any layout), scratch shaped as out
+        shape = out.shape
+        fn(out, *inputs, (s64a[:n].reshape(shape), s64b[:n].reshape(shape), t[:n].reshape(shape)))
+        return out
     of = out.reshape(n)
     flats = [_flat(x, n) for x in inputs]
-    s64a, s64b, t = _scratch()
-    if n <= CHUNK:      # one chunk: the whole (flat) arrays
-        fn(of, *flats, (s64a[:n], s64b[:n], t[:n]))
-        return out
+    arrays = [isinstance(x, np.ndarray) for x in flats]
     for i in range(0, n, CHUNK):
         j = min(i + CHUNK, n)
         k = j - i
-        fn(of[i:j], *[x[i:j] if isinstance(x, np.ndarray) else x for x in flats],
-           (s64a[:k], s64b[:k], t[:k]))
+        chunk = []          # a loop, not a list comprehension: cheaper in CPython 3.11
+        for x, arr in zip(flats, arrays):
+            chunk.append(x[i:j] if arr else x)
+        fn(of[i:j], *chunk, (s64a[:k], s64b[:k], t[:k]))
     return out
-
-
-def _add_chunk(o, a, b, al, sc):
-    _fma_chunk(o, b, al, a, sc[0], sc[1])
 
 
 def _lerp_chunk(o, a, b, w, sc):
     d = np.subtract(b, a, out=sc[2])
     if abs(w) < 0.5:
-        _fma_chunk(o, w, d, a, sc[0], sc[1])
+        _fma_chunk(o, w, d, a, sc)
     else:
-        _fma_chunk(o, -(_F32.type(1) - w), d, b, sc[0], sc[1])
+        _fma_chunk(o, -(_F32.type(1) - w), d, b, sc)
 
 
 def _addcmul_chunk(o, a, b, c, v, sc):
     vb = np.multiply(v, b, out=sc[2])
-    _fma_chunk(o, vb, c, a, sc[0], sc[1])
+    _fma_chunk(o, vb, c, a, sc)
 
 
 def _addcdiv_chunk(o, a, b, c, v, sc):
@@ -236,13 +245,14 @@ def neg(a, out=None):
 
 def add(a, b, alpha=1.0, out=None):
     """``a.add(b, alpha=alpha)``: R(fma(b, alpha', a)); alpha rounded to 16-bit storage first."""
+    if _fast(out, a, b) and a.shape == out.shape:     # fp32: alpha' is fp32(alpha)
+        al = _F32.type(alpha)
+        if al == 1:
+            return np.add(a, b, out=out)
+        return _chunked(out, _fma_chunk, b, al, a)      # fma(b, alpha', a)
     npd = a.dtype
     cd = opmath_np(npd)
     al = _scalar(alpha, npd, True)
-    if _fast(out, a, b) and a.shape == out.shape:
-        if al == 1:
-            return np.add(a, b, out=out)
-        return _chunked(out, _add_chunk, a, b, al)
     a32, b32 = _up(a, cd), _up(b, cd)
     if al == 1:
         return _store(a32 + b32, npd, out)

@@ -291,7 +291,10 @@ class Kernel(Function):
         op = (cls._op_name or cls.__name__.lower()).split(".")[0]
         out = cls.rule.run(cls.kernel, args[:n], args[n:], kwargs, op)
         if cls._save_idx:
-            ctx.save_for_backward(*[out if i < 0 else args[i] for i in cls._save_idx])
+            saved = []      # a loop, not a list comprehension: cheaper in CPython 3.11
+            for i in cls._save_idx:
+                saved.append(out if i < 0 else args[i])
+            ctx.save_for_backward(*saved)
         for k, i in cls._keep_idx:
             setattr(ctx, k, args[i] if i < len(args) else kwargs.get(k))
         return out
