@@ -25,6 +25,7 @@ from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.nn._state import _is_torch_tensor
 from minigrad.nn.module import zero_grads_
 from minigrad import numerics as _nx
+from minigrad.profiler.record_function import observers as _range_observers
 from minigrad.profiler.record_function import record_function
 from minigrad.profiler.recorder import current as _profiling
 from minigrad.testing import from_torch
@@ -80,7 +81,7 @@ def _wrap_step(step):
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        if _profiling() is None:        # no profiler records on this thread: no range
+        if _profiling() is None and not _range_observers:   # nobody reads the range: skip it
             return _hooked_step(step, self, args, kwargs)
         # the profiler's range, named as PyTorch's profile_hook_step names it
         with record_function(f"Optimizer.step#{type(self).__name__}.step"):

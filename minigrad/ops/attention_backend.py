@@ -40,9 +40,11 @@ def _causal_mask(L, S, dtype, device):
 def _safe_softmax(x, dim):
     """Softmax whose rows that are entirely -inf give 0 instead of NaN (ATen's
     ``_safe_softmax``), from dispatched ops."""
-    out = dispatch("softmax", x, dim)
     dead = dispatch("all", dispatch("eq", x, _NEG_INF), dim, keepdim=True)
-    return dispatch("masked_fill", out, dead, 0.0)
+    # a dead row is softmaxed as zeros (finite), then zeroed: its gradient is 0, as ATen's
+    # _safe_softmax backward (softmax_backward on the zeroed output), not NaN
+    live = dispatch("masked_fill", x, dead, 0.0)
+    return dispatch("masked_fill", dispatch("softmax", live, dim), dead, 0.0)
 
 
 def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, generator=None):

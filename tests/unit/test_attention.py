@@ -233,3 +233,18 @@ def test_mha_canonicalises_masks_like_torch():
     assert texts[0] == texts[1] and len(texts[0]) == 1
     assert "mismatched key_padding_mask and attn_mask" in texts[0][0]
     np.testing.assert_allclose(_np(outs[1]), _np(outs[0]), rtol=1e-5, atol=1e-6)
+
+
+def test_fully_masked_row_has_zero_output_and_gradients_as_torch():
+    # a CI draw found it: the math path's all-masked row gave NaN gradients (torch: 0)
+    outs = []
+    for lib in (torch, mg):
+        q = lib.zeros(1, 1, 1, 2, requires_grad=True)
+        k = lib.ones(1, 1, 2, 2, requires_grad=True)
+        v = lib.ones(1, 1, 2, 3, requires_grad=True)
+        o = lib.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=lib.zeros(1, 2, dtype=lib.bool))
+        o.sum().backward()
+        outs.append([np.asarray(t.detach().tolist()) for t in (o, q.grad, k.grad, v.grad)])
+    for a, b in zip(*outs):
+        assert np.array_equal(a, b)
