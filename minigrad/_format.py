@@ -55,7 +55,8 @@ def format_tensor(t) -> str:
         extras.append(f"device='{t._device}'")
     if t.numel() == 0 and t.ndim != 1:
         extras.append(f"size={tuple(t.shape)}")
-    if t.dtype is not _dt.get_default_dtype() and t.dtype not in _DEFAULT_SHOWN:
+    if t.dtype is not _dt.get_default_dtype() and (t.dtype not in _DEFAULT_SHOWN or
+                                                   t.numel() == 0):   # torch: empty shows it
         extras.append(f"dtype={t.dtype!r}")
     if t.grad_fn is not None:
         extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")

@@ -324,7 +324,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
                                "you want to use a computed variable in a subgraph that doesn't "
                                "require differentiation use var_no_grad = var.detach().")
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         if requires_grad and self._inference and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")

@@ -11,6 +11,8 @@ the names an op declares for what it saves.
 """
 from __future__ import annotations
 
+import re
+
 import threading
 import weakref
 
@@ -59,6 +61,12 @@ def _current_hooks():
     return st.stack[-1] if st.stack else None
 
 
+def _op_name(node) -> str:
+    """A node's name as PyTorch's version-counter error prints it: without ``Backward<N>``
+    (``SigmoidBackward0`` -> ``Sigmoid``)."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
 class SavedTensor:
     """A tensor saved for backward: keeps the array and the version it was saved at.
 
@@ -97,10 +105,10 @@ class SavedTensor:
             if t is not None:
                 shape, dt = list(t._data.shape), t.dtype
                 made_by = "" if t.grad_fn is None else \
-                    f", which is output {t._output_nr} of {t.grad_fn.name()},"
+                    f", which is output {t._output_nr} of {_op_name(t.grad_fn)},"
             else:
                 shape, dt = list(self.data.shape), self.dtype
-                made_by = f", which is output {self.output_nr} of {node.name()},"
+                made_by = f", which is output {self.output_nr} of {_op_name(node)},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{legacy_type_name(dt)} {shape}]{made_by} is at version "

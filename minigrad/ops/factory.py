@@ -95,6 +95,39 @@ def _infer_dtype(data):
     return out if out is not None else _dt.get_default_dtype()
 
 
+def _ragged_error(data) -> Exception:
+    """PyTorch's error for a ragged nested list: the sizes come from the first element at each
+    depth; the first sequence (in order) whose length differs is named with its dim (ValueError),
+    a number where a sequence should be is "not a sequence" (TypeError), and a sequence where a
+    number should be is the number conversion's TypeError."""
+    shape, x = [], data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    integral = isinstance(x, (bool, int, np.integer))
+
+    def walk(x, dim):
+        if dim == len(shape):
+            if not isinstance(x, (list, tuple)):
+                return None
+            return TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer"
+                             if integral else f"must be real number, not {type(x).__name__}")
+        if not isinstance(x, (list, tuple)):
+            return TypeError("not a sequence")
+        if len(x) != shape[dim]:
+            return ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                              f"(got {len(x)})")
+        for y in x:
+            err = walk(y, dim + 1)
+            if err is not None:
+                return err
+        return None
+
+    return walk(data, 0) or ValueError("tensor(): the nested sequences are ragged")
+
+
 def _check_int_range(data, dt):
     """PyTorch's checks of Python ints given for an integer dtype.
 
@@ -192,8 +225,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     except ValueError as e:
         if "one element" in str(e):
             raise
-        raise ValueError("tensor(): expected a sequence of equal-length sequences (a ragged "
-                         "nested list cannot become a tensor)") from None
+        raise _ragged_error(data) from None
     if arr.dtype == object:
         if all(isinstance(v, int) for v in arr.reshape(-1)):
             raise ValueError("Overflow when unpacking long long")

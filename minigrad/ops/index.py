@@ -102,6 +102,9 @@ def _normalize(index, shape):
                      and not isinstance(c, bool))
     ndim = len(shape)
     if n_consumed > ndim:
+        if ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if sum(c is Ellipsis for c in comps) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")

@@ -9,16 +9,7 @@ import threading
 
 import minigrad as mg
 from minigrad import dispatch as D
-from minigrad.dispatch import DispatchMode
-
-
-class _Names(DispatchMode):
-    def __init__(self):
-        self.names = []
-
-    def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
-        self.names.append(op_name)
-        return call_next(args, kwargs)
+from tests.unit.test_random_ops import _Names      # a mode that records op names
 
 
 def test_a_mode_is_seen_in_its_thread_only_and_the_count_returns_to_zero():
