@@ -30,7 +30,7 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "get_
            "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
            "reset_max_memory_cached", "empty_cache", "memory_summary", "memory_stats",
            "memory_stats_as_nested_dict", "reset_accumulated_memory_stats", "mem_get_info",
-           "memory_snapshot", "memory_cached", "max_memory_cached", "OutOfMemoryError",
+           "memory_snapshot", "memory_cached", "max_memory_cached",
            "set_per_process_memory_fraction", "get_per_process_memory_fraction"] + \
     list(_LEGACY_TYPES)
 

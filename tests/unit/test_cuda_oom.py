@@ -166,7 +166,11 @@ def test_out_of_memory_error_class_as_torch():
         [c.__name__ for c in torch.OutOfMemoryError.__mro__]
     assert mg.OutOfMemoryError.__module__ == "minigrad" and \
         torch.OutOfMemoryError.__module__ == "torch"
-    assert "OutOfMemoryError" in mg.__all__ and "OutOfMemoryError" in mg.cuda.__all__
+    # exported as torch's: in torch.__all__; an attribute of torch.cuda, not in its __all__
+    assert ("OutOfMemoryError" in mg.__all__) == ("OutOfMemoryError" in torch.__all__)
+    assert ("OutOfMemoryError" in mg.cuda.__all__) == ("OutOfMemoryError" in torch.cuda.__all__)
+    for name in ("set_per_process_memory_fraction", "get_per_process_memory_fraction"):
+        assert (name in mg.cuda.__all__) == (name in torch.cuda.__all__)
 
 
 def test_format_size_as_pytorch():
