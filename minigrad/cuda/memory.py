@@ -29,8 +29,8 @@ import collections
 from .. import devices as _devices
 from .allocator import OutOfMemoryError, set_total_memory, total_memory
 
-__all__ = ["set_per_process_memory_fraction",
-           "get_per_process_memory_fraction", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+__all__ = ["set_per_process_memory_fraction", "get_per_process_memory_fraction",
+           "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
            "reset_peak_memory_stats", "reset_accumulated_memory_stats", "memory_stats",
            "memory_stats_as_nested_dict", "memory_summary", "empty_cache", "mem_get_info",
            "memory_snapshot", "reset_max_memory_allocated", "reset_max_memory_cached",
