@@ -39,7 +39,8 @@ def chrome_trace(events) -> dict:
                     "args": {"name": f"thread {tid} (python)"}})
     n = 0
     for ev in events:
-        if ev.trace_name is None:          # a top-level [memory] event: an instant below
+        name = getattr(ev, "trace_name", ev.name)
+        if name is None:                   # a top-level [memory] event: an instant below
             continue
         n += 1
         args = {"External id": ev.id + 1}
@@ -51,7 +52,7 @@ def chrome_trace(events) -> dict:
         if ev.stack:
             args["Call stack"] = ";".join(ev.stack)
         out.append({"ph": "X", "cat": "user_annotation" if ev.is_user_annotation else "cpu_op",
-                    "name": ev.trace_name, "pid": pid, "tid": ev.thread,
+                    "name": name, "pid": pid, "tid": ev.thread,
                     "ts": ev.time_range.start, "dur": ev.time_range.elapsed_us(),
                     "args": args})
     tid = meta.get("tid", 0)
