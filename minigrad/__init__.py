@@ -68,6 +68,8 @@ from .numerics import get_num_threads, set_num_threads  # noqa: E402
 
 __version__ = "0.1.0"   # minigrad's own version (setup.cfg), not a PyTorch version
 from . import onnx  # noqa: E402
+# torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): the emulated device's out-of-memory
+from .cuda.allocator import OutOfMemoryError  # noqa: E402
 from . import distributed  # noqa: E402
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
@@ -115,7 +117,7 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
            "distributed", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-           "is_deterministic_algorithms_warn_only_enabled"
+           "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 
