@@ -11,8 +11,11 @@ op (and the optimizers) reads them from this module:
   avx512dq and fma, else AVX2 when it has avx2 and fma, else DEFAULT
   (``torch.backends.cpu.get_cpu_capability()``).
 - ``VECTOR_BYTES``: the width of ATen's ``Vectorized<T>``: 64 bytes with AVX512, 32 otherwise
-  (the DEFAULT build's generic ``Vectorized`` is 32 bytes too). ``lanes(dtype)`` gives
+  (the DEFAULT build's generic ``Vectorized`` is 32 bytes too). ``lanes(dtype, kernel)`` gives
   ``Vectorized<T>::size()``: fp32 16/8, fp64 8/4, fp16/bf16 32/16.
+- ``AVX512_KERNELS`` / ``kernel_capability(kernel)``: on an AVX512 CPU only the kernels ATen
+  registers with ``ALSO_REGISTER_AVX512_DISPATCH`` run their AVX512 build; every other one
+  runs its AVX2 build (32-byte vectors), so the lane width and tails are per kernel.
 - ``HAS_FMA``: ``vec::fmadd`` is one fused rounding (AVX2, AVX512) or two (DEFAULT).
 - ``GRAIN_SIZE``: ``at::internal::GRAIN_SIZE`` (32768), and ``get_num_threads`` /
   ``set_num_threads``: the intra-op thread count (``torch.get_num_threads``), which decides how
@@ -37,7 +40,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["CPU_CAPABILITY", "VECTOR_BYTES", "HAS_FMA", "GRAIN_SIZE", "lanes", "get_num_threads",
+__all__ = ["CPU_CAPABILITY", "VECTOR_BYTES", "HAS_FMA", "GRAIN_SIZE", "AVX512_KERNELS",
+           "kernel_capability", "lanes", "get_num_threads",
            "set_num_threads", "num_threads", "parallel_chunks", "loop_step", "tail_mask",
            "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags", "scalar_add",
            "scalar_mul", "scalar_in", "quiet", "unquiet"]
@@ -80,15 +84,44 @@ ONEDNN_BF16 = {"avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
 ONEDNN_FP16 = bool({"avx512_fp16", "amx_fp16"} & cpu_flags())
 
 
-def lanes(dtype) -> int:
-    """``Vectorized<T>::size()`` for ``dtype`` (a minigrad dtype, NumPy dtype or item size)."""
+# The ATen kernels (named after their ``DispatchStub``, without ``_stub``) that keep an AVX512
+# build: ``ALSO_REGISTER_AVX512_DISPATCH``. A stub registered with plain ``REGISTER_DISPATCH``
+# stores nullptr in its AVX512 slot (DispatchStub.h), so on an AVX512 CPU it runs its AVX2
+# kernel: 32-byte vectors, the AVX2 tails. Only the kernels minigrad emulates a tail or lane
+# width of are listed; each was checked on this AVX512 machine by comparing torch 2.13 natively
+# with ``ATEN_CPU_CAPABILITY=avx2`` on inputs whose scalar tail rounds or compares differently
+# (listed: the tail moves; every other emulated one, e.g. fused Adam/SGD/Adagrad, maximum,
+# minimum, clamp, add, rsqrt, hardtanh_backward, leaky_relu_backward: bit-identical).
+AVX512_KERNELS = frozenset({
+    "pow_tensor_scalar",                   # PowKernel.cpp
+    "sinh", "cosh",                        # UnaryOpsKernel.cpp
+    "hardswish_backward", "elu_backward",  # Activation.cpp
+    "softmax_lastdim", "log_softmax_lastdim", "softmax", "softmax_backward_lastdim",
+    "log_softmax_backward_lastdim",        # SoftMaxKernel.cpp
+})
+
+
+def kernel_capability(kernel=None) -> str:
+    """The capability ATen's ``kernel`` (a name of ``AVX512_KERNELS``, or None for any plain
+    ``REGISTER_DISPATCH`` kernel) runs with here: ``CPU_CAPABILITY``, except AVX2 for a kernel
+    without an AVX512 build on an AVX512 CPU."""
+    if CPU_CAPABILITY == "AVX512" and kernel not in AVX512_KERNELS:
+        return "AVX2"
+    return CPU_CAPABILITY
+
+
+def lanes(dtype, kernel=None) -> int:
+    """``Vectorized<T>::size()`` for ``dtype`` (a minigrad dtype, NumPy dtype or item size) in
+    the build ATen's ``kernel`` runs (``kernel_capability``; None: a ``REGISTER_DISPATCH``
+    kernel, the AVX2 build on an AVX512 CPU)."""
     if isinstance(dtype, int):
         size = dtype
     elif hasattr(dtype, "is_floating_point"):        # a minigrad dtype
         size = dtype.itemsize
     else:
         size = np.dtype(dtype).itemsize
-    return VECTOR_BYTES // size
+    width = VECTOR_BYTES if kernel_capability(kernel) == CPU_CAPABILITY else 32
+    return width // size
 
 
 def _default_num_threads() -> int:
@@ -155,17 +188,17 @@ def parallel_chunks(n: int, grain: int = GRAIN_SIZE):
 
 
 # --------------------------------------------------------------------------------- the recipes
-def loop_step(dtype) -> int:
-    """Elements one iteration of TensorIterator's vectorised loop covers for ``dtype``
-    (``cpu_kernel_vec``: two ``Vectorized`` registers); the rest of a row is the scalar tail.
+def loop_step(dtype, kernel=None) -> int:
+    """Elements one iteration of TensorIterator's vectorised loop covers for ``dtype`` in ATen's
+    ``kernel`` (``cpu_kernel_vec``: two ``Vectorized`` registers, ``2 * lanes(dtype, kernel)``);
+    the rest of a row is the scalar tail.
 
-    Measured against torch 2.13 (AVX2 and DEFAULT here; AVX512 in the facts sheet): fp64
-    ``2 * lanes`` (8 with AVX2), fp32 ``2 * lanes`` (32 AVX512, 16 AVX2), fp16/bf16 32 on all.
-    Kernels whose DEFAULT build rounds differently inside the body say so where they use it.
+    Measured against torch 2.13: AVX2 and DEFAULT fp64 8, fp32 16, fp16/bf16 32; on an AVX512
+    CPU a kernel of ``AVX512_KERNELS`` steps fp64 16, fp32 32, fp16/bf16 64 (hardswish_backward,
+    elu_backward, pow, sinh: the tail of 120 elements starts at 112, 96, 64), every other one as
+    AVX2. Kernels whose DEFAULT build rounds differently inside the body say so where they use it.
     """
-    if getattr(dtype, "itemsize", 4) == 2:
-        return 32
-    return 2 * lanes(dtype)
+    return 2 * lanes(dtype, kernel)
 
 
 def tail_mask(out_shape, in_shapes, step):
@@ -207,20 +240,21 @@ def tail_mask(out_shape, in_shapes, step):
     return ((idx - seg_start) >= (m // step) * step).reshape(out_shape)
 
 
-def elementwise_tail(dtype, *arrays):
-    """``tail_mask`` for an elementwise kernel of result dtype ``dtype`` over ``arrays`` (their
-    broadcast shape): the elements ATen computes with the scalar lambda instead of the
-    ``Vectorized`` one. None when empty."""
+def elementwise_tail(dtype, *arrays, kernel=None):
+    """``tail_mask`` for ATen's elementwise ``kernel`` (see ``loop_step``) of result dtype
+    ``dtype`` over ``arrays`` (their broadcast shape): the elements ATen computes with the
+    scalar lambda instead of the ``Vectorized`` one. None when empty."""
     shapes = [np.shape(x) for x in arrays]
-    return tail_mask(np.broadcast_shapes(*shapes), shapes, loop_step(dtype))
+    return tail_mask(np.broadcast_shapes(*shapes), shapes, loop_step(dtype, kernel))
 
 
-def reduce_all(x, y=None):
+def reduce_all(x, y=None, kernel=None):
     """``vec::reduce_all(+)`` of ``x`` along its last axis (keepdims), in ``x``'s float dtype;
-    with ``y``, ``vec::map2_reduce_all(x*y, +)``, the sum of the products.
+    with ``y``, ``vec::map2_reduce_all(x*y, +)``, the sum of the products; inside ATen's
+    ``kernel`` (its build decides the lanes, see ``lanes``).
 
-    ATen loads ``L = lanes(dtype)`` elements at a time and adds them lane-wise; a partial last
-    load adds into the first lanes only (for fp32 products that add is fused into an fma, but
+    ATen loads ``L = lanes(dtype, kernel)`` elements at a time and adds them lane-wise; a partial
+    last load adds into the first lanes only (for fp32 products that add is fused into an fma, but
     only when torch runs on one thread, and never for fp64: measured bit-exact on AVX2 and
     DEFAULT with 1, 2 and 3 threads). The ``L`` lane sums are then combined: fp32 with AVX2/AVX512
     by a butterfly (lane ``i`` plus lane ``i ^ L/2``, then ``i ^ L/4``, ... 1), anything else by
@@ -229,7 +263,7 @@ def reduce_all(x, y=None):
     """
     x = np.asarray(x)
     n = x.shape[-1]
-    L = lanes(x.dtype)
+    L = lanes(x.dtype, kernel)
     p = x if y is None else x * y
     if n < L:
         acc = p[..., :1].copy() if n else np.zeros(x.shape[:-1] + (1,), x.dtype)
@@ -245,7 +279,7 @@ def reduce_all(x, y=None):
             acc[..., :n - full] = fma32(x[..., full:], y[..., full:], acc[..., :n - full])
         else:
             acc[..., :n - full] += p[..., full:]
-    if x.dtype == np.float32 and CPU_CAPABILITY != "DEFAULT":
+    if x.dtype == np.float32 and kernel_capability(kernel) != "DEFAULT":
         idx = np.arange(L)
         h = L // 2
         while h:
@@ -409,13 +443,16 @@ except (ImportError, AttributeError, TypeError):        # pragma: no cover - Num
         token.__exit__(None, None, None)
 
 
-def vec_inner_reduce(rows, ufunc, dtype):
+def vec_inner_reduce(rows, ufunc, dtype, kernel=None):
     """ATen's ``binary_kernel_reduce_vec`` over the contiguous last axis of ``rows`` (opmath
     values of ``dtype`` storage), each ``ufunc`` result stored in ``dtype`` (as the kernels
     whose ``Vectorized<T>`` op rounds, e.g. ``prod``): ``n // (4L)`` blocks of ``4L`` elements
     go to four ``L``-lane accumulators, combined as ``(a0 op a1) op (a2 op a3)`` and then lane
     by lane left to right; the remaining elements follow one by one. Rows shorter than ``4L``
-    are reduced left to right. Measured bit-exact against torch's fp16/bf16/fp32 ``prod``.
+    are reduced left to right, ``L = lanes(dtype, kernel)`` (``prod``: a ``REGISTER_DISPATCH``
+    kernel, AVX2 lanes on an AVX512 CPU too: torch's fp16/bf16/fp32 ``prod`` of 300-element rows
+    is bit-identical natively and with ``ATEN_CPU_CAPABILITY=avx2`` there). Measured bit-exact
+    against torch's fp16/bf16/fp32 ``prod``.
     Returns one opmath value per row.
     """
     low = dtype.itemsize == 2
@@ -423,7 +460,7 @@ def vec_inner_reduce(rows, ufunc, dtype):
     def r(x):
         return round_to(x, dtype) if low else x
 
-    L = lanes(dtype)
+    L = lanes(dtype, kernel)
     R, n = rows.shape
     B = 4 * L
     count = n // B

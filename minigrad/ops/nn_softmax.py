@@ -64,7 +64,7 @@ def _tail_mask(shape, d):
     row = (idx // inner) * inner
     s0 = np.maximum(b, row)
     t0 = np.minimum(e, row + inner)
-    vec = _nx.lanes(2)
+    vec = _nx.lanes(2, "softmax")
     return ((idx - s0) >= vec * ((t0 - s0) // vec)).reshape(outer, 1, inner), (outer, inner)
 
 
@@ -214,7 +214,7 @@ class SoftmaxBackwardData(Function):
         g, y = _f32(grad_output, cd), _f32(output, cd)
         ax = dim if output.ndim else None
         if _lastdim_vec(output, dim, cd):
-            s = _nx.reduce_all(g, y)           # vec::map2_reduce_all's summation order
+            s = _nx.reduce_all(g, y, "softmax_backward_lastdim")   # map2_reduce_all
         else:
             s = np.add.reduce(g * y, axis=ax, keepdims=True)
         ctx.dim = dim
@@ -253,7 +253,7 @@ class LogSoftmaxBackwardData(Function):
         ax = dim if output.ndim else None
         with np.errstate(over="ignore", invalid="ignore"):
             if _lastdim_vec(output, dim, cd):
-                s = _nx.reduce_all(g)          # vec::reduce_all's summation order
+                s = _nx.reduce_all(g, kernel="log_softmax_backward_lastdim")  # reduce_all
             else:
                 s = np.add.reduce(g, axis=ax, keepdims=True)
             e = np.exp(y)

@@ -45,10 +45,10 @@ def _expm1(a):
         np.expm1(a.astype(np.float64)).astype(np.float32)
 
 
-def _in_tail(dtype, *arrays):
-    """ATen's scalar-tail elements (bool mask, or False): where a kernel's scalar lambda
-    compares differently from its vectorised one (NaN inputs)."""
-    m = _nx.elementwise_tail(dtype, *arrays)
+def _in_tail(dtype, *arrays, kernel=None):
+    """ATen's scalar-tail elements (bool mask, or False) of ``kernel`` (``numerics.loop_step``):
+    where a kernel's scalar lambda compares differently from its vectorised one (NaN inputs)."""
+    m = _nx.elementwise_tail(dtype, *arrays, kernel=kernel)
     return False if m is None else m
 
 
@@ -210,7 +210,7 @@ class EluBackward(Kernel):
             neg_part = g * nip * neg * _exp(b * nip)
         # vector body: ``b > 0`` picks the positive part; scalar tail: ``b <= 0`` picks the
         # negative one (they differ for NaN)
-        positive = np.where(_in_tail(dtype, g, b), ~(b <= 0), b > 0)
+        positive = np.where(_in_tail(dtype, g, b, kernel="elu_backward"), ~(b <= 0), b > 0)
         return np.where(positive, g * pos, neg_part)
 
     @staticmethod
@@ -413,7 +413,7 @@ class HardswishBackward(Kernel):
         mid = g * (x / three + _c(0.5, x))
         body = np.where(x <= -three, _c(0, x), np.where(x >= three, g, mid))
         tail = np.where(x <= -three, _c(0, x), np.where(x < three, mid, g))
-        return np.where(_in_tail(dtype, g, x), tail, body)
+        return np.where(_in_tail(dtype, g, x, kernel="hardswish_backward"), tail, body)
 
     @staticmethod
     def backward(ctx, gg):

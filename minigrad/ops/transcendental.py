@@ -54,7 +54,7 @@ def _f(npfn):
     return lambda a, dtype: npfn(a)
 
 
-def _hyperbolic(npfn):
+def _hyperbolic(npfn, kernel):
     """sinh/cosh: 16-bit inputs run through Sleef's fp32 ``sinhf``/``coshf`` in ATen's vector
     body, which overflow to inf once the fp32 ``exp(|x|)`` inside does (bf16 +-89.0, whose
     sinh/cosh would fit in bf16); the scalar tail uses ``std::sinh``, which does not."""
@@ -62,7 +62,7 @@ def _hyperbolic(npfn):
         out = npfn(a)
         if dtype.itemsize == 2:
             over = np.abs(a) > _EXP_OVERFLOW32
-            tail = _nx.tail_mask(a.shape, (a.shape,), _nx.loop_step(dtype))
+            tail = _nx.tail_mask(a.shape, (a.shape,), _nx.loop_step(dtype, kernel))
             if tail is not None:
                 over &= ~tail
             out = np.where(over, np.copysign(np.inf, out), out)
@@ -103,10 +103,12 @@ Acos = _unary("acos", _f(np.arccos),
 Atan = _unary("atan", _f(np.arctan), lambda g, x: _d("div", g, _d("add", _d("mul", x, x), 1)),
               "input", "AtanBackward0", """``atan(input)`` (``torch.atan``); backward
     ``grad / (x*x + 1)``.""")
-Sinh = _unary("sinh", _hyperbolic(np.sinh), lambda g, x: _d("mul", g, _d("cosh", x)), "input",
+Sinh = _unary("sinh", _hyperbolic(np.sinh, "sinh"),
+              lambda g, x: _d("mul", g, _d("cosh", x)), "input",
               "SinhBackward0", """``sinh(input)`` (``torch.sinh``); backward
     ``grad * cosh(x)``.""")
-Cosh = _unary("cosh", _hyperbolic(np.cosh), lambda g, x: _d("mul", g, _d("sinh", x)), "input",
+Cosh = _unary("cosh", _hyperbolic(np.cosh, "cosh"),
+              lambda g, x: _d("mul", g, _d("sinh", x)), "input",
               "CoshBackward0", """``cosh(input)`` (``torch.cosh``); backward
     ``grad * sinh(x)``.""")
 

@@ -230,7 +230,7 @@ def _pow_scalar_kernel(rt, a, e16, exponent):
             out = np.where(a == 0, np.float32(np.inf if e < 0 else 0.0), out)
             out = np.where(np.isneginf(a), np.float32(0.0 if e < 0 else np.inf), out)
         elif bf and e < 0:         # ATen's scalar tail: 1 / sqrt(x) in bf16 arithmetic, as rsqrt
-            tail = _nx.elementwise_tail(rt, a)
+            tail = _nx.elementwise_tail(rt, a, kernel="pow_tensor_scalar")
             if tail is not None and tail.any():
                 s16 = _nx.round_to(np.sqrt(a), rt)
                 out = np.where(tail, _nx.round_to(np.float32(1) / s16, rt), out)
@@ -246,7 +246,7 @@ def _pow_scalar_kernel(rt, a, e16, exponent):
     out = np.power(a64, e)
     ed = float(exponent)
     if ed != e and _nx.CPU_CAPABILITY != "DEFAULT":     # DEFAULT: fp32 exponent throughout
-        mask = tail_mask(a.shape, (a.shape,), _nx.loop_step(rt))
+        mask = tail_mask(a.shape, (a.shape,), _nx.loop_step(rt, "pow_tensor_scalar"))
         if mask is not None and mask.any():
             out = np.where(mask, np.power(a64, ed), out)
     return out
