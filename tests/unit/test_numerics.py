@@ -42,12 +42,20 @@ def test_capability_rule(env, flags, want):
 
 
 def test_lanes_and_loop_step():
+    # a kernel with an AVX512 build uses the CPU's full vector width ...
     wide = nx.VECTOR_BYTES
-    assert nx.lanes(mg.float32) == wide // 4 and nx.lanes(mg.float64) == wide // 8
-    assert nx.lanes(mg.float16) == nx.lanes(mg.bfloat16) == wide // 2
-    assert nx.lanes(np.float32) == nx.lanes(4) == wide // 4
-    assert nx.loop_step(mg.float32) == 2 * nx.lanes(mg.float32)
-    assert nx.loop_step(mg.float16) == 32
+    k = "pow_tensor_scalar"
+    assert k in nx.AVX512_KERNELS and nx.kernel_capability(k) == nx.CPU_CAPABILITY
+    assert nx.lanes(mg.float32, k) == wide // 4 and nx.lanes(mg.float64, k) == wide // 8
+    assert nx.lanes(mg.float16, k) == nx.lanes(mg.bfloat16, k) == wide // 2
+    assert nx.lanes(np.float32, k) == nx.lanes(4, k) == wide // 4
+    assert nx.loop_step(mg.float32, k) == 2 * nx.lanes(mg.float32, k)
+    assert nx.loop_step(mg.float16, k) == wide
+    # ... a plain REGISTER_DISPATCH kernel (None) runs its AVX2 build on an AVX512 CPU
+    plain = {"AVX512": "AVX2"}.get(nx.CPU_CAPABILITY, nx.CPU_CAPABILITY)
+    assert nx.kernel_capability() == nx.kernel_capability("maximum") == plain
+    assert nx.lanes(mg.float32) == 8 and nx.lanes(mg.float64) == 4 and nx.lanes(2) == 16
+    assert nx.loop_step(mg.float32) == 16 and nx.loop_step(mg.float16) == 32
 
 
 def test_threads_follow_torch_semantics():
