@@ -43,7 +43,7 @@ import numpy as np
 __all__ = ["CPU_CAPABILITY", "VECTOR_BYTES", "HAS_FMA", "GRAIN_SIZE", "AVX512_KERNELS",
            "kernel_capability", "lanes", "get_num_threads",
            "set_num_threads", "num_threads", "parallel_chunks", "loop_step", "tail_mask",
-           "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags", "scalar_add",
+           "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags", "onednn_takes", "scalar_add",
            "scalar_mul", "scalar_in", "quiet", "unquiet"]
 
 GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE
@@ -82,6 +82,18 @@ HAS_FMA = CPU_CAPABILITY != "DEFAULT"
 # bf16, AVX-512-FP16 or AMX-FP16 for fp16); it changes which error a mixed-dtype call raises
 ONEDNN_BF16 = {"avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
 ONEDNN_FP16 = bool({"avx512_fp16", "amx_fp16"} & cpu_flags())
+# oneDNN picks its JIT kernels from cpuid itself (``ATEN_CPU_CAPABILITY`` does not reach it):
+# its AVX-512 ones (``avx512_core``) where the CPU has avx512f/bw/vl/dq
+ONEDNN_AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
+
+
+def onednn_takes(dtype) -> bool:
+    """Whether PyTorch's CPU build hands a 16-bit ``dtype`` (a minigrad dtype) to oneDNN where
+    ATen routes by ``mkldnn_bf16_device_check`` / ``mkldnn_fp16_device_check`` (16-bit
+    convolutions, and ``use_mkldnn`` of Activation.cpp for ``gelu`` / ``gelu_backward``):
+    bf16 with ``ONEDNN_BF16``, fp16 with ``ONEDNN_FP16``; False for any other dtype."""
+    name = getattr(dtype, "name", str(dtype))
+    return (name == "bfloat16" and ONEDNN_BF16) or (name == "float16" and ONEDNN_FP16)
 
 
 # The ATen kernels (named after their ``DispatchStub``, without ``_stub``) that keep an AVX512

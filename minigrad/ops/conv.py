@@ -150,8 +150,8 @@ def _ints(v, nd, name):
 def _onednn(dt):
     """Whether PyTorch's CPU build runs a ``dt`` convolution through oneDNN on this machine
     (16-bit inputs on CPUs with the flags of ``numerics.ONEDNN_BF16`` / ``ONEDNN_FP16``)."""
-    from ..numerics import ONEDNN_BF16, ONEDNN_FP16
-    return (dt is _dt.bfloat16 and ONEDNN_BF16) or (dt is _dt.float16 and ONEDNN_FP16)
+    from ..numerics import onednn_takes
+    return onednn_takes(dt)
 
 
 def _type_string(dt):
