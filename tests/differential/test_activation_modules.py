@@ -18,6 +18,13 @@ CTORS = ["GELU()", "GELU('tanh')", "GELU(approximate='none')", "SiLU()", "SiLU(T
          "CELU()", "CELU(0.5, True)", "Threshold(0.1, 20.0)", "Threshold(-1, 2, True)",
          "Hardshrink()", "Hardshrink(0.3)", "Softshrink()", "Softshrink(1.0)", "Softsign()",
          "Tanhshrink()", "RReLU()", "RReLU(0.1, 0.3, True)"]
+# fp32 gelu(approximate="none") is oneDNN's eltwise gelu_erf in PyTorch's CPU build. Its AVX-512
+# JIT kernel (``numerics.ONEDNN_AVX512``: chosen by oneDNN from cpuid, whatever
+# ATEN_CPU_CAPABILITY says) cancels in 1 + erf for x < -3 with its own exp/erf polynomials:
+# measured over linspace(-8, 8, 20001) against minigrad's ATen-erf model, absolute error up to
+# 1.04e-6 in the forward (6.5e-8 beyond rtol in the backward). On such a CPU only, GELU's
+# absolute tolerance is 2**-19; the AVX2 kernel stays within the common 1e-7.
+_ONEDNN_GELU_ATOL = 2.0 ** -19
 _X = np.array([[-4.0, -2.5, -1.0, -0.3, 0.0], [0.2, 0.9, 2.0, 3.5, 7.0]], np.float32)
 
 
@@ -36,11 +43,13 @@ def test_module_matches_torch(ctor):
     xt = torch.tensor(_X, requires_grad=True)
     xm = mg.tensor(_X, requires_grad=True)
     yt, ym = t(xt * 1.0), m(xm * 1.0)
-    np.testing.assert_allclose(ym.detach().numpy(), yt.detach().numpy(), rtol=2e-6, atol=1e-7)
+    gelu_erf = ctor.startswith("GELU") and "tanh" not in ctor
+    atol = _ONEDNN_GELU_ATOL if gelu_erf and mg.numerics.ONEDNN_AVX512 else 1e-7
+    np.testing.assert_allclose(ym.detach().numpy(), yt.detach().numpy(), rtol=2e-6, atol=atol)
     assert ym.grad_fn.name() == yt.grad_fn.name()
     (yt * 1.5).sum().backward()
     (ym * 1.5).sum().backward()
-    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=2e-6, atol=atol)
 
 
 @pytest.mark.parametrize("ctor", [c for c in CTORS if "True" in c])
