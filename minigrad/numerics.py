@@ -83,8 +83,13 @@ HAS_FMA = CPU_CAPABILITY != "DEFAULT"
 ONEDNN_BF16 = {"avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
 ONEDNN_FP16 = bool({"avx512_fp16", "amx_fp16"} & cpu_flags())
 # oneDNN picks its JIT kernels from cpuid itself (``ATEN_CPU_CAPABILITY`` does not reach it):
-# its AVX-512 ones (``avx512_core``) where the CPU has avx512f/bw/vl/dq
-ONEDNN_AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
+# its AVX-512 ones (``avx512_core``) where the CPU has avx512f/bw/vl/dq, unless oneDNN's own
+# ``ONEDNN_MAX_CPU_ISA`` caps it below (measured: fp32 gelu with ONEDNN_MAX_CPU_ISA=AVX2 here
+# gives the AVX2 machine's values)
+_ONEDNN_ISA = os.environ.get("ONEDNN_MAX_CPU_ISA", "ALL").upper()
+ONEDNN_AVX512 = ({"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
+                 and (_ONEDNN_ISA in ("ALL", "DEFAULT", "")
+                      or _ONEDNN_ISA.startswith(("AVX512", "AVX10"))))
 
 
 def onednn_takes(dtype) -> bool:

@@ -91,19 +91,35 @@ def _erf_tail(dtype, *arrays):
 
     None (no tail) where PyTorch hands the 16-bit tensor to oneDNN's eltwise gelu_erf instead
     (``numerics.onednn_takes``, more than one element): oneDNN computes every element in fp32
-    with an A&S 7.1.26 erf of its own, modelled by ATen's vector erf. Versus torch 2.13 on an
-    AVX-512 (+AVX512-FP16) CPU over every finite input: bf16 98.99% / fp16 99.37% bit-exact,
-    the rest within 1 ulp except where ``1 + erf`` cancels (x < -3.4, absolute error below
-    2**-20) and at bf16 subnormal inputs (oneDNN flushes them: absolute error below 2**-125)."""
+    with an A&S 7.1.26 erf of its own, modelled by ATen's vector erf (and ``_onednn_specials``).
+    Versus torch 2.13 on an AVX-512 (+AVX512-FP16) CPU over every finite input: gelu bf16
+    99.96% / fp16 99.37% bit-exact, gelu_backward (grad 1.5) 99.73% / 99.82%, the rest within
+    1 ulp except where ``1 + erf`` cancels (x < -3.4, absolute error below 2**-20)."""
     if dtype.itemsize != 2 or _onednn_gelu(dtype, *arrays):
         return None
     return _tail(dtype, *arrays)
 
 
 def _onednn_gelu(dtype, *arrays):
-    """Whether torch's ``gelu`` / ``gelu_backward`` (``approximate="none"``) of a 16-bit
-    ``dtype`` goes to oneDNN here (``numerics.onednn_takes`` and more than one element)."""
-    return _nx.onednn_takes(dtype) and max(np.size(a) for a in arrays) > 1
+    """Whether torch's ``gelu`` / ``gelu_backward`` (``approximate="none"``) goes to oneDNN's
+    AVX-512 kernel here, with more than one element (``use_mkldnn`` of Activation.cpp): a
+    16-bit ``dtype`` where ``numerics.onednn_takes`` it, fp32 (always given to oneDNN) where
+    oneDNN runs AVX-512 (``numerics.ONEDNN_AVX512``; its AVX2 kernel matches ATen's formula)."""
+    if max(np.size(a) for a in arrays) <= 1:
+        return False
+    if dtype.itemsize == 4 and dtype.is_floating_point:
+        return _nx.ONEDNN_AVX512
+    return _nx.onednn_takes(dtype)
+
+
+def _onednn_specials(dtype, x, out):
+    """oneDNN's AVX-512 gelu_erf (forward and backward) at its edges, measured: NaN at +-inf;
+    for bf16 its fp32-to-bf16 conversion (``vcvtneps2bf16``) flushes results below the
+    smallest normal fp32 to (signed) zero (bf16 gelu(2**-126) is 0, fp32 keeps 2**-127)."""
+    if dtype.name == "bfloat16":
+        tiny = np.abs(out) < np.finfo(np.float32).tiny
+        out = np.where(tiny, np.copysign(out.dtype.type(0), out), out)
+    return np.where(np.isinf(x), x.dtype.type(np.nan), out)
 
 
 def _erf(a, tail=None):
@@ -151,9 +167,8 @@ class Gelu(Kernel):
             inner = _c(_GELU_BETA, x) * (x + _c(_KAPPA, x) * (x * x * x))
             return half * x * (one + _tanh(inner, _tail(dtype, x)))
         erf = _erf(x * _c(_SQRT1_2, x), _erf_tail(dtype, x))
-        if _onednn_gelu(dtype, x):     # oneDNN: 0.5 * (x * (1 + erf)), inf for x > 2**127;
-            out = (x * (one + erf)) * half       # NaN at +-inf (measured)
-            return np.where(np.isinf(x), x.dtype.type(np.nan), out)
+        if _onednn_gelu(dtype, x):     # oneDNN: 0.5 * (x * (1 + erf)), inf for x > 2**127
+            return _onednn_specials(dtype, x, (x * (one + erf)) * half)
         return x * half * (one + erf)
 
     @staticmethod
@@ -199,8 +214,8 @@ class GeluBackward(Kernel):
         cdf = half * (one + _erf(x * _c(_SQRT1_2, x), _erf_tail(dtype, dy, x)))
         pdf = _c(_PDF_BETA, x) * _exp(x * x * _c(-0.5, x))
         out = dy * (cdf + x * pdf)
-        if _onednn_gelu(dtype, dy, x):   # oneDNN's gelu_erf backward: NaN at +-inf (measured)
-            out = np.where(np.isinf(x), x.dtype.type(np.nan), out)
+        if _onednn_gelu(dtype, dy, x):
+            out = _onednn_specials(dtype, x, out)
         return out
 
     @staticmethod
