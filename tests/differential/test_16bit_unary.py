@@ -24,7 +24,8 @@ NX = importlib.import_module("minigrad.numerics")
 # polynomials of its own, which minigrad models but does not reproduce bit for bit. Measured
 # over every finite input on such a CPU: bf16 99.96% / fp16 99.4% of gelu and 99.7% / 99.8%
 # of gelu_backward bit-exact, the rest within 1 ulp of the 16-bit type except where 1 + erf
-# cancels (x < -3.4), with absolute error below 2**-20. That machine case only is held to this bound; everywhere else gelu is bit-exact.
+# cancels (x < -3.4), with absolute error below 2**-20. That machine case only is held to
+# this bound; everywhere else gelu is bit-exact.
 _ONEDNN_GELU_ABS = 2.0 ** -20
 
 
