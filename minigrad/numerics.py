@@ -43,7 +43,7 @@ import numpy as np
 __all__ = ["CPU_CAPABILITY", "VECTOR_BYTES", "HAS_FMA", "GRAIN_SIZE", "AVX512_KERNELS",
            "kernel_capability", "lanes", "get_num_threads",
            "set_num_threads", "num_threads", "parallel_chunks", "loop_step", "tail_mask",
-           "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags", "onednn_takes", "scalar_add",
+           "reduce_all", "thread_partial_sum", "round_to", "fma32", "fma64", "cpu_flags", "onednn_takes", "onednn_bf16_flush", "scalar_add",
            "scalar_mul", "scalar_in", "quiet", "unquiet"]
 
 GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE
@@ -90,6 +90,18 @@ _ONEDNN_ISA = os.environ.get("ONEDNN_MAX_CPU_ISA", "ALL").upper()
 ONEDNN_AVX512 = ({"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
                  and (_ONEDNN_ISA in ("ALL", "DEFAULT", "")
                       or _ONEDNN_ISA.startswith(("AVX512", "AVX10"))))
+
+
+def onednn_bf16_flush(x):
+    """``x`` (fp32 values) with every subnormal set to a zero of its sign: what oneDNN's bf16
+    instructions do (``vdpbf16ps`` reads subnormal inputs as zero and ``vcvtneps2bf16`` writes
+    subnormal results as zero; measured: a bf16 convolution whose exact result is 2**-127, or
+    bf16 gelu(2**-126), gives 0 from torch on an AVX512-BF16 CPU)."""
+    x = np.asarray(x)
+    tiny = np.abs(x) < np.finfo(np.float32).tiny
+    if not tiny.any():
+        return x
+    return np.where(tiny, np.copysign(x.dtype.type(0), x), x)
 
 
 def onednn_takes(dtype) -> bool:

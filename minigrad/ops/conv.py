@@ -154,6 +154,15 @@ def _onednn(dt):
     return onednn_takes(dt)
 
 
+def _daz(dt, *arrays):
+    """The fp32 operands as oneDNN's bf16 kernels read them (``numerics.onednn_bf16_flush``
+    where a bf16 convolution goes to oneDNN; unchanged otherwise)."""
+    if dt is _dt.bfloat16 and _onednn(dt):
+        from ..numerics import onednn_bf16_flush
+        return tuple(None if a is None else onednn_bf16_flush(a) for a in arrays)
+    return arrays
+
+
 def _type_string(dt):
     """``Tensor::toString()``: the legacy type name, except bf16's "CPUBFloat16Type" (it has no
     legacy tensor class)."""
@@ -280,7 +289,7 @@ class Convolution(Function):
                                                             output_padding)
         _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         dt = input.dtype
-        x, w = tf32_operands(dt, input, opmath(input, dt), opmath(weight, dt))
+        x, w = _daz(dt, *tf32_operands(dt, input, opmath(input, dt), opmath(weight, dt)))
         with np.errstate(all="ignore"):        # inf/nan inputs: no NumPy warnings, as PyTorch
             if transposed:
                 size = _transposed_size(input.shape, weight.shape, stride, padding, dilation,
@@ -293,7 +302,7 @@ class Convolution(Function):
         ctx.params = (stride, padding, dilation, bool(transposed), output_padding, groups)
         ctx.bias_sizes = [bias.shape[0]] if bias is not None else [0]
         ctx.save_for_backward(input, weight)
-        return wrap(y, dt)
+        return wrap(_daz(dt, y)[0], dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -328,7 +337,7 @@ class ConvolutionBackward(Function):
         dt = grad_output.dtype
         g, x, w = opmath(grad_output, dt), opmath(input, dt), opmath(weight, dt)
         if output_mask[0] or output_mask[1]:       # the bias gradient is a plain fp32 sum
-            tg, tx, tw = tf32_operands(dt, input, g, x, w)
+            tg, tx, tw = _daz(dt, *tf32_operands(dt, input, g, x, w))
         else:
             tg = tx = tw = None
         kernel = tuple(weight.shape[2:])
@@ -338,13 +347,13 @@ class ConvolutionBackward(Function):
                 gi = _corr(tg, tw, stride, padding, dilation, groups, tuple(input.shape[2:]))
             else:
                 gi = _corr_t(tg, tw, input.shape[2:], stride, padding, dilation, groups)
-            gi = wrap(gi, dt)
+            gi = wrap(_daz(dt, gi)[0], dt)
         if output_mask[1]:
             if transposed:
                 gw = _corr_w(tg, tx, kernel, stride, padding, dilation, groups)
             else:
                 gw = _corr_w(tx, tg, kernel, stride, padding, dilation, groups)
-            gw = wrap(gw, dt)
+            gw = wrap(_daz(dt, gw)[0], dt)
         if output_mask[2] and list(bias_sizes) != [0]:
             gb = wrap(np.add.reduce(g, axis=(0,) + tuple(range(2, g.ndim))), dt)
         ctx.params = (stride, padding, dilation, bool(transposed), output_padding, groups)

@@ -117,8 +117,7 @@ def _onednn_specials(dtype, x, out):
     for bf16 its fp32-to-bf16 conversion (``vcvtneps2bf16``) flushes results below the
     smallest normal fp32 to (signed) zero (bf16 gelu(2**-126) is 0, fp32 keeps 2**-127)."""
     if dtype.name == "bfloat16":
-        tiny = np.abs(out) < np.finfo(np.float32).tiny
-        out = np.where(tiny, np.copysign(out.dtype.type(0), out), out)
+        out = _nx.onednn_bf16_flush(out)
     return np.where(np.isinf(x), x.dtype.type(np.nan), out)
 
 
