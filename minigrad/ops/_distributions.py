@@ -60,6 +60,18 @@ def uniform(g, n, low, high, dt):
     return np.where(out == top, np.asarray(low).astype(dt.np), out)
 
 
+_LIBM = {f: np.frompyfunc(getattr(math, f), 1, 1) for f in ("log", "cos", "sin", "log1p")}
+
+
+def _libm64(name, x):
+    """The C library's double ``name`` (``std::log`` / ``std::cos`` / ``std::sin`` /
+    ``std::log1p``, what ATen's scalar code calls) elementwise, through Python's ``math`` module. NumPy's own float64
+    log/cos/sin are not always glibc's: on AVX-512 CPUs NumPy dispatches them to SIMD (SVML)
+    kernels that differ in the last bit (measured: element 36 of a 333-element float64 randn)."""
+    x = np.asarray(x, np.float64)
+    return np.asarray(_LIBM[name](x), np.float64).reshape(x.shape)
+
+
 def _box_muller16(d, mean, std, dt):
     """``normal_fill_16`` on rows of 16 uniforms ``d`` (shape (k, 16)): the first 8 give the
     radii, the last 8 the angles; returns the 16 normals per row in ``dt``."""
@@ -76,10 +88,13 @@ def _box_muller16(d, mean, std, dt):
     d = r(d)
     mean, std = r(mean), r(std)
     u1, u2 = r(1 - d[:, :8]), d[:, 8:]
-    radius = r(np.sqrt(acc(-2) * np.log(u1)))
+    f64 = acc is np.float64
+    log, cos, sin = ((lambda v, f=f: _libm64(f, v)) if f64 else getattr(np, f)
+                     for f in ("log", "cos", "sin"))
+    radius = r(np.sqrt(acc(-2) * log(u1)))
     theta = r(np.asarray(2.0 * math.pi * u2.astype(np.float64)))
-    a = r(radius * np.cos(theta) * std + mean)
-    b = r(radius * np.sin(theta) * std + mean)
+    a = r(radius * cos(theta) * std + mean)
+    b = r(radius * sin(theta) * std + mean)
     return np.concatenate([a, b], axis=1)
 
 
@@ -154,7 +169,7 @@ def bernoulli_tensor(g, p, p_dtype):
 def exponential(g, n, lambd):
     """``n`` samples of Exp(lambd) (float64 values): ``-1 / lambd * log1p(-u)``."""
     u = _fraction(g, n, _dt.float64)
-    return (-1.0 / lambd) * np.log1p(-u)
+    return (-1.0 / lambd) * _libm64("log1p", -u)
 
 
 def randperm(g, n):
