@@ -91,6 +91,16 @@ ONEDNN_AVX512 = ({"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
                  and (_ONEDNN_ISA in ("ALL", "DEFAULT", "")
                       or _ONEDNN_ISA.startswith(("AVX512", "AVX10"))))
 
+# MKL (the BLAS of PyTorch's x86 CPU build) also picks its gemm kernels from cpuid: the AVX-512
+# ones where the CPU has avx512f/bw/vl/dq unless ``MKL_ENABLE_INSTRUCTIONS`` caps it below. Their
+# summation order differs from the AVX2 kernels' (measured: a (2, 4) @ (4, 2) fp32 addmm here
+# sums the products pairwise, 4 ulp from the AVX2 result, which MKL_ENABLE_INSTRUCTIONS=AVX2
+# restores); minigrad follows the AVX2 order, so fp32 gemm results on such a CPU are only
+# within the summation bound K * 2**-24 * sum|terms| of PyTorch's.
+_MKL_ISA = os.environ.get("MKL_ENABLE_INSTRUCTIONS", "").upper()
+MKL_AVX512 = ({"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
+              and (_MKL_ISA == "" or _MKL_ISA.startswith("AVX512")))
+
 
 def onednn_bf16_flush(x):
     """``x`` (fp32 values) with every subnormal set to a zero of its sign: what oneDNN's bf16
