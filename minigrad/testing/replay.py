@@ -57,13 +57,22 @@ class OpRecord:
     """
 
     __slots__ = ("index", "name", "base", "depth", "phase", "inputs", "outputs", "values",
-                 "args")
+                 "args", "scale")
 
     def __init__(self, index, name, depth, phase, inputs):
         self.index, self.name, self.depth, self.phase = index, name, depth, phase
         self.base = name.split(".")[0]
         self.inputs = inputs
         self.outputs, self.values, self.args = [], [], None
+        self.scale = None           # the inputs' magnitude (``_input_scale``), once computed
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in self.__slots__ if k != "args"}
+
+    def __setstate__(self, state):
+        self.args = None
+        for k, v in state.items():
+            setattr(self, k, v)
 
     def __repr__(self):
         ins = ", ".join(f"{d}{list(s)}" for d, s, _ in self.inputs)
@@ -85,21 +94,53 @@ class TraceMode(DispatchMode):
 
     Args:
         values: also copy each output's array (and keep the arguments) for comparison.
+        auto_phase: tell the phase by itself: "backward" while the autograd engine runs,
+            "step" inside ``Optimizer.step``, "forward" otherwise (instead of ``phase``).
+        max_ops: stop recording after this many ops (None: no limit).
 
     Attributes:
         records: the ``OpRecord`` list, in call order.
         phase: the phase new records get; set it (``"backward"``, ``"step"``) between phases.
     """
 
-    def __init__(self, values: bool = False):
+    def __init__(self, values: bool = False, auto_phase: bool = False, max_ops=None):
         self.values = values
         self.records = []
         self.phase = "forward"
         self._depth = 0
+        self.auto_phase = auto_phase
+        self.max_ops = max_ops
+        self._in_step = 0
+
+    def _observe(self, name, entering):
+        if name.startswith("Optimizer.step#"):
+            self._in_step += 1 if entering else -1
+
+    def __enter__(self):
+        if self.auto_phase:
+            from ..profiler.record_function import observers
+            observers.append(self._observe)
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        if self.auto_phase:
+            from ..profiler.record_function import observers
+            observers.remove(self._observe)
+        return super().__exit__(*exc)
+
+    def _current_phase(self):
+        if not self.auto_phase:
+            return self.phase
+        if self._in_step:
+            return "step"
+        from ..autograd.engine import _current_graph_task_id
+        return "backward" if _current_graph_task_id() != -1 else "forward"
 
     def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
+        if self.max_ops is not None and len(self.records) >= self.max_ops:
+            return call_next(args, kwargs)
         ins = [(t.dtype.name, tuple(t.shape), t.device.type) for t in _tensors(args)]
-        rec = OpRecord(len(self.records), op_name, self._depth, self.phase, ins)
+        rec = OpRecord(len(self.records), op_name, self._depth, self._current_phase(), ins)
         self.records.append(rec)
         if self.values:
             rec.args = (args, dict(kwargs))
@@ -119,13 +160,31 @@ class TraceMode(DispatchMode):
 
 # ------------------------------------------------------------------------------ PyTorch's side
 
-def _torch_trace_mode(records, phase_box):
+def _torch_trace_mode(records, phase_box, auto_phase=False, max_ops=None, keep_args=True):
+    """PyTorch's side of a trace: a ``TorchDispatchMode`` filling ``records`` (``OpRecord``s);
+    the phase is ``phase_box[0]``, or found as ``TraceMode``'s ``auto_phase`` does (the
+    engine's graph task, global optimizer step hooks)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
+    in_step = [0]
+    if auto_phase:
+        from torch.optim.optimizer import (register_optimizer_step_post_hook,
+                                           register_optimizer_step_pre_hook)
+        register_optimizer_step_pre_hook(lambda *a: in_step.__setitem__(0, in_step[0] + 1))
+        register_optimizer_step_post_hook(lambda *a: in_step.__setitem__(0, in_step[0] - 1))
+
+    def phase():
+        if not auto_phase:
+            return phase_box[0]
+        if in_step[0]:
+            return "step"
+        return "backward" if torch._C._current_graph_task_id() != -1 else "forward"
 
     class _Trace(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            if max_ops is not None and len(records) >= max_ops:
+                return func(*args, **kwargs)
             flat = [a for a in torch.utils._pytree.tree_leaves((args, kwargs))
                     if isinstance(a, torch.Tensor)]
             ins = [(str(t.dtype).split(".")[1], tuple(t.shape), t.device.type) for t in flat]
@@ -134,7 +193,7 @@ def _torch_trace_mode(records, phase_box):
             if name.startswith("_record_function"):     # the profiler's ranges, not ops
                 return func(*args, **kwargs)
             rec = OpRecord(len(records), name if overload == "default" else
-                           f"{name}.{overload}", 0, phase_box[0], ins)
+                           f"{name}.{overload}", 0, phase(), ins)
             records.append(rec)
             out = func(*args, **kwargs)
             res = out if isinstance(out, (list, tuple)) else [out]
@@ -144,6 +203,9 @@ def _torch_trace_mode(records, phase_box):
                     rec.values.append(from_torch(t.detach())._data.copy()
                                       if t.dtype in _TORCH_OK else None)
             rec.args = (args, kwargs)
+            if not keep_args:                   # for pickling: keep only their magnitude
+                rec.scale = _input_scale(rec)
+                rec.args = None
             return out
 
     return _Trace()
@@ -246,6 +308,10 @@ def _bound(dtype_name, ulp):
 _DEFAULT_ULP = {"float16": 0, "bfloat16": 0, "float32": 4, "float64": 4}
 
 
+# ops whose results hold no defined values (uninitialised memory): compared by dtype and shape
+_UNDEFINED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
+
+
 def _measure(row, ulp, abs_factor):
     a, b = row.ours, row.theirs
     if [d for d, _ in a.outputs] != [d for d, _ in b.outputs]:
@@ -256,7 +322,11 @@ def _measure(row, ulp, abs_factor):
         row.ok, row.note = False, "shape"
         return
     worst_u = worst_a = worst_r = 0.0
-    in_scale = _input_scale(b)
+    if a.base in _UNDEFINED:
+        row.max_ulp = row.max_abs = row.max_rel = 0.0
+        row.note = "values undefined"
+        return
+    in_scale = b.scale if b.scale is not None else _input_scale(b)
     for (dname, _), x, y in zip(a.outputs, a.values, b.values):
         if y is None or x is None or x.size == 0:
             continue
@@ -298,6 +368,8 @@ def _input_scale(rec) -> float:
     times it is rounding, not a divergence, for outputs that cancel to near zero)."""
     import torch
     mags = []
+    if rec.args is None:
+        return 0.0
     for a in torch.utils._pytree.tree_leaves(rec.args):
         if isinstance(a, torch.Tensor) and a.dtype.is_floating_point and a.numel():
             mags.append(_magnitude(a.detach().to(torch.float64).cpu().numpy()))

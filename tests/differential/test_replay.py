@@ -107,3 +107,29 @@ def test_trace_mode_records_names_depths_and_phases():
     rec = tr.records[0]
     assert rec.inputs == [("float32", (3, 4), "cpu"), ("float32", (2, 4), "cpu")]
     assert rec.outputs == [("float32", (3, 2))]
+
+
+def test_diff_cli_runs_a_script_in_both_and_finds_no_divergence(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "torch.manual_seed(0)\n"
+        "model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)\n"
+        "x, y = torch.randn(32, 6), torch.randint(0, 3, (32,))\n"
+        "for step in range(2):\n"
+        "    opt.zero_grad()\n"
+        "    with torch.autocast('cpu', dtype=torch.bfloat16):\n"
+        "        loss = (model(x) * 0.5).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n")
+    res = subprocess.run([sys.executable, "-m", "minigrad.diff", str(script)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    out = res.stdout
+    assert "no divergence beyond the numerics contract" in out
+    for phase, op in (("forward", "addmm"), ("backward", "mm"), ("step", "add_")):
+        assert any(line.split()[1:3] == [phase, op] for line in out.splitlines()
+                   if len(line.split()) > 3), (phase, op)
