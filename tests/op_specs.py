@@ -431,6 +431,9 @@ EXEMPTIONS = {
     "_amp_foreach_non_finite_check_and_unscale_":
         "GradScaler kernel, in place on a list of grads and a found_inf flag; compared with "
         "torch's in tests/amp/test_grad_scaler.py",
+    "_to_copy_stochastic":
+        "our own cast (no PyTorch twin): unbiasedness, neighbours, seeds and specials checked "
+        "against its definition in tests/amp/test_stochastic_rounding.py",
     "_amp_update_scale_":
         "GradScaler kernel, in place on the scale and growth tracker; trajectories compared "
         "with torch's in tests/amp/test_grad_scaler.py",

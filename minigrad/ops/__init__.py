@@ -3,6 +3,7 @@ from . import factory, cast, elementwise, unary, compare, inplace, activation, r
     shape, concat, index, linalg, matmul, nn_softmax, loss, cross_entropy, bitwise  # noqa: F401
 from . import norm  # noqa: E402,F401
 from . import foreach, fused_optim, amp_kernels, scalar_read  # noqa: E402,F401
+from . import stochastic_rounding  # noqa: E402,F401
 from . import modulo, strided  # noqa: E402,F401
 from . import moments, scan, sorting, logsumexp  # noqa: E402,F401
 from . import erf, smooth_activation  # noqa: E402,F401
