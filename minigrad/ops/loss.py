@@ -75,14 +75,17 @@ def _cascade(vals, rnd, keep):
                 x = x[:0]
                 continue
             k = (n - 1) // _STEP
-            full = x[1:1 + _STEP * k].reshape(k, _STEP)
-            acc = np.zeros(k, cd)
-            for c in range(_STEP):
-                acc = rnd(acc + full[:, c])
             left = cd.type(0)
             for v in x[1 + _STEP * k:]:
                 left = rnd(left + v)
             parts.append(left)
+            if k == 0:          # no full block of _STEP below the first entry: nothing to fold
+                x = x[:1]
+                continue
+            full = x[1:1 + _STEP * k].reshape(k, _STEP)
+            acc = np.zeros(k, cd)
+            for c in range(_STEP):
+                acc = rnd(acc + full[:, c])
             x = np.concatenate([x[:1], acc])
         top = cd.type(0)
         for v in x:
