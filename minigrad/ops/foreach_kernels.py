@@ -218,6 +218,29 @@ def _chunked(out, fn, *inputs):
     return out
 
 
+def _axpy(out, x, alpha, y):
+    """out = fp32(float64 x*alpha + y) for arrays ``x``, ``y`` and an fp32 scalar ``alpha``
+    (``add``'s fma): ``_chunked(out, _fma_chunk, x, alpha, y)`` written out for this one
+    pattern, the optimizers' most frequent kernel (``p.add_(buf, alpha=-lr)``)."""
+    n = out.size
+    s, s2, _ = _scratch()
+    al = _F64.type(alpha)
+    if n <= CHUNK:      # one piece: the arrays as they are (any layout), scratch shaped as out
+        shape = out.shape
+        pieces = ((out, x, y, s[:n].reshape(shape), s2[:n].reshape(shape)),)
+    else:
+        of, xf, yf = out.reshape(n), _flat(x, n), _flat(y, n)
+        pieces = ((of[i:i + CHUNK], xf[i:i + CHUNK], yf[i:i + CHUNK], s[:min(CHUNK, n - i)],
+                   s2[:min(CHUNK, n - i)]) for i in range(0, n, CHUNK))
+    for d, xc, yc, t, t2 in pieces:
+        t[...] = xc
+        np.multiply(t, al, out=t)
+        t2[...] = yc
+        np.add(t, t2, out=t)
+        d[...] = t
+    return out
+
+
 def _lerp_chunk(o, a, b, w, sc):
     d = np.subtract(b, a, out=sc[2])
     if abs(w) < 0.5:
@@ -249,7 +272,7 @@ def add(a, b, alpha=1.0, out=None):
         al = _F32.type(alpha)
         if al == 1:
             return np.add(a, b, out=out)
-        return _chunked(out, _fma_chunk, b, al, a)      # fma(b, alpha', a)
+        return _axpy(out, b, al, a)      # fma(b, alpha', a)
     npd = a.dtype
     cd = opmath_np(npd)
     al = _scalar(alpha, npd, True)
