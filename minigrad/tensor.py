@@ -40,6 +40,15 @@ _ND = np.ndarray
 _new = object.__new__
 
 
+def _view_grad_fn(t):
+    """``minigrad.autograd.views.view_grad_fn(t)``. That module imports this one, so it is
+    imported on the first call, which also rebinds this global to it (no import per call)."""
+    global _view_grad_fn
+    from .autograd.views import view_grad_fn
+    _view_grad_fn = view_grad_fn
+    return view_grad_fn(t)
+
+
 class Tensor(TensorOpsMixin, StorageMixin):
     """An n-dimensional array with autograd metadata (``torch.Tensor``).
 
@@ -285,8 +294,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """
         if self._view is None:
             return self._grad_fn
-        from .autograd.views import view_grad_fn
-        return view_grad_fn(self)
+        return _view_grad_fn(self)
 
     @grad_fn.setter
     def grad_fn(self, node):

@@ -22,7 +22,7 @@ import numpy as np
 from ..devices import depth as _device_depth
 from ..dispatch import dispatch
 from ..tensor import Tensor
-from .function import AccumulateGrad
+from .function import AccumulateGrad, _edge
 from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
@@ -93,7 +93,6 @@ def _root_edge(t, i):
     if not t._requires_grad:
         raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                            "grad_fn")
-    from .function import _edge
     return _edge(t)
 
 
@@ -167,7 +166,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _key_of(t):
-    from .function import _edge
     return _edge(t)
 
 

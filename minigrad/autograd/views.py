@@ -65,6 +65,9 @@ def make_view(out, input, creation):
     return out
 
 
+_function_apply = Function.apply.__func__
+
+
 class ViewFunction(Function):
     """Base class of view ops: ``apply`` marks the output as a differentiable view of the input's
     base, remembering the grad mode it was made in. The outputs of an op returning a tuple of
@@ -72,8 +75,9 @@ class ViewFunction(Function):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        creation = _creation_now()
-        out = Function.apply.__func__(cls, *args, **kwargs)
+        gs = _grad_state
+        creation = DEFAULT if gs.enabled and not gs.inference else _creation_now()
+        out = _function_apply(cls, *args, **kwargs)
         if type(out) is not tuple:
             if out._base is not None:
                 make_view(out, args[0], creation)
