@@ -227,18 +227,25 @@ def _axpy(out, x, alpha, y):
     al = _F64.type(alpha)
     if n <= CHUNK:      # one piece: the arrays as they are (any layout), scratch shaped as out
         shape = out.shape
-        pieces = ((out, x, y, s[:n].reshape(shape), s2[:n].reshape(shape)),)
-    else:
-        of, xf, yf = out.reshape(n), _flat(x, n), _flat(y, n)
-        pieces = ((of[i:i + CHUNK], xf[i:i + CHUNK], yf[i:i + CHUNK], s[:min(CHUNK, n - i)],
-                   s2[:min(CHUNK, n - i)]) for i in range(0, n, CHUNK))
-    for d, xc, yc, t, t2 in pieces:
-        t[...] = xc
-        np.multiply(t, al, out=t)
-        t2[...] = yc
-        np.add(t, t2, out=t)
-        d[...] = t
+        _axpy_piece(out, x, al, y, s[:n].reshape(shape), s2[:n].reshape(shape))
+        return out
+    of, xf, yf = out.reshape(n), _flat(x, n), _flat(y, n)
+    for i in range(0, n, CHUNK):
+        j = i + CHUNK       # slices end at n: only the last chunk's scratch is cut shorter
+        if j <= n:
+            _axpy_piece(of[i:j], xf[i:j], al, yf[i:j], s, s2)
+        else:
+            _axpy_piece(of[i:j], xf[i:j], al, yf[i:j], s[:n - i], s2[:n - i])
     return out
+
+
+def _axpy_piece(d, x, al, y, t, t2):
+    """d = fp32(float64 x*al + y) for one piece, ``t``/``t2`` its float64 scratch."""
+    t[...] = x
+    np.multiply(t, al, out=t)
+    t2[...] = y
+    np.add(t, t2, out=t)
+    d[...] = t
 
 
 def _lerp_chunk(o, a, b, w, sc):
