@@ -75,8 +75,8 @@ class ViewFunction(Function):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        gs = _grad_state
-        creation = DEFAULT if gs.enabled and not gs.inference else _creation_now()
+        gs = _grad_state        # _creation_now(), inlined
+        creation = INFERENCE_MODE if gs.inference else DEFAULT if gs.enabled else NO_GRAD_MODE
         out = _function_apply(cls, *args, **kwargs)
         if type(out) is not tuple:
             if out._base is not None:
