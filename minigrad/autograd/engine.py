@@ -481,7 +481,8 @@ def _sole_owner(g):
     a = g._data
     # references: g in the engine's loop, in _accumulate_leaf and here, plus getrefcount's own
     # argument (4); a in g._data, here, and getrefcount's argument (3)
-    if type(g) is not Tensor or g.grad_fn is not None or not a.flags.writeable \
+    if type(g) is not Tensor or (g._grad_fn if g._view is None else g.grad_fn) is not None \
+            or not a.flags.writeable \
             or sys.getrefcount(g) > 4 or sys.getrefcount(a) > 3:
         return False
     if a.base is None:

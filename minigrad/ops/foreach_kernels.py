@@ -144,18 +144,18 @@ def _scratch():
 def _fast(out, *inputs) -> bool:
     """True when the fp32 fast path may write ``out`` chunk by chunk: all arrays fp32, ``out``
     C-contiguous and writeable, no input overlapping ``out`` unless it is ``out`` itself."""
-    if not FAST_FP32 or not numerics.HAS_FMA or out is None or out.dtype != _F32:
+    if out is None or out.dtype != _F32 or not FAST_FP32 or not numerics.HAS_FMA:
         return False
     flags = out.flags
     if not flags.c_contiguous or not flags.writeable:
         return False
+    owns = out.base is None
     for x in inputs:
-        if type(x) is np.ndarray or isinstance(x, np.ndarray):
+        if isinstance(x, np.ndarray) and x is not out:
             if x.dtype != _F32:
                 return False
             # two arrays that own their memory (no base) cannot overlap: no bounds to compare
-            if x is not out and (x.base is not None or out.base is not None) and \
-                    np.may_share_memory(x, out):
+            if (not owns or x.base is not None) and np.may_share_memory(x, out):
                 return False
     return True
 
