@@ -37,6 +37,8 @@ from .tensor import Tensor, Size
 from .legacy_tensor_types import CPU_TYPES as _LEGACY_TYPES
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                                    set_anomaly_enabled)
 from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from . import ops as _ops  # registers every op
@@ -66,6 +68,8 @@ from .numerics import get_num_threads, set_num_threads  # noqa: E402
 
 __version__ = "0.1.0"   # minigrad's own version (setup.cfg), not a PyTorch version
 from . import onnx  # noqa: E402
+# torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): the emulated device's out-of-memory
+from .cuda.allocator import OutOfMemoryError  # noqa: E402
 from . import distributed  # noqa: E402
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
@@ -104,7 +108,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
            "half", "long", "int", "short", "get_num_threads", "set_num_threads", "promote_types", "result_type", "get_default_dtype",
            "set_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "inference_mode", "is_inference_mode_enabled", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
@@ -112,7 +117,7 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
            "distributed", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-           "is_deterministic_algorithms_warn_only_enabled"
+           "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 

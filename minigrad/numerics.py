@@ -73,6 +73,11 @@ def _capability(env, flags) -> str:
 CPU_CAPABILITY = _capability(os.environ.get("ATEN_CPU_CAPABILITY"), cpu_flags())
 VECTOR_BYTES = 64 if CPU_CAPABILITY == "AVX512" else 32
 HAS_FMA = CPU_CAPABILITY != "DEFAULT"
+# whether PyTorch's CPU build routes 16-bit convolutions to oneDNN on this machine
+# (``mkldnn_bf16_device_check`` / ``mkldnn_fp16_device_check``: cpuinfo's AVX-512 core flags for
+# bf16, AVX-512-FP16 or AMX-FP16 for fp16); it changes which error a mixed-dtype call raises
+ONEDNN_BF16 = {"avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
+ONEDNN_FP16 = bool({"avx512_fp16", "amx_fp16"} & cpu_flags())
 
 
 def lanes(dtype) -> int:
@@ -276,6 +281,22 @@ def round_to(x, dtype):
     """``x`` (an fp32 array) rounded once to the 16-bit ``dtype`` and back to fp32: what a kernel
     that stores an intermediate in 16 bits sees when it reads it again."""
     return np.asarray(x, np.float32).astype(dtype.np).astype(np.float32)
+
+
+def round_tf32(x):
+    """An fp32 array on TF32's grid: the mantissa rounded to its top 10 bits, to nearest with ties
+    away from zero (PTX ``cvt.rna.tf32.f32``, CUTLASS's ``round_to_nearest``), the result still
+    stored as fp32; inf and nan pass through, and a value past TF32's largest rounds to inf (the
+    exponent range is fp32's). What a cuBLAS / cuDNN TF32 kernel feeds its tensor cores;
+    accumulation stays fp32.
+
+    Deliberate difference: the GPU's own conversion inside cuBLAS is not documented (some
+    kernels truncate); this is the rounding the TF32 format's definition and CUTLASS use.
+    """
+    b = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    finite = (b & np.uint32(0x7F800000)) != np.uint32(0x7F800000)
+    r = np.where(finite, (b + np.uint32(0x1000)) & np.uint32(0xFFFFE000), b)
+    return r.astype(np.uint32).view(np.float32).reshape(np.shape(x))
 
 
 def fma32(x, y, z):

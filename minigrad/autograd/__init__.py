@@ -1,5 +1,6 @@
 """minigrad.autograd: Function, backward, grad, grad modes, gradcheck (``torch.autograd``)."""
 from . import graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
@@ -8,7 +9,7 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck",
-           "GradcheckError", "graph"]
+           "GradcheckError", "graph", "detect_anomaly", "set_detect_anomaly"]
 
 
 def __getattr__(name):

@@ -22,6 +22,7 @@ import numpy as np
 from ..devices import depth as _device_depth
 from ..dispatch import dispatch
 from ..tensor import Tensor
+from .anomaly_mode import _ANOMALY, _check_nan, _print_stack
 from .function import AccumulateGrad, _edge
 from .grad_mode import _grad_state
 
@@ -381,7 +382,10 @@ def _call_node(node, buf, retain_graph):
                     buf[i] = dispatch("zeros", shape, dtype=dt, device=node._device)
     close = _profile_hook and _profile_hook(node, False)     # the profiler's "AddmmBackward0"
     try:
-        res = fn.backward(node, *buf)
+        if _ANOMALY[0]:
+            res = _call_anomalous(node, fn, buf)
+        else:
+            res = fn.backward(node, *buf)
     finally:
         if close is not None:
             close()
@@ -408,12 +412,33 @@ def _call_node(node, buf, retain_graph):
         for i in idx:
             picked.append(res[i])
         res = tuple(picked)
+    if _ANOMALY[0] and _ANOMALY[1]:
+        try:
+            _check_nan(node, res)       # PyTorch checks before the node's post-hooks
+        except RuntimeError:
+            _print_stack(node)
+            raise
     if node._hooks:
         for h in list(node._hooks):
             r = h(res, tuple(buf))
             if r is not None:
                 res = tuple(r)
     return res
+
+
+def _call_anomalous(node, fn, buf):
+    """``fn.backward`` under anomaly mode: nodes it makes (``create_graph``) record ``node`` as
+    their parent, and an error is preceded by the forward stack that made ``node``."""
+    task = _task
+    prev = getattr(task, "node", None)
+    task.node = node
+    try:
+        return fn.backward(node, *buf)
+    except Exception:
+        _print_stack(node)
+        raise
+    finally:
+        task.node = prev
 
 
 def _validate(node, i, g, meta):

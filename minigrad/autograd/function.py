@@ -15,6 +15,7 @@ import weakref
 
 from ..devices import CPU
 from ..tensor import Tensor
+from .anomaly_mode import _ANOMALY, _store_stack
 from .grad_mode import _INFERENCE_SEEN, _grad_state
 from .saved_tensors import (FREED_MSG, _HOOKS_ACTIVE, RawSavedTensor, SavedTensor, _HookedSaved,
                             _current_hooks, _pack_pending, _saved_attributes)
@@ -23,6 +24,12 @@ __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor", "
 
 _seq = itertools.count()
 _new = object.__new__
+
+
+def _anomaly_parent():
+    """The node whose backward is running in this thread (None outside backward)."""
+    from .engine import _task
+    return getattr(_task, "node", None)
 
 
 class Node:
@@ -47,6 +54,16 @@ class Node:
         self._seq = next(_seq)      # graph nodes made by ``Function.apply`` get it when recorded
 
     _cpp_namespace = ""       # "torch::autograd::" for nodes PyTorch writes by hand (CopySlices)
+
+    _metadata = None
+
+    @property
+    def metadata(self) -> dict:
+        """A dict of user data kept with the node (``torch.autograd.graph.Node.metadata``);
+        anomaly mode stores the forward stack under ``"traceback_"`` in it."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def name(self) -> str:
         """The node's name as PyTorch's ``Node.name()``: its class name, e.g.
@@ -317,6 +334,8 @@ def _has_edge(cls, i, a):
 
 def _connect(ctx, args, needs, out):
     ctx._seq = next(_seq)
+    if _ANOMALY[0]:                 # detect_anomaly: the forward stack that made this node
+        _store_stack(ctx, _anomaly_parent())
     edges = []
     metas = []
     idx = None

@@ -113,7 +113,7 @@ class SavedTensor:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{legacy_type_name(dt)} {shape}]{made_by} is at version "
-                f"{self.vc[0]}; expected version {self.version} instead.")
+                f"{self.vc[0]}; expected version {self.version} instead. " + _version_hint())
         if not self.is_output:
             return self.tensor
         t = Tensor._make(self.data, self.dtype)
@@ -352,3 +352,14 @@ def _saved_attributes(cls):
         if n not in names:
             attrs["_saved_" + n] = _scalar_property(attr, n)
     return attrs
+
+
+def _version_hint() -> str:
+    """The hint PyTorch ends its in-place version error with (it depends on anomaly mode)."""
+    from .anomaly_mode import _ANOMALY
+    if _ANOMALY[0]:
+        return ("Hint: the backtrace further above shows the operation that failed to compute "
+                "its gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
+    return ("Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")

@@ -2,8 +2,10 @@
 (mirrors ``torch.backends``).
 
 ``cuda.matmul.allow_tf32``, ``cudnn.allow_tf32``, ``cudnn.benchmark``, ``cudnn.deterministic``...
-are plain settable attributes with PyTorch's defaults. They do not change numerics yet: every
-matmul runs in fp32 (no TF32 rounding of its inputs), no kernel is autotuned and every kernel is
+are settable attributes with PyTorch's defaults. ``cuda.matmul.allow_tf32`` (or
+``set_float32_matmul_precision("high")``) makes fp32 matrix products and convolutions on the
+emulated cuda device take TF32 inputs (``numerics.round_tf32``), as cuBLAS does; the cudnn flags
+change nothing (the emulated device has no cuDNN), no kernel is autotuned and every kernel is
 deterministic. ``mps.is_available()`` is False (there is no emulated MPS device).
 """
 from . import cuda, cudnn, mps

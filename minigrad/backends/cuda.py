@@ -1,8 +1,12 @@
 """``minigrad.backends.cuda``: CUDA matmul flags (mirrors ``torch.backends.cuda``), and the float32
 matmul precision (``torch.set_float32_matmul_precision``) that ``matmul.allow_tf32`` reflects.
 
-The flags are stored with PyTorch's defaults and do not change numerics yet (see
-``minigrad.backends``): every fp32 matmul is computed as at precision "highest".
+The flags hold PyTorch's defaults. At precision "high" or "medium" (``matmul.allow_tf32``), fp32
+matrix products (mm, addmm, bmm, baddbmm, addbmm, matmul and linear through them) and
+convolutions on the emulated cuda device round their inputs to TF32 and accumulate in fp32, as
+cuBLAS's TF32 kernels do (``minigrad.numerics.round_tf32``); cpu tensors, mv/dot, 16-bit and
+float64 products are unaffected, as in PyTorch. "medium" is treated as "high" (on CUDA PyTorch
+has no bf16-based fp32 matmul either).
 """
 from __future__ import annotations
 
@@ -29,7 +33,8 @@ def set_float32_matmul_precision(precision: str) -> None:
     Warns:
         UserWarning: another string, which leaves the setting unchanged (PyTorch's text).
 
-    Deliberate difference: recorded only; minigrad's fp32 matmuls always run at "highest".
+    "high" and "medium" make fp32 matrix products on the emulated cuda device use TF32 inputs
+    (see the module docstring); cpu products stay at "highest", as PyTorch's do here.
     """
     if not isinstance(precision, str):
         raise RuntimeError("set_float32_matmul_precision expects a str, but got "
@@ -51,7 +56,7 @@ class _MatmulFlags:
     """``torch.backends.cuda.matmul``: settable flags, PyTorch's defaults.
 
     Attributes:
-        allow_tf32: let fp32 matmuls use TF32 (default False). Not applied yet.
+        allow_tf32: let fp32 cuda matmuls use TF32 (default False); applied (module docstring).
         allow_fp16_reduced_precision_reduction: default True. Not applied yet.
         allow_bf16_reduced_precision_reduction: default True. Not applied yet.
     """

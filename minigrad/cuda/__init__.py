@@ -30,7 +30,9 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "get_
            "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
            "reset_max_memory_cached", "empty_cache", "memory_summary", "memory_stats",
            "memory_stats_as_nested_dict", "reset_accumulated_memory_stats", "mem_get_info",
-           "memory_snapshot", "memory_cached", "max_memory_cached"] + list(_LEGACY_TYPES)
+           "memory_snapshot", "memory_cached", "max_memory_cached",
+           "set_per_process_memory_fraction", "get_per_process_memory_fraction"] + \
+    list(_LEGACY_TYPES)
 
 globals().update(_LEGACY_TYPES)   # torch.cuda.FloatTensor...: see minigrad.legacy_tensor_types
 
@@ -117,17 +119,17 @@ class _CudaDeviceProperties:
         name: ``get_device_name()``'s string.
         major, minor: the compute capability, ``get_device_capability()`` (8, 0).
         total_memory: bytes; the host's physical memory, where the emulated device's tensors
-            live (``os.sysconf``; 16 GiB where the platform cannot say).
+            live (``os.sysconf``; 16 GiB where the platform cannot say), unless
+            ``MINIGRAD_CUDA_TOTAL_MEMORY`` or ``minigrad.cuda.memory._set_total_memory`` sets
+            another (``minigrad.cuda.allocator.total_memory``).
         multi_processor_count: the host's CPU count (``os.cpu_count()``).
         is_integrated, is_multi_gpu_board: False. warp_size: 32.
     """
 
     def __init__(self):
         import os
-        try:
-            mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        except (ValueError, OSError, AttributeError):
-            mem = 16 << 30
+        from .allocator import total_memory
+        mem = total_memory()
         self.name = DEVICE_NAME
         self.major, self.minor = get_device_capability()
         self.total_memory = int(mem)
@@ -205,7 +207,8 @@ def initial_seed() -> int:
     return _seed[0]
 
 
-from .memory import (empty_cache, max_memory_allocated, max_memory_cached,  # noqa: E402,F401
+from .memory import (OutOfMemoryError, empty_cache, get_per_process_memory_fraction,  # noqa
+                     max_memory_allocated, max_memory_cached, set_per_process_memory_fraction,
                      max_memory_reserved, mem_get_info, memory_allocated, memory_cached,
                      memory_reserved, memory_snapshot, memory_stats, memory_stats_as_nested_dict,
                      memory_summary, reset_accumulated_memory_stats, reset_max_memory_allocated,

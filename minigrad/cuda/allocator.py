@@ -19,14 +19,25 @@ configuration: no ``max_split_size_mb``, no ``roundup_power2_divisions``, one st
   ``empty_cache()`` releases the segments that are wholly free.
 
 Addresses are virtual (segments laid end to end from ``BASE_ADDRESS``): they exist so that
-``memory_snapshot()`` reads as PyTorch's. The device never runs out of memory (it is host
-memory), so ``num_alloc_retries`` and ``num_ooms`` stay 0.
+``memory_snapshot()`` reads as PyTorch's.
+
+Out of memory, as PyTorch's allocator: the device has a total memory (``total_memory()``: set by
+``minigrad.cuda.memory._set_total_memory``, else the ``MINIGRAD_CUDA_TOTAL_MEMORY`` environment
+variable, else the host's physical memory), and optionally a per-process limit
+(``set_fraction``: ``torch.cuda.set_per_process_memory_fraction``). A new segment that would
+take the reserved bytes past the limit, or past the total (the ``cudaMalloc`` of a device with
+no other user), fails; the allocator then releases every wholly free cached segment (counting
+``num_sync_all_streams``, as ``empty_cache`` does), retries once (``num_alloc_retries``) and, if
+that fails too, counts ``num_ooms`` and raises ``OutOfMemoryError`` with PyTorch's message. The
+host arrays themselves are not limited: only the device's bookkeeping runs out.
 """
 from __future__ import annotations
 
 import bisect
+import os
 
-__all__ = ["CachingAllocator", "Block", "round_size", "allocation_size", "STAT_NAMES",
+__all__ = ["CachingAllocator", "Block", "OutOfMemoryError", "round_size", "allocation_size",
+           "format_size", "total_memory", "set_total_memory", "STAT_NAMES",
            "K_MIN_BLOCK_SIZE", "K_SMALL_SIZE", "K_SMALL_BUFFER", "K_LARGE_BUFFER",
            "K_MIN_LARGE_ALLOC", "K_ROUND_LARGE"]
 
@@ -42,6 +53,89 @@ BASE_ADDRESS = 0x7f0000000000       # where the virtual addresses of segments st
 STAT_NAMES = ("allocation", "segment", "active", "inactive_split", "allocated_bytes",
               "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes")
 _POOLS = ("all", "small_pool", "large_pool")
+
+
+TOTAL_MEMORY_ENV = "MINIGRAD_CUDA_TOTAL_MEMORY"
+_total_override = [None]       # set_total_memory's value (None: the environment or the host)
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
+          "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+          "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+
+
+class OutOfMemoryError(RuntimeError):
+    """The emulated cuda device is out of memory (``torch.OutOfMemoryError``, which is also
+    ``torch.cuda.OutOfMemoryError``; a subclass of RuntimeError). Raised by an allocation that
+    fits neither the device's free memory nor the per-process limit, after the cached blocks were
+    released, with PyTorch's message ("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0
+    has a total capacity of ...")."""
+
+
+OutOfMemoryError.__module__ = "minigrad"
+
+
+def _parse_bytes(text: str) -> int:
+    t = text.strip().lower().replace(" ", "")
+    num = t.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = t[len(num):]
+    if not num or unit not in _UNITS:
+        raise ValueError(f"{TOTAL_MEMORY_ENV}: expected a number of bytes with an optional unit "
+                         f"(K, M, G, T, KiB, MiB, GiB...), got {text!r}")
+    return int(float(num) * _UNITS[unit])
+
+
+def _host_memory() -> int:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 16 << 30
+
+
+def total_memory() -> int:
+    """The emulated device's total memory in bytes: ``set_total_memory``'s value, else
+    ``MINIGRAD_CUDA_TOTAL_MEMORY`` (bytes, or with a unit: ``"8GiB"``, ``"512M"``), else the host's
+    physical memory (where the device's tensors live; 16 GiB where the platform cannot say).
+
+    Raises:
+        ValueError: an environment value that is not a size.
+    """
+    if _total_override[0] is not None:
+        return _total_override[0]
+    env = os.environ.get(TOTAL_MEMORY_ENV, "").strip()
+    if env:
+        return _parse_bytes(env)
+    return _host_memory()
+
+
+def set_total_memory(nbytes) -> None:
+    """Set the emulated device's total memory (``nbytes`` bytes, an int > 0, or a size string as
+    the environment variable takes); None goes back to the environment / the host's memory.
+
+    Raises:
+        ValueError: a size that is not positive. TypeError: another type.
+    """
+    if nbytes is None:
+        _total_override[0] = None
+        return
+    if isinstance(nbytes, str):
+        nbytes = _parse_bytes(nbytes)
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int):
+        raise TypeError(f"total memory must be an int number of bytes, got "
+                        f"{type(nbytes).__name__}")
+    if nbytes <= 0:
+        raise ValueError(f"total memory must be positive, got {nbytes}")
+    _total_override[0] = nbytes
+
+
+def format_size(nbytes: int) -> str:
+    """PyTorch's allocator size printer: "512 bytes" up to 1 KiB, then "1.50 KiB", "20.00 MiB",
+    "7.93 GiB" (two decimals; a unit is used up to and including its next power of 1024)."""
+    if nbytes <= 1024:
+        return f"{nbytes} bytes"
+    if nbytes <= 1 << 20:
+        return f"{nbytes / 1024.0:.2f} KiB"
+    if nbytes <= 1 << 30:
+        return f"{nbytes / 1048576.0:.2f} MiB"
+    return f"{nbytes / 1073741824.0:.2f} GiB"
 
 
 def round_size(nbytes: int) -> int:
@@ -139,6 +233,23 @@ class CachingAllocator:
         self._free = {True: [], False: []}      # small? -> sorted [(size, address, block)]
         self._segments = []
         self._next_address = BASE_ADDRESS
+        self.allowed_max = None      # set_fraction's limit on reserved bytes (None: no limit)
+
+    # ------------------------------------------------------------------ limits
+    def set_fraction(self, fraction: float) -> None:
+        """Limit the reserved bytes to ``fraction`` of ``total_memory()`` as it is now
+        (PyTorch's ``setMemoryFraction``)."""
+        self.allowed_max = int(fraction * total_memory())
+
+    def fraction(self) -> float:
+        """The limit as a fraction of ``total_memory()``; 1.0 when none is set."""
+        return 1.0 if self.allowed_max is None else self.allowed_max / total_memory()
+
+    def mem_info(self) -> tuple:
+        """``(free, total)``: the device's total memory less what the allocator reserves (the
+        device has no other user), and the total."""
+        total = total_memory()
+        return max(total - self.stats["reserved_bytes"]["all"].current, 0), total
 
     # ------------------------------------------------------------------ statistics
     def _update(self, name, small, amount):
@@ -180,8 +291,18 @@ class CachingAllocator:
         size = round_size(nbytes) if self.caching else nbytes
         small = size <= K_SMALL_SIZE
         block = self._take_free(size, small) if self.caching else None
-        if block is None:
-            block = self._new_segment(allocation_size(size) if self.caching else size, small)
+        if block is None and not self.caching:
+            block = self._new_segment(size, small)
+        elif block is None:
+            alloc = allocation_size(size)
+            block = self._alloc_segment(alloc, small, False)
+            if block is None:
+                # PyTorch's last resort: free every wholly free cached segment, retry once
+                self.empty_cache()
+                block = self._alloc_segment(alloc, small, True)
+            if block is None:
+                self.counters["num_ooms"] += 1
+                raise OutOfMemoryError(self._oom_message(alloc))
         else:
             self._update("inactive_split", small, -(1 if block.is_split else 0))
             self._update("inactive_split_bytes", small, -(block.size if block.is_split else 0))
@@ -240,7 +361,11 @@ class CachingAllocator:
         self._insert_free(block, small)
 
     def empty_cache(self) -> None:
-        """Release every segment with no allocated block (``torch.cuda.empty_cache``)."""
+        """Release every segment with no allocated block (``torch.cuda.empty_cache``; as
+        PyTorch's ``release_cached_blocks`` it first synchronizes the streams:
+        ``num_sync_all_streams`` counts it)."""
+        if self.caching:
+            self.counters["num_sync_all_streams"] += 1
         for seg in list(self._segments):
             b = seg.first
             if b is not None and not b.allocated and b.next is None:
@@ -267,6 +392,32 @@ class CachingAllocator:
         pool = self._free[small]
         i = bisect.bisect_left(pool, (block.size, block.address))
         del pool[i]
+
+    def _alloc_segment(self, size, small, retry):
+        """PyTorch's ``alloc_block``: a new segment, or None when it exceeds the per-process
+        limit or the device's free memory."""
+        if retry:
+            self.counters["num_alloc_retries"] += 1
+        reserved = self.stats["reserved_bytes"]["all"].current
+        if self.allowed_max is not None and reserved + size > self.allowed_max:
+            return None
+        if reserved + size > total_memory():
+            return None
+        return self._new_segment(size, small)
+
+    def _oom_message(self, alloc):
+        free, total = self.mem_info()
+        allowed = "" if self.allowed_max is None else f"{format_size(self.allowed_max)} allowed; "
+        allocated = self.stats["allocated_bytes"]["all"].current
+        reserved = self.stats["reserved_bytes"]["all"].current
+        return (f"CUDA out of memory. Tried to allocate {format_size(alloc)}. GPU {self.device} "
+                f"has a total capacity of {format_size(total)} of which {format_size(free)} is "
+                f"free. {allowed}Of the allocated memory {format_size(allocated)} is allocated "
+                f"by PyTorch, and {format_size(reserved - allocated)} is reserved by PyTorch but "
+                "unallocated. If reserved but unallocated memory is large try setting "
+                "PYTORCH_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See "
+                "documentation for Memory Management  "
+                "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
 
     def _new_segment(self, size, small):
         seg = _Segment(self._next_address, size, small)

@@ -10,6 +10,14 @@ or bfloat16 element is 2 bytes, a float8 element 1. A storage is freed when its 
 deallocated, i.e. when the last tensor (or saved-for-backward holder) using it goes.
 ``requested_bytes.*`` gives the unrounded bytes.
 
+The device has a total memory (``get_device_properties().total_memory``, ``mem_get_info()[1]``):
+the host's physical memory unless ``MINIGRAD_CUDA_TOTAL_MEMORY`` (bytes, or ``"8GiB"``, ``"512M"``)
+or ``_set_total_memory(nbytes)`` says otherwise, and ``set_per_process_memory_fraction`` limits
+this process to a share of it. An allocation that fits neither, after the cached segments are
+released and the allocation retried (``num_alloc_retries``), raises ``OutOfMemoryError``
+(``torch.OutOfMemoryError``) with PyTorch's message and counts ``num_ooms``; see
+``minigrad.cuda.allocator``.
+
 Every function takes ``device`` (None, 0, "cuda", "cuda:0" or a ``minigrad.device``) and raises
 ``AssertionError("Torch not compiled with CUDA enabled")`` with the emulation off, as a
 CPU-only PyTorch build does for the calls that need a device.
@@ -19,8 +27,10 @@ from __future__ import annotations
 import collections
 
 from .. import devices as _devices
+from .allocator import OutOfMemoryError, set_total_memory, total_memory
 
-__all__ = ["memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+__all__ = ["set_per_process_memory_fraction", "get_per_process_memory_fraction",
+           "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
            "reset_peak_memory_stats", "reset_accumulated_memory_stats", "memory_stats",
            "memory_stats_as_nested_dict", "memory_summary", "empty_cache", "mem_get_info",
            "memory_snapshot", "reset_max_memory_allocated", "reset_max_memory_cached",
@@ -54,8 +64,9 @@ def memory_stats(device=None) -> "collections.OrderedDict[str, int]":
     ``allocated_bytes``, ``reserved_bytes``, ``active_bytes``, ``inactive_split_bytes``,
     ``requested_bytes`` (bytes; ``requested`` is unrounded), ``oversize_allocations.*`` and
     ``oversize_segments.*`` (always 0: no ``max_split_size``), ``max_split_size`` (-1),
-    ``num_alloc_retries``, ``num_ooms``, ``num_oom_rejections``, ``num_sync_all_streams`` (0:
-    the emulated device never runs out of memory), ``num_device_alloc`` / ``num_device_free``
+    ``num_alloc_retries`` (allocations retried after releasing the cache), ``num_ooms``
+    (``OutOfMemoryError`` raised), ``num_oom_rejections`` (0), ``num_sync_all_streams`` (cache
+    releases: ``empty_cache`` and the retries), ``num_device_alloc`` / ``num_device_free``
     (segments obtained / released).
 
     Raises:
@@ -170,15 +181,59 @@ def empty_cache() -> None:
 def mem_get_info(device=None) -> tuple:
     """``(free, total)`` bytes of the device (``torch.cuda.mem_get_info``).
 
-    ``total`` is the emulated device's memory: the host's physical memory, where its tensors
-    live (``get_device_properties().total_memory``). ``free`` is ``total`` minus what the
-    caching allocator reserves (as the driver sees a GPU: cached blocks are not free); other
-    processes' use of host memory is not subtracted.
+    ``total`` is the emulated device's memory (``get_device_properties().total_memory``: the
+    host's physical memory, or what ``MINIGRAD_CUDA_TOTAL_MEMORY`` / ``_set_total_memory`` set).
+    ``free`` is ``total`` minus what the caching allocator reserves (as the driver sees a GPU:
+    cached blocks are not free); the device has no other user. The per-process fraction does not
+    change either figure, as on a GPU.
     """
-    from . import get_device_properties
+    return _allocator(device).mem_info()
+
+
+def _set_total_memory(nbytes) -> None:
+    """Set the emulated device's total memory to ``nbytes`` bytes (an int, or a size string
+    such as ``"8GiB"``); None goes back to ``MINIGRAD_CUDA_TOTAL_MEMORY`` or the host's memory.
+    minigrad's own (PyTorch has no such call: a GPU's memory is what it is). Allocations
+    already made stay; later ones that do not fit raise ``OutOfMemoryError``. A fraction set
+    earlier keeps its byte limit, as PyTorch computes it when it is set.
+
+    Raises:
+        TypeError: not an int, a string or None. ValueError: not positive, or not a size.
+    """
+    set_total_memory(nbytes)
+
+
+def set_per_process_memory_fraction(fraction, device=None) -> None:
+    """Limit this process's caching allocator to ``fraction`` of the device's total memory
+    (``torch.cuda.set_per_process_memory_fraction``): a segment that would take the reserved
+    bytes past ``int(fraction * total_memory)`` fails, and the allocation raises
+    ``OutOfMemoryError`` if releasing the cache and retrying does not help.
+
+    Args:
+        fraction: a float in [0, 1].
+        device: None, 0, "cuda", "cuda:0" or a ``minigrad.device``.
+
+    Raises:
+        TypeError: ``fraction`` is not a float ("Invalid type for fraction argument, must be
+            `float`"). ValueError: outside [0, 1] (PyTorch's messages).
+        AssertionError: with the emulation off. RuntimeError: an ordinal other than 0.
+    """
     alloc = _allocator(device)
-    total = get_device_properties().total_memory
-    return (max(total - alloc.stats["reserved_bytes"]["all"].current, 0), total)
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    alloc.set_fraction(fraction)
+
+
+def get_per_process_memory_fraction(device=None) -> float:
+    """The per-process limit as a fraction of the device's total memory, 1.0 when none was set
+    (``torch.cuda.get_per_process_memory_fraction``).
+
+    Raises:
+        AssertionError: with the emulation off. RuntimeError: an ordinal other than 0.
+    """
+    return _allocator(device).fraction()
 
 
 def memory_snapshot(mempool_id=None, include_traces=True) -> list:

@@ -19,7 +19,9 @@ the dispatcher show, not from guesses (a storage is counted once, in the first t
   tensors of optimizers alive when the region starts;
 - ``saved_for_backward``: storages held by the saved-tensor holders (``SavedTensor``) of graph
   nodes that have not been released by a backward (activations kept for the backward pass; what
-  a pack hook such as ``save_on_cpu`` put elsewhere counts on that device);
+  a pack hook such as ``save_on_cpu`` put elsewhere counts on that device), and what a
+  non-reentrant checkpoint's frame keeps: its inputs while any node of the region lives, and
+  during backward the recomputed tensors until their node unpacks them;
 - ``other``: everything else (inputs, outputs, temporaries alive at the moment).
 
 Example::

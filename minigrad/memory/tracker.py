@@ -50,6 +50,8 @@ class MemoryTracker(DispatchMode):
         self._saved_count = {}        # key -> number of holders saving it
         self._saved_bytes = 0
         self._nodes = {}              # id(node) -> (weakref to the node, its saved keys)
+        self._frames = {}             # id(frame) -> (weakref to a checkpoint frame, its keys)
+        self._dirty = set()           # ids of frames whose recomputed tensors changed
         self._stale = False           # a backward ran: some nodes may be released
         self._ranges = _RangeWatch()
         self._tid = None
@@ -59,6 +61,7 @@ class MemoryTracker(DispatchMode):
     # ------------------------------------------------------------------ region
     def __enter__(self):
         from ..profiler.record_function import observers
+        from ..utils.checkpoint import frame_watchers
         self._tid = threading.get_ident()
         self._reg = registry(self.device)
         self._active = True
@@ -68,6 +71,7 @@ class MemoryTracker(DispatchMode):
         self._scan(objects)
         del objects
         observers.append(self._ranges)
+        frame_watchers.append(self._frame_changed)
         self._reg.watchers.append(self)
         self.start = self.peak = self._reg.allocator.stats["allocated_bytes"]["all"].current
         self._peak_split = self.by_category("now")
@@ -75,9 +79,12 @@ class MemoryTracker(DispatchMode):
 
     def __exit__(self, *exc):
         from ..profiler.record_function import observers
+        from ..utils.checkpoint import frame_watchers
         super().__exit__(*exc)
+        self._refresh_frames()
         self._reg.watchers.remove(self)
         observers.remove(self._ranges)
+        frame_watchers.remove(self._frame_changed)
         if self._reg is registry("cpu"):
             disable_cpu_accounting()
         self._sweep()
@@ -114,7 +121,11 @@ class MemoryTracker(DispatchMode):
         for a in args:
             if isinstance(a, Tensor) and a._requires_grad and a._grad_fn is None:
                 self._add_leaf(a)
-        out = call_next(args, kwargs)
+        try:
+            out = call_next(args, kwargs)
+        finally:
+            if self._dirty:           # a checkpoint's rerun filled holders in this op
+                self._refresh_frames()
         for o in (out if type(out) is tuple or type(out) is list else (out,)):
             if isinstance(o, Tensor) and o._grad_fn is not None:
                 self._add_node(o._grad_fn)
@@ -131,39 +142,102 @@ class MemoryTracker(DispatchMode):
             return
         if self._stale:
             self._sweep()
-        keys = []
+        held = []
         for s in saved:
-            for t in _held(s):
-                k = id(root_of(t)) if not isinstance(t, Tensor) else id(root_of(t._data))
-                if k in self._reg.blocks:
-                    keys.append(k)
+            frame = getattr(getattr(s, "packed", None), "frame", None)
+            if frame is not None:     # a non-reentrant checkpoint's holder: the frame keeps
+                self._add_frame(frame)    # the region's inputs and, in backward, its reruns
+            else:
+                held.extend(_held(s))
+        keys = self._keys_of(held)
         if not keys:
             return
-        params = {k for _r, k in self._leaf_keys.values()}
-        keys = [k for k in keys if k not in params]
         nid = id(node)
         self._nodes[nid] = (weakref.ref(node, lambda _r, n=nid: self._drop_node(n)), keys)
         for k in keys:
-            c = self._saved_count.get(k, 0)
-            self._saved_count[k] = c + 1
-            if c == 0:
-                self._saved_bytes += self._reg.blocks[k].size
+            self._ref(k)
         if self._saved_bytes > self.max_saved:
             self.max_saved = self._saved_bytes
+
+    def _keys_of(self, held):
+        """The registry keys of the storages of ``held`` (tensors and arrays) counted on this
+        device, parameters left out."""
+        keys = []
+        blocks = self._reg.blocks
+        for t in held:
+            k = id(root_of(t)) if not isinstance(t, Tensor) else id(root_of(t._data))
+            if k not in blocks and isinstance(t, Tensor) and t._device.type == self.device:
+                self._reg.track(t)      # a rerun's last tensor, before the cpu mode saw it
+            if k in blocks:
+                keys.append(k)
+        if keys:
+            params = {k for _r, k in self._leaf_keys.values()}
+            keys = [k for k in keys if k not in params]
+        return keys
+
+    def _ref(self, k):
+        c = self._saved_count.get(k, 0)
+        self._saved_count[k] = c + 1
+        if c == 0:
+            self._saved_bytes += self._reg.blocks[k].size
+
+    def _unref(self, k):
+        c = self._saved_count.get(k, 0) - 1
+        if c <= 0:
+            if self._saved_count.pop(k, None) is not None:
+                b = self._reg.blocks.get(k)
+                if b is not None:
+                    self._saved_bytes -= b.size
+        else:
+            self._saved_count[k] = c
+
+    # ------------------------------------------------------------------ checkpoint frames
+    def _add_frame(self, frame):
+        fid = id(frame)
+        entry = self._frames.get(fid)
+        if entry is not None and entry[0]() is frame:
+            return
+        self._frames[fid] = (weakref.ref(frame, lambda _r, f=fid: self._drop_frame(f)), set())
+        self._dirty.add(fid)
+        self._refresh_frames()
+
+    def _frame_changed(self, frame):
+        """``minigrad.utils.checkpoint``'s call when a frame's recomputed tensors change; they
+        are counted after the op running now (its output may not be counted yet)."""
+        if id(frame) in self._frames and threading.get_ident() == self._tid:
+            self._dirty.add(id(frame))
+
+    def _refresh_frames(self):
+        """Recount what the changed frames keep: inputs, and recomputed tensors not unpacked."""
+        dirty, self._dirty = self._dirty, set()
+        for fid in dirty:
+            entry = self._frames.get(fid)
+            frame = None if entry is None else entry[0]()
+            if frame is None:
+                continue
+            new = set(self._keys_of(_held_all(frame.kept())))
+            old = entry[1]
+            for k in new - old:
+                self._ref(k)
+            for k in old - new:
+                self._unref(k)
+            self._frames[fid] = (entry[0], new)
+        if self._saved_bytes > self.max_saved:
+            self.max_saved = self._saved_bytes
+
+    def _drop_frame(self, fid):
+        entry = self._frames.pop(fid, None)
+        self._dirty.discard(fid)
+        if entry is not None:
+            for k in entry[1]:
+                self._unref(k)
 
     def _drop_node(self, nid):
         entry = self._nodes.pop(nid, None)
         if entry is None:
             return
         for k in entry[1]:
-            c = self._saved_count.get(k, 0) - 1
-            if c <= 0:
-                if self._saved_count.pop(k, None) is not None:
-                    b = self._reg.blocks.get(k)
-                    if b is not None:
-                        self._saved_bytes -= b.size
-            else:
-                self._saved_count[k] = c
+            self._unref(k)
 
     def _sweep(self):
         """Drop the nodes a backward released (their saved tensors are gone from the graph)."""
@@ -189,6 +263,8 @@ class MemoryTracker(DispatchMode):
     def freed(self, reg, key, size):
         """The registry's call for each storage that died."""
         self._opt_keys.discard(key)
+        for _ref, keys in self._frames.values():
+            keys.discard(key)
         if self._saved_count.pop(key, None) is not None:
             self._saved_bytes -= size
             self._stale = True       # a node that saved it was released: sweep before reuse
@@ -212,6 +288,8 @@ class MemoryTracker(DispatchMode):
             return collections.OrderedDict(self._final)
         if self._stale:
             self._sweep()
+        if self._dirty:
+            self._refresh_frames()
         blocks = self._reg.blocks
         seen = set()
         out = collections.OrderedDict((c, 0) for c in CATEGORIES)
@@ -296,6 +374,17 @@ def _held(s):
             stack.extend(p)
         elif isinstance(p, dict):
             stack.extend(p.values())
+    return out
+
+
+def _held_all(saved):
+    """``_held`` over a list of saved-tensor holders (and tensors, kept as they are)."""
+    out = []
+    for s in saved:
+        if isinstance(s, Tensor):
+            out.append(s)
+        else:
+            out.extend(_held(s))
     return out
 
 

@@ -132,3 +132,18 @@ def check_scalar_or_tensor(x, op):
     if not isinstance(x, (Tensor, bool, int, float, np.number, np.bool_)):
         raise TypeError(f"{op}(): argument 'other' must be Tensor or Number, not "
                         f"{type(x).__name__}")
+
+
+def tf32_operands(dtype, tensor, *arrays):
+    """The fp32 operands of a matmul or convolution, rounded to TF32 when PyTorch's CUDA would
+    use TF32 for it: an fp32 op on the (emulated) cuda device while
+    ``backends.cuda.matmul.allow_tf32`` is set (``set_float32_matmul_precision("high")`` or
+    ``"medium"``). The emulated device has no cuDNN, so its convolutions are PyTorch's
+    cuBLAS-based fallback and follow the same flag (``backends.cudnn.allow_tf32`` has no
+    effect). Otherwise ``arrays`` unchanged (a tuple)."""
+    from ..backends.cuda import _precision
+    if _precision[0] == "highest" or dtype is not _dt.float32 or \
+            tensor._device.type != "cuda":
+        return arrays
+    from ..numerics import round_tf32
+    return tuple(round_tf32(a) for a in arrays)

@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes, opmath
+from ._util import broadcast_shapes, opmath, tf32_operands
 from .linalg import _check_tensor, _int_scalar, _product
 from .loss import _rounder, quiet_wrap
 
@@ -163,7 +163,7 @@ class Addbmm(Function):
         with np.errstate(all="ignore"):
             if batch1.shape[0] == 0:
                 acc = acc * be if be != 0 else np.zeros(shape, acc.dtype)
-            a1, a2 = opmath(batch1, dt), opmath(batch2, dt)
+            a1, a2 = tf32_operands(dt, batch1, opmath(batch1, dt), opmath(batch2, dt))
             k = be
             for i in range(batch1.shape[0]):
                 acc = rnd(_combine(acc, np.matmul(a1[i], a2[i]), al, k))

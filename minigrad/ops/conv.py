@@ -38,7 +38,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import opmath, wrap
+from ._util import opmath, tf32_operands, wrap
 
 
 # ---------------------------------------------------------------------------- NumPy kernels
@@ -147,6 +147,19 @@ def _ints(v, nd, name):
     return v
 
 
+def _onednn(dt):
+    """Whether PyTorch's CPU build runs a ``dt`` convolution through oneDNN on this machine
+    (16-bit inputs on CPUs with the flags of ``numerics.ONEDNN_BF16`` / ``ONEDNN_FP16``)."""
+    from ..numerics import ONEDNN_BF16, ONEDNN_FP16
+    return (dt is _dt.bfloat16 and ONEDNN_BF16) or (dt is _dt.float16 and ONEDNN_FP16)
+
+
+def _type_string(dt):
+    """``Tensor::toString()``: the legacy type name, except bf16's "CPUBFloat16Type" (it has no
+    legacy tensor class)."""
+    return "CPUBFloat16Type" if dt is _dt.bfloat16 else _dt.legacy_type_name(dt)
+
+
 def _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """PyTorch's ``check_input_shape_forward`` and ``ConvParams`` checks, with its messages."""
     for t, nm in ((input, "input"), (weight, "weight")):
@@ -185,7 +198,11 @@ def _check(input, weight, bias, stride, padding, dilation, transposed, output_pa
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != nb):
         raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with "
                            f"{nb} elements, but got bias of size {list(bias.shape)} instead")
-    if input.dtype is not weight.dtype:     # (PyTorch's slow-path message; oneDNN has another)
+    if input.dtype is not weight.dtype:
+        if _onednn(input.dtype):            # PyTorch's oneDNN path checks first, in its words
+            raise RuntimeError(f"Input type ({_type_string(input.dtype)}) and weight type "
+                               f"({_type_string(weight.dtype)}) should be the same or input "
+                               "should be a MKLDNN tensor and weight is a dense tensor")
         raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                            f"{weight.dtype.scalar_name}")
     if bias is not None and bias.dtype is not input.dtype:
@@ -263,7 +280,7 @@ class Convolution(Function):
                                                             output_padding)
         _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         dt = input.dtype
-        x, w = opmath(input, dt), opmath(weight, dt)
+        x, w = tf32_operands(dt, input, opmath(input, dt), opmath(weight, dt))
         with np.errstate(all="ignore"):        # inf/nan inputs: no NumPy warnings, as PyTorch
             if transposed:
                 size = _transposed_size(input.shape, weight.shape, stride, padding, dilation,
@@ -310,19 +327,23 @@ class ConvolutionBackward(Function):
                                                             output_padding)
         dt = grad_output.dtype
         g, x, w = opmath(grad_output, dt), opmath(input, dt), opmath(weight, dt)
+        if output_mask[0] or output_mask[1]:       # the bias gradient is a plain fp32 sum
+            tg, tx, tw = tf32_operands(dt, input, g, x, w)
+        else:
+            tg = tx = tw = None
         kernel = tuple(weight.shape[2:])
         gi = gw = gb = None
         if output_mask[0]:
             if transposed:
-                gi = _corr(g, w, stride, padding, dilation, groups, tuple(input.shape[2:]))
+                gi = _corr(tg, tw, stride, padding, dilation, groups, tuple(input.shape[2:]))
             else:
-                gi = _corr_t(g, w, input.shape[2:], stride, padding, dilation, groups)
+                gi = _corr_t(tg, tw, input.shape[2:], stride, padding, dilation, groups)
             gi = wrap(gi, dt)
         if output_mask[1]:
             if transposed:
-                gw = _corr_w(g, x, kernel, stride, padding, dilation, groups)
+                gw = _corr_w(tg, tx, kernel, stride, padding, dilation, groups)
             else:
-                gw = _corr_w(x, g, kernel, stride, padding, dilation, groups)
+                gw = _corr_w(tx, tg, kernel, stride, padding, dilation, groups)
             gw = wrap(gw, dt)
         if output_mask[2] and list(bias_sizes) != [0]:
             gb = wrap(np.add.reduce(g, axis=(0,) + tuple(range(2, g.ndim))), dt)

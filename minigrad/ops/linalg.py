@@ -22,7 +22,8 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import opmath, wrap
+from ..backends.cuda import _precision
+from ._util import opmath, tf32_operands, wrap
 
 
 
@@ -86,8 +87,13 @@ def _numel(shape):
 
 
 def _product(a, b, dtype):
-    """a @ b in opmath (fp32 for fp16/bf16), not yet rounded."""
-    return np.matmul(opmath(a, dtype), opmath(b, dtype))
+    """a @ b in opmath (fp32 for fp16/bf16), not yet rounded; fp32 cuda matrix products in TF32
+    when PyTorch's would be (``_util.tf32_operands``: cuBLAS gemm; mv and dot are gemv/dot
+    kernels, which have no TF32)."""
+    x, y = opmath(a, dtype), opmath(b, dtype)
+    if _precision[0] != "highest" and isinstance(a, Tensor) and x.ndim >= 2 and y.ndim >= 2:
+        x, y = tf32_operands(dtype, a, x, y)
+    return np.matmul(x, y)
 
 
 # ---------------------------------------------------------------------------- mm, bmm, mv, dot

@@ -115,6 +115,9 @@ class FunctionEvent(_Formatted):
         trace_name: the name the Chrome trace shows. As PyTorch's ``_rewrite_name``, the
             profiler's step ranges ``ProfilerStep#N`` are named ``ProfilerStep*`` (so that
             ``key_averages`` merges them into one row) and keep ``ProfilerStep#N`` here.
+            None for a top-level ``[memory]`` event (an allocation or free outside every
+            event: no duration, no parent, numbered after the other events), which the trace
+            shows as an instant event only.
     """
 
     def __init__(self, id, name, thread, user_annotation=False, use_device=None, sequence_nr=-1):

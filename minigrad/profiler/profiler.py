@@ -233,9 +233,23 @@ class profile:
                 c.cpu_memory_usage for c in ev.cpu_children)
             ev.device_memory_usage = ev.self_device_memory_usage + sum(
                 c.device_memory_usage for c in ev.cpu_children)
-        self._events = EventList(r.events, use_device=r.use_device,
+        events = r.events
+        if r.memory_events:
+            # PyTorch's top-level ``[memory]`` events: numbered after the others, not in the
+            # trace as ranges, merged in by time (ties: the op first)
+            for i, ev in enumerate(r.memory_events, len(events)):
+                ev.id, ev.trace_name = i, None
+                ev.time_range = Interval((ev._start_ns - t0) / 1000.0,
+                                         (ev._start_ns - t0) / 1000.0)
+                ev.cpu_memory_usage = ev.self_cpu_memory_usage
+                ev.device_memory_usage = ev.self_device_memory_usage
+            events = sorted(events + r.memory_events, key=lambda e: e._start_ns)
+        self._events = EventList(events, use_device=r.use_device,
                                  profile_memory=self.profile_memory, with_flops=self.with_flops,
-                                 trace_meta={"pid": r.pid, "base_ns": self._base_ns})
+                                 trace_meta={"pid": r.pid, "tid": r.tid,
+                                             "base_ns": self._base_ns,
+                                             "memory": [(ts - t0, *rest) for ts, *rest in
+                                                        r.memory_records]})
         self._recorder = None
 
     def _trace_ready(self):

@@ -20,9 +20,13 @@ the innermost open event, from the memory accounting (``minigrad.storage_account
 device's caching allocator, whose blocks are rounded to 512 bytes, and the cpu's, switched on for
 the profile), split by device into CPU and (emulated) CUDA figures. A free counts negative, so an
 op's self memory is what it allocated minus what it freed, and a ``record_function`` range that
-drops a tensor shows negative self memory, as in PyTorch's table. Allocations and frees outside
-every event (a tensor deleted between ops) are not recorded (PyTorch lists them as
-``[memory]`` events).
+drops a tensor shows negative self memory, as in PyTorch's table. An allocation or free outside
+every event (a tensor deleted in Python between ops) becomes an event of its own named
+``[memory]``, as PyTorch's: no duration, no parent, its bytes as its (self) memory, numbered after
+every other event (``_stop`` merges it in by time); ``key_averages`` folds them into one
+``[memory]`` row. Every allocation and free is also kept as a record (time, bytes, address, the
+device's allocated and reserved totals after it), which the Chrome trace shows as PyTorch's
+``[memory]`` instant events.
 
 Only the thread that started the recorder is recorded (the mode stack is per thread; the engine
 hook checks the thread), and one recorder records at a time.
@@ -121,6 +125,9 @@ class Recorder(DispatchMode):
         self.with_flops = with_flops
         self.use_device = use_device
         self.events = []      # every event, in the order it was opened
+        self.memory_events = []   # the ``[memory]`` events (allocations/frees outside events)
+        self.memory_records = []  # (time ns, bytes, address, allocated, reserved, cuda?) each
+        self._addresses = {}      # registry key -> the address of its block
         self._open = []       # the stack of open events, outermost first
         self._registries = []  # the storage registries watched with profile_memory
         self.tid = threading.get_ident()
@@ -211,18 +218,32 @@ class Recorder(DispatchMode):
 
     # ------------------------------------------------------------------ memory (watcher)
     def allocated(self, registry, key, block):
-        """A storage was allocated: its block's bytes go to the innermost open event."""
-        self._count(registry, block.size)
+        """A storage was allocated: its block's bytes go to the innermost open event (a
+        ``[memory]`` event when none is open)."""
+        self._addresses[key] = block.address
+        self._count(registry, block.size, block.address)
 
     def freed(self, registry, key, size):
-        """A storage was freed: its bytes count negative in the innermost open event."""
-        self._count(registry, -size)
+        """A storage was freed: its bytes count negative in the innermost open event (a
+        ``[memory]`` event when none is open)."""
+        self._count(registry, -size, self._addresses.pop(key, 0))
 
-    def _count(self, registry, nbytes):
-        if not self._open or threading.get_ident() != self.tid:
+    def _count(self, registry, nbytes, address):
+        if threading.get_ident() != self.tid:
             return
-        ev = self._open[-1]
-        if registry is self._registries[0]:
+        now = perf_counter_ns()
+        cpu = registry is self._registries[0]
+        stats = registry.allocator.stats
+        self.memory_records.append((now, nbytes, address, stats["allocated_bytes"]["all"].current,
+                                    0 if cpu else stats["reserved_bytes"]["all"].current, not cpu))
+        if self._open:
+            ev = self._open[-1]
+        else:
+            # PyTorch's ``[memory]`` event: id and trace name set at the end (``_stop``)
+            ev = FunctionEvent(-1, "[memory]", self.tid, use_device=self.use_device)
+            ev._start_ns = ev._end_ns = now
+            self.memory_events.append(ev)
+        if cpu:
             ev.self_cpu_memory_usage += nbytes
         else:
             ev.self_device_memory_usage += nbytes

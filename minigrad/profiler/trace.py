@@ -7,7 +7,14 @@ or range, with ``"ts"`` and ``"dur"`` in microseconds, so that a child lies with
 ``[ts, ts + dur]`` (``ts`` counts from the start of the profile, whose wall-clock time is
 ``"baseTimeNanoseconds"``); ``"cat"`` is ``"cpu_op"`` for ops and engine ranges and
 ``"user_annotation"`` for ``record_function`` ranges; ``"args"`` hold ``"External id"`` and,
-with ``record_shapes``, ``"Input Dims"`` and ``"Input type"``.
+with ``record_shapes``, ``"Input Dims"`` and ``"Input type"``. With ``profile_memory`` every
+allocation and free is an instant event (``"ph": "i"``, ``"cat": "cpu_instant_event"``) named
+``[memory]`` with PyTorch's args: ``"Total Reserved"``, ``"Total Allocated"`` (the device's
+bytes after it; the cpu reports no reserved bytes, as PyTorch's CPU allocator), ``"Bytes"``
+(negative for a free), ``"Device Id"`` (-1 cpu, 0 cuda), ``"Device Type"`` (0 cpu, 1 cuda),
+``"Addr"`` (the block's virtual address), ``"finished"`` and ``"Ev Idx"``. The top-level
+``[memory]`` events of ``events()`` are not written as ranges (PyTorch gives them no trace
+name).
 """
 from __future__ import annotations
 
@@ -30,7 +37,12 @@ def chrome_trace(events) -> dict:
     for tid in sorted({ev.thread for ev in events}):
         out.append({"ph": "M", "name": "thread_name", "ts": base_us, "pid": pid, "tid": tid,
                     "args": {"name": f"thread {tid} (python)"}})
+    n = 0
     for ev in events:
+        name = getattr(ev, "trace_name", ev.name)
+        if name is None:                   # a top-level [memory] event: an instant below
+            continue
+        n += 1
         args = {"External id": ev.id + 1}
         if ev.sequence_nr >= 0:
             args["Sequence number"] = ev.sequence_nr
@@ -40,9 +52,17 @@ def chrome_trace(events) -> dict:
         if ev.stack:
             args["Call stack"] = ";".join(ev.stack)
         out.append({"ph": "X", "cat": "user_annotation" if ev.is_user_annotation else "cpu_op",
-                    "name": getattr(ev, "trace_name", ev.name), "pid": pid, "tid": ev.thread,
+                    "name": name, "pid": pid, "tid": ev.thread,
                     "ts": ev.time_range.start, "dur": ev.time_range.elapsed_us(),
                     "args": args})
+    tid = meta.get("tid", 0)
+    for i, (ts_ns, nbytes, addr, alloc, reserved, cuda) in enumerate(meta.get("memory", ()), n):
+        out.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
+                    "pid": pid, "tid": tid, "ts": ts_ns / 1000.0,
+                    "args": {"Total Reserved": reserved, "Total Allocated": alloc,
+                             "Bytes": nbytes, "Device Id": 0 if cuda else -1,
+                             "Device Type": 1 if cuda else 0, "Addr": addr,
+                             "finished": False, "Ev Idx": i}})
     return {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms",
             "baseTimeNanoseconds": meta.get("base_ns", 0), "traceEvents": out,
             "traceName": meta.get("path", "")}

@@ -197,10 +197,13 @@ class _StopRecomputationError(Exception):
 
 class _Holder:
     """What the graph keeps for a tensor saved in a checkpointed region: per backward (graph
-    task id), a handle to the recomputed tensor (None once unpacked)."""
+    task id), a handle to the recomputed tensor (None once unpacked), and the frame it belongs
+    to (so that memory accounting can find what the frame keeps; the graph's unpack hook keeps
+    the frame alive as long anyway, and the frame holds its holders only weakly)."""
 
-    def __init__(self):
+    def __init__(self, frame=None):
         self.handles = {}
+        self.frame = frame
 
 
 class _Handle:
@@ -208,6 +211,16 @@ class _Handle:
 
 
 _temp_ids = itertools.count(1)
+
+# callables told ``watcher(frame)`` when a frame's recomputed tensors change (a rerun filled a
+# holder, an unpack took one): ``minigrad.memory.track`` counts what frames keep as saved for
+# backward
+frame_watchers = []
+
+
+def _frame_changed(frame):
+    for w in frame_watchers:
+        w(frame)
 
 
 class _CheckpointFrame:
@@ -231,6 +244,14 @@ class _CheckpointFrame:
 
     def save_inputs(self, *args):
         self.saved_args = [_make_saved(a) if isinstance(a, Tensor) else a for a in args]
+
+    def kept(self):
+        """What the frame keeps alive for the backward: its saved inputs (``SavedTensor`` objects,
+        possibly packed by outer hooks) and the recomputed tensors not unpacked yet."""
+        out = [a for a in self.saved_args if isinstance(a, SavedTensor)]
+        for per_gid in list(self.recomputed.values()):
+            out.extend(per_gid.values())
+        return out
 
     def get_inputs(self):
         return [a.unpack(None) if isinstance(a, SavedTensor) else a for a in self.saved_args]
@@ -291,6 +312,8 @@ class _recomputation_hook(saved_tensors_hooks):
             if holder is not None:           # None: freed already by a backward in the forward
                 holder.handles[gid] = _Handle()
                 frame.recomputed[gid][holder.handles[gid]] = x
+                if frame_watchers:
+                    _frame_changed(frame)
             if frame.early_stop and frame.recomp_counter[gid] == len(frame.weak_holders):
                 raise _StopRecomputationError
             return x
@@ -304,7 +327,7 @@ class _checkpoint_hook(saved_tensors_hooks):
 
     def __init__(self, frame):
         def pack_hook(x):
-            holder = _Holder()
+            holder = _Holder(frame)
             frame.weak_holders.append(weakref.ref(holder))
             if frame.metadata_fn is not None:
                 with no_grad():
@@ -332,6 +355,8 @@ class _checkpoint_hook(saved_tensors_hooks):
                     "on your use case.")
             ret = frame.recomputed[gid][holder.handles[gid]]
             holder.handles[gid] = None
+            if frame_watchers:
+                _frame_changed(frame)
             return ret
 
         if frame.unpack_error_cb is None:

@@ -12,9 +12,7 @@ def _err(fn):
     try:
         fn()
     except Exception as e:          # noqa: BLE001 - the point is which exception
-        # PyTorch's version error ends with a hint to its anomaly mode, which minigrad has not
-        # got yet (issue 9): the message is compared up to it
-        msg = str(e).split(" Hint: enable anomaly detection")[0]
+        msg = str(e)
         return type(e), msg.replace("torch.", "").replace("minigrad.", "")
     return None
 

@@ -112,7 +112,7 @@ def _err(fn):
     try:
         fn()
     except Exception as e:  # noqa: BLE001 - compared with torch's
-        return type(e).__name__, str(e).split("\n")[0]
+        return type(e).__name__, str(e).split("\n")[0].replace("minigrad.", "torch.")
     return None
 
 
@@ -209,8 +209,7 @@ def test_module_constructor_errors_as_torch():
     x = torch.randn(1, 2, 4, 4)
     assert_close(m(_mg(x), output_size=[10, 10]), t(x, output_size=[10, 10]), ulp=4, atol=1e-6)
     e_t = _err(lambda: t(x, output_size=[12, 12]))
-    assert _err(lambda: m(_mg(x), output_size=[12, 12])) == \
-        (e_t[0], e_t[1].replace("torch.", "minigrad."))
+    assert _err(lambda: m(_mg(x), output_size=[12, 12])) == e_t
 
 
 def test_conv_integer_and_mixed_dtypes():
@@ -415,7 +414,16 @@ def test_max_unpool_errors_as_torch(i):
     v, idx = _pooled((1, 2, 4, 4), 2, 2, 2)
     e_t = _err(lambda: _UNPOOL_ERRORS[i](torch, TF, v, idx))
     e_m = _err(lambda: _UNPOOL_ERRORS[i](minigrad, F, _mg(v), _mg(idx)))
-    assert e_t is not None and e_m == e_t
+    assert e_t is not None
+    if i == 5:
+        # every index is invalid there, and PyTorch's parallel loop names whichever a thread
+        # met first: compare the message with the index left out, and check ours names one
+        import re
+        bad = {int(j) + 100 for j in idx[:1, :1].flatten()}
+        assert int(re.search(r"index: (\d+)", str(e_m)).group(1)) in bad
+        e_t, e_m = (tuple(re.sub(r"index: \d+", "index: N", str(p)) for p in e)
+                    for e in (e_t, e_m))
+    assert e_m == e_t
 
 
 def test_max_unpool_to_an_empty_plane_checks_no_index():

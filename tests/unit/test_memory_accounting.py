@@ -127,3 +127,55 @@ def test_save_on_cpu_lowers_peak_cuda_memory():
     assert off.max_saved == 0                         # they went to the cpu device
     assert fwd_plain - fwd_off == 4 * act             # x stays (the test holds it)
     assert off.peak < plain.peak
+
+
+def test_checkpoint_inputs_and_recomputed_tensors_count_as_saved():
+    """What a non-reentrant checkpoint keeps is saved for backward: its frame's saved input in
+    the forward, and in backward the rerun's saved tensors until they are used."""
+    from minigrad.utils.checkpoint import checkpoint
+    w = mg.randn(16, 16, requires_grad=True)
+    x = mg.randn(4, 16)
+    row = 4 * 16 * 4                   # one 4x16 fp32 activation: 256 bytes
+
+    def f(a):
+        return mg.tanh(a @ w)          # mm saves a (and the parameter w), tanh its output
+
+    with mg.memory.track("cpu") as m:
+        h = x + 1                      # add saves nothing: h is kept by the checkpoint only
+        out = checkpoint(f, h, use_reentrant=False)
+        loss = out.sum()               # sum saves nothing
+        fwd = m.by_category("now")
+        assert fwd["saved_for_backward"] == row          # h, not a or tanh's output
+        assert fwd["parameters"] == 16 * 16 * 4
+        assert m.max_saved == row
+        loss.backward()
+        after = m.by_category("now")
+    # the rerun: h (a is h) and tanh's recomputed output, at once
+    assert m.max_saved == 2 * row
+    assert after["saved_for_backward"] == 0
+    assert after["gradients"] == 16 * 16 * 4
+    del h, out, loss
+
+
+def test_checkpoint_sequential_saved_bytes_on_cuda():
+    """checkpoint_sequential on the emulated cuda device: the segment inputs are saved (512-byte
+    blocks), the last segment's activations as without checkpointing."""
+    from minigrad.utils.checkpoint import checkpoint_sequential
+    gc.collect()
+    mg.manual_seed(0)
+    layers = [m for _ in range(4) for m in (nn.Linear(32, 32), nn.ReLU())]
+    model = nn.Sequential(*layers).cuda()
+    x = mg.randn(64, 32, device="cuda")
+    act = round_size(64 * 32 * 4)                     # 8 KiB per activation
+    with mg.memory.track("cuda") as m:
+        loss = checkpoint_sequential(model, 2, x, use_reentrant=False).sum()
+        # segment 1 (layers 0-3, checkpointed) keeps its input x; segment 2 runs plainly:
+        # linear 4 saves its input (segment 1's output), relu 5 its output (linear 6's input),
+        # relu 7 its output
+        assert m.by_category("now")["saved_for_backward"] == 4 * act
+        loss.backward()
+    # the forward's 4 is the most: segment 1's rerun keeps x, relu 1's and relu 3's outputs (3),
+    # segment 2's tensors being released by then
+    assert m.max_saved == 4 * act
+    assert m.by_category("now")["saved_for_backward"] == 0
+    del loss

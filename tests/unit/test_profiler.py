@@ -313,3 +313,92 @@ def test_flops_match_torch():
         return {e.name: e.flops for e in evs if e.flops}
     assert run(minigrad, profile(with_flops=True)) == \
         run(torch, _torch_profile(with_flops=True))
+
+
+def _frees_between_ops(lib, prof_cls, rf):
+    with prof_cls(profile_memory=True) as p:
+        a = lib.randn(64, 64)           # 16384 bytes
+        b = a + a                       # 16384
+        del a                           # freed outside any op: a [memory] event
+        c = lib.empty(10)               # 40
+        with rf("foo"):
+            del b                       # freed inside a range: the range's self memory
+        del c                           # [memory] again
+    return p
+
+
+def test_memory_events_outside_ops_as_torch():
+    """Allocations and frees outside every event become ``[memory]`` events, as in PyTorch
+    (its legacy profiler here; torch.profiler.profile's Kineto events are the same, checked by
+    hand, but take seconds to start)."""
+    tp = _frees_between_ops(torch, lambda **kw: _torch_profile(**kw),
+                            torch.autograd.profiler.record_function)
+    mp = _frees_between_ops(minigrad, profile, record_function)
+    t_ev, m_ev = tp.function_events, mp.events()
+
+    def mem(evs):
+        return [(e.cpu_memory_usage, e.self_cpu_memory_usage, e.cpu_parent is None,
+                 e.time_range.start == e.time_range.end, e.cpu_children == [])
+                for e in evs if e.name == "[memory]"]
+    assert mem(m_ev) == mem(t_ev) == [(-16384, -16384, True, True, True),
+                                      (-40, -40, True, True, True)]
+    keep = {"aten::add", "[memory]", "foo"}
+    assert [e.name for e in m_ev if e.name in keep] == [e.name for e in t_ev if e.name in keep]
+    # numbered after every other event, as PyTorch's
+    assert min(e.id for e in m_ev if e.name == "[memory]") > max(
+        e.id for e in m_ev if e.name != "[memory]")
+    assert min(e.id for e in t_ev if e.name == "[memory]") > max(
+        e.id for e in t_ev if e.name != "[memory]")
+    foo = [(e.cpu_memory_usage, e.self_cpu_memory_usage) for e in m_ev if e.name == "foo"]
+    assert foo == [(e.cpu_memory_usage, e.self_cpu_memory_usage)
+                   for e in t_ev if e.name == "foo"]
+
+    def row(p):
+        avg = next(a for a in p.key_averages() if a.key == "[memory]")
+        line = next(r for r in p.key_averages().table().splitlines()
+                    if r.strip().startswith("[memory]"))
+        return avg.count, avg.cpu_memory_usage, avg.self_cpu_memory_usage, line.split()
+    assert row(mp) == row(tp)
+    assert row(mp)[3] == ["[memory]", "0.00%", "0.000us", "0.00%", "0.000us", "0.000us",
+                          "-16.04", "KB", "-16.04", "KB", "2"]
+
+
+def test_memory_instants_in_chrome_trace(tmp_path):
+    """The trace has one PyTorch-style ``[memory]`` instant per allocation and free (Kineto's
+    args), and no range for the top-level ``[memory]`` events."""
+    p = _frees_between_ops(minigrad, profile, record_function)
+    path = tmp_path / "t.json"
+    p.export_chrome_trace(str(path))
+    evs = json.load(open(path))["traceEvents"]
+    assert not [e for e in evs if e["name"] == "[memory]" and e["ph"] == "X"]
+    inst = [e for e in evs if e["name"] == "[memory]"]
+    assert all(e["ph"] == "i" and e["cat"] == "cpu_instant_event" and e["s"] == "t"
+               for e in inst)
+    assert [e["args"]["Bytes"] for e in inst] == [16384, 16384, -16384, 40, -16384, -40]
+    base = inst[0]["args"]["Total Allocated"] - 16384
+    assert [e["args"]["Total Allocated"] - base for e in inst] == \
+        [16384, 32768, 16384, 16424, 40, 0]
+    assert {e["args"]["Device Type"] for e in inst} == {0}
+    assert {e["args"]["Device Id"] for e in inst} == {-1}
+    assert inst[0]["args"]["Addr"] == inst[2]["args"]["Addr"]       # a's block, freed
+    assert set(inst[0]["args"]) == {"Total Reserved", "Total Allocated", "Bytes", "Device Id",
+                                    "Device Type", "Addr", "finished", "Ev Idx"}
+
+
+def test_memory_event_of_a_cuda_free_between_ops():
+    x = minigrad.ones(100, device="cuda")
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                 profile_memory=True) as p:
+        y = x * 3                       # 400 bytes: one 512-byte block
+        del y
+    evs = p.events()
+    m = [e for e in evs if e.name == "[memory]"]
+    assert [(e.device_memory_usage, e.self_device_memory_usage, e.cpu_memory_usage)
+            for e in m] == [(-512, -512, 0)]
+    assert next(e for e in evs if e.name == "aten::mul").self_device_memory_usage == 512
+    trace = p.events()
+    from minigrad.profiler.trace import chrome_trace
+    inst = [e for e in chrome_trace(trace)["traceEvents"] if e["name"] == "[memory]"]
+    assert [(e["args"]["Bytes"], e["args"]["Device Type"], e["args"]["Device Id"])
+            for e in inst] == [(512, 1, 0), (-512, 1, 0)]
+    del x
