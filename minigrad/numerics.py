@@ -189,10 +189,13 @@ def tail_mask(out_shape, in_shapes, step):
         elif k != kind:
             break
         inner *= n
+    chunks = parallel_chunks(n_all)
+    if len(chunks) == 1:     # every row alike: one row's tail, repeated
+        row = np.arange(inner) >= (inner // step) * step
+        return np.tile(row, n_all // inner).reshape(out_shape)
     idx = np.arange(n_all)
     seg_start = idx - idx % inner
     seg_end = seg_start + inner
-    chunks = parallel_chunks(n_all)
     if len(chunks) > 1:
         chunk = chunks[0][1]
         c0 = idx - idx % chunk

@@ -76,6 +76,17 @@ def test_tail_mask_rows_and_broadcast():
     m = nx.tail_mask((4, 8), ((4, 8), (4, 1)), 16)           # (4, 1) breaks coalescing: rows of 8
     assert m.all()
     assert nx.tail_mask((0, 3), ((0, 3),), 16) is None
+    # one thread (one parallel_for chunk) and two, on 40000 > GRAIN_SIZE elements in rows of
+    # 1000 = 992 body + 8 tail: two chunks of 20000 end on row boundaries, so the same mask
+    for threads in (1, 2):
+        with nx.num_threads(threads):
+            m = nx.tail_mask((40, 1000), ((40, 1000), (1000,)), 16)
+        assert m.shape == (40, 1000) and (m.sum(1) == 8).all() and m[:, 992:].all()
+    with nx.num_threads(2):    # a chunk boundary inside a row: rows of 30000 + 30000, split
+        m = nx.tail_mask((2, 30000), ((2, 30000),), 16)    # at 30000: each 30000 = 1875 * 16
+        assert not m.any()
+        m = nx.tail_mask((33000,), ((33000,),), 16)        # chunks of 16500 (= 1031*16 + 4)
+        assert m.sum() == 8 and m[16496:16500].all() and m[-4:].all()
 
 
 @pytest.mark.parametrize("dt", [torch.float32, torch.float64])
