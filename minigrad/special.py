@@ -44,5 +44,11 @@ def round(input, *, decimals=0):
 
 
 def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input == 0`` (``torch.special.xlogy``)."""
-    return dispatch("xlogy", input, other)
+    """``input * log(other)``, 0 where ``input == 0`` (``torch.special.xlogy``); either
+    argument may be a Python number (``xlogy.Scalar_Self`` / ``xlogy.Scalar_Other``).
+
+    Raises:
+        TypeError: neither argument a Tensor.
+    """
+    from .ops.distribution_loss import xlogy_op
+    return dispatch(xlogy_op(input, other), input, other)
