@@ -71,12 +71,14 @@ def _xlogy_grad_self(grad, x, y):
 
 
 def _wrapped(number, tensor):
-    """A Python number as PyTorch's wrapped-number 0-dim tensor beside ``tensor``: float64 for
-    a float64 ``tensor``, else float32 (a 0-dim tensor does not promote a dimensioned one within
-    its category, and the kernel converts it to the result dtype, as TensorIterator does)."""
+    """A Python number as PyTorch's wrapped-number 0-dim tensor beside ``tensor``: in a
+    floating ``tensor``'s own dtype (a wrapped number never promotes it, and TensorIterator
+    converts it to the common dtype: a 16-bit tensor takes the number rounded to 16 bits),
+    float32 beside an integer or bool one (the result is the default float)."""
     check_scalar_or_tensor(number, "xlogy")
-    dt = _dt.float64 if tensor.dtype is _dt.float64 else _dt.float32
-    return Tensor._make(np.asarray(number, dt.np), dt)
+    dt = tensor.dtype if tensor.dtype.is_floating_point else _dt.float32
+    with np.errstate(over="ignore"):
+        return Tensor._make(np.asarray(np.float64(number)).astype(dt.np), dt)
 
 
 class XlogyScalarOther(Xlogy):
