@@ -6,7 +6,7 @@ from __future__ import annotations
 from .dispatch import dispatch
 
 __all__ = ["erf", "erfinv", "expm1", "exp2", "log1p", "expit", "round", "xlogy", "sinc",
-           "logit"]
+           "logit", "erfc"]
 
 
 def erf(input):
@@ -64,3 +64,8 @@ def logit(input, eps=None):
     """``log(x / (1 - x))`` (``torch.special.logit``; ``eps`` clamps to ``[eps, 1 - eps]``):
     the ``logit`` op."""
     return dispatch("logit", input, eps)
+
+
+def erfc(input):
+    """``1 - erf(x)`` (``torch.special.erfc``): the ``erfc`` op."""
+    return dispatch("erfc", input)

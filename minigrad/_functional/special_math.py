@@ -9,7 +9,8 @@ from .. import dtypes as _dt
 from ..dispatch import dispatch
 
 __all__ = ["sinc", "sinc_", "logit", "logit_", "copysign", "heaviside", "ldexp", "ldexp_",
-           "nextafter", "gcd", "gcd_", "lcm", "lcm_", "float_power"]
+           "nextafter", "gcd", "gcd_", "lcm", "lcm_", "float_power", "erfc", "erfc_",
+           "conj_physical", "conj_physical_"]
 
 
 def _is_tensor(x):
@@ -101,3 +102,24 @@ def float_power(input, exponent):
     a = input.to(f64) if _is_tensor(input) else float(input)
     b = exponent.to(f64) if _is_tensor(exponent) else float(exponent)
     return dispatch("pow", a, b) if _is_tensor(a) else dispatch("rpow", b, a)
+
+
+def erfc(input):
+    """``1 - erf(x)`` (``torch.erfc``): the ``erfc`` op."""
+    return dispatch("erfc", input)
+
+
+def erfc_(input):
+    """In-place ``erfc`` (``torch.erfc_``)."""
+    return dispatch("erfc_", input)
+
+
+def conj_physical(input):
+    """``torch.conj_physical``: for a real tensor (minigrad has no complex dtypes), the tensor
+    itself, as PyTorch returns it."""
+    return input
+
+
+def conj_physical_(input):
+    """In-place ``conj_physical`` (``torch.conj_physical_``): the ``conj_physical_`` op."""
+    return dispatch("conj_physical_", input)

@@ -83,6 +83,23 @@ class SpecialMathMixin:
         """Mirrors ``torch.Tensor.lcm_``: the ``lcm_`` op."""
         return dispatch("lcm_", self, other)
 
+    def erfc(self):
+        """Mirrors ``torch.Tensor.erfc``: the ``erfc`` op."""
+        return dispatch("erfc", self)
+
+    def erfc_(self):
+        """Mirrors ``torch.Tensor.erfc_``: the ``erfc_`` op."""
+        return dispatch("erfc_", self)
+
+    def conj_physical(self):
+        """Mirrors ``torch.Tensor.conj_physical``: a real tensor is returned as is."""
+        return self
+
+    def conj_physical_(self):
+        """Mirrors ``torch.Tensor.conj_physical_``: the ``conj_physical_`` op (values kept,
+        version bumped)."""
+        return dispatch("conj_physical_", self)
+
     def float_power(self, exponent):
         """Mirrors ``torch.Tensor.float_power``: ``torch.float_power(self, exponent)``."""
         from .._functional.special_math import float_power

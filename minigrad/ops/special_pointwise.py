@@ -1,7 +1,7 @@
 """Pointwise ops of issue 7's in-place list and their in-place forms: ``copysign``
 (``.Tensor`` / ``.Scalar``), ``sinc``, ``logit``, ``heaviside``, ``ldexp``, ``nextafter``, ``gcd``,
-``lcm`` and ``copysign_``, ``sinc_``, ``logit_``, ``heaviside_``, ``ldexp_``, ``nextafter_``,
-``gcd_``, ``lcm_``.
+``lcm``, ``erfc`` and ``copysign_``, ``sinc_``, ``logit_``, ``heaviside_``, ``ldexp_``,
+``nextafter_``, ``gcd_``, ``lcm_``, ``erfc_``, ``conj_physical_`` (real tensors: values kept).
 
 Each out-of-place op is a ``Kernel`` (promotion, opmath, one rounding) with PyTorch's node and
 backward formula (``derivatives.yaml``); each in-place op is ``run_inplace`` around it
@@ -30,11 +30,11 @@ from .. import numerics as _nx
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .inplace import run_inplace
-from .kernel import EXACT, FLOAT_OPMATH, PROMOTE_OPMATH, Kernel
+from .kernel import EXACT, FLOAT_FP64, FLOAT_OPMATH, KEEP_DTYPE, Kernel
 from .modulo import _NotDifferentiable
 
 __all__ = ["Sinc", "Logit", "CopysignTensor", "CopysignScalar", "Ldexp", "Nextafter", "Gcd",
-           "Lcm", "heaviside"]
+           "Lcm", "Erfc", "heaviside"]
 
 
 def _d(name, *args, **kw):
@@ -366,6 +366,50 @@ def heaviside(input, values):
     return _heaviside_values(input, values)
 
 
+# ------------------------------------------------------------------------------------- erfc
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+
+
+@register_op("erfc")
+class Erfc(Kernel):
+    """``erfc(input)`` = ``1 - erf(x)`` without cancellation (``torch.erfc``,
+    ``torch.special.erfc``); integers give the default float. Computed in float64 (the C
+    library's ``erfc``), rounded to a correctly rounded fp32, then once into 16 bits: bit-exact
+    with PyTorch's Sleef ``erfcf_u15`` on all 65,536 inputs of fp16 and bf16 (measured),
+    within 1 ulp in fp32. Node ``ErfcBackward0``: ``-2 / sqrt(pi) * exp(-x**2) * grad``."""
+
+    rule = FLOAT_FP64
+    saves = ("input",)
+    _backward_name = "ErfcBackward0"
+
+    @staticmethod
+    def kernel(dtype, a):
+        return _ERFC(np.asarray(a, np.float64)).astype(np.float64)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        e = _d("exp", _d("neg", _d("mul", x, x)))
+        return _d("mul", _d("mul", e, -2.0 / math.sqrt(math.pi)), grad)
+
+
+# ---------------------------------------------------------------------------- conj_physical_
+class _ConjPhysicalReal(Kernel):
+    """``conj_physical`` of a real tensor: its values (exact); node ``ConjPhysicalBackward1``
+    (the in-place form's), whose gradient is ``grad`` (the conjugate of a real gradient)."""
+
+    rule = KEEP_DTYPE
+    _backward_name = "ConjPhysicalBackward1"
+
+    @staticmethod
+    def kernel(dtype, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 # ---------------------------------------------------------------------------------- in-place
 def _inplace(name, fn, doc):
     def op(self, *args, **kwargs):
@@ -413,3 +457,7 @@ _inplace("lcm_", _int_inplace(Lcm), "In-place ``lcm`` (``Tensor.lcm_``).")
 _inplace("heaviside_", lambda self, values: _heaviside_values(self, values, "heaviside_"),
          "In-place ``heaviside`` (``Tensor.heaviside_``; no "
          "derivative, as PyTorch).")
+_inplace("erfc_", Erfc.apply, "In-place ``erfc`` (``Tensor.erfc_``; node ``ErfcBackward0``).")
+_inplace("conj_physical_", _ConjPhysicalReal.apply, "In-place ``conj_physical`` of a real "
+         "tensor (``Tensor.conj_physical_``): the values unchanged, the version bumped, node "
+         "``ConjPhysicalBackward1`` (minigrad has no complex dtypes).")

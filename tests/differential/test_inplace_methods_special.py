@@ -1,6 +1,7 @@
 """The in-place ``Tensor`` methods of issue 7's second batch against PyTorch, with their
 out-of-place ops: ``sinc_``, ``logit_``, ``copysign_``, ``heaviside_``, ``ldexp_``,
-``nextafter_``, ``gcd_``, ``lcm_``, ``float_power_``, and the random fills ``cauchy_``,
+``nextafter_``, ``gcd_``, ``lcm_``, ``erfc_``, ``conj_physical_``, ``float_power_``, and the
+random fills ``cauchy_``,
 ``log_normal_``, ``geometric_`` (bit for bit after ``manual_seed``).
 
 Per case and dtype: the method returns ``self``; the values (bit for bit, and equal to the
@@ -39,6 +40,9 @@ CASES = {
                lambda L, t, dt: L.ldexp(t, L.tensor(_E)), True),
     "nextafter_": (_X, lambda L, t, dt: t.nextafter_(_t(L, _Y, dt)),
                    lambda L, t, dt: L.nextafter(t, _t(L, _Y, dt)), True),
+    "erfc_": (_X, lambda L, t, dt: t.erfc_(), lambda L, t, dt: L.special.erfc(t), True),
+    "conj_physical_": (_X, lambda L, t, dt: t.conj_physical_(),
+                       lambda L, t, dt: L.conj_physical(t), True),
     "heaviside_": (_X, lambda L, t, dt: t.heaviside_(_t(L, [0.5], dt)),
                    lambda L, t, dt: L.heaviside(t, _t(L, [0.5], dt)), False),
 }
@@ -69,7 +73,7 @@ def test_inplace_method_matches_torch(case, dtype):
     om, nm, vm, gm = _run(mg, case, dtype)
     assert (nm, vm) == (nt, vt)
     assert tuple(om.shape) == tuple(ot.shape) and om.dtype is getattr(mg, dtype)
-    if dtype in ("float32", "float64") and case in ("sinc_", "logit_", "logit_eps"):
+    if dtype in ("float32", "float64") and case in ("sinc_", "logit_", "logit_eps", "erfc_"):
         np.testing.assert_allclose(om.detach().double().numpy(), ot.detach().double().numpy(),
                                    rtol=3e-7 if dtype == "float32" else 1e-15)
     else:
