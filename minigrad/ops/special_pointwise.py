@@ -384,7 +384,7 @@ class Erfc(Kernel):
 
     @staticmethod
     def kernel(dtype, a):
-        return _ERFC(np.asarray(a, np.float64)).astype(np.float64)
+        return np.asarray(_ERFC(np.asarray(a, np.float64)), np.float64)
 
     @staticmethod
     def backward(ctx, grad):
