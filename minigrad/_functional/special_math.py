@@ -10,7 +10,7 @@ from ..dispatch import dispatch
 
 __all__ = ["sinc", "sinc_", "logit", "logit_", "copysign", "heaviside", "ldexp", "ldexp_",
            "nextafter", "gcd", "gcd_", "lcm", "lcm_", "float_power", "erfc", "erfc_",
-           "conj_physical", "conj_physical_"]
+           "conj_physical", "conj_physical_", "put"]
 
 
 def _is_tensor(x):
@@ -123,3 +123,9 @@ def conj_physical(input):
 def conj_physical_(input):
     """In-place ``conj_physical`` (``torch.conj_physical_``): the ``conj_physical_`` op."""
     return dispatch("conj_physical_", input)
+
+
+def put(input, index, source, accumulate=False):
+    """``input`` with ``source`` written at the flat ``index`` (``torch.put``): the ``put``
+    op."""
+    return dispatch("put", input, index, source, accumulate)

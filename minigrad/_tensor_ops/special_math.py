@@ -100,6 +100,14 @@ class SpecialMathMixin:
         version bumped)."""
         return dispatch("conj_physical_", self)
 
+    def put(self, index, source, accumulate=False):
+        """Mirrors ``torch.Tensor.put``: the ``put`` op (flat indices)."""
+        return dispatch("put", self, index, source, accumulate)
+
+    def put_(self, index, source, accumulate=False):
+        """Mirrors ``torch.Tensor.put_``: the ``put_`` op (flat indices)."""
+        return dispatch("put_", self, index, source, accumulate)
+
     def float_power(self, exponent):
         """Mirrors ``torch.Tensor.float_power``: ``torch.float_power(self, exponent)``."""
         from .._functional.special_math import float_power

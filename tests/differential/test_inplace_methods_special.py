@@ -234,3 +234,46 @@ def test_random_fill_nodes_match_torch():
             names.append((t.grad_fn.name(), t._version))
         out[L] = names, leaf.grad.tolist()
     assert out[mg] == out[torch]
+
+
+# ------------------------------------------------------------------------------------ put_
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, 3).put_(L.tensor([1, -1]), L.tensor([9.0, 8.0])),
+    lambda L: L.zeros(2, 3).put_(L.tensor([1, 1]), L.tensor([9.0, 8.0]), accumulate=True),
+    lambda L: L.zeros(2, 3).half().put_(L.tensor([1, 1, 1]), L.tensor([0.1, 0.2, 0.3]).half(),
+                                        accumulate=True),
+    lambda L: L.zeros(2, 3).put(L.tensor([[1, 2]]), L.tensor([[9.0, 7.0]])),
+    lambda L: L.zeros(2, 3).put_(L.tensor([], dtype=L.int64), L.tensor([])),
+    lambda L: L.zeros(2, 3).put_(L.tensor([6]), L.tensor([9.0])),
+    lambda L: L.zeros(2, 3).put_(L.tensor([-7]), L.tensor([9.0])),
+    lambda L: L.zeros(2, 3).put_(L.tensor([1, 2]), L.tensor([9.0])),
+    lambda L: L.zeros(2, 3).put_(L.tensor([1], dtype=L.int32), L.tensor([9.0])),
+    lambda L: L.zeros(2, 3).put_(L.tensor([1]), L.tensor([9.0], dtype=L.float64)),
+    lambda L: L.zeros(0).put_(L.tensor([0]), L.tensor([9.0])),
+])
+def test_put_matches_torch(call):
+    out = {}
+    for L in (torch, mg):
+        try:
+            r = call(L)
+            out[L] = ("ok", str(r.dtype).split(".")[-1], r.double().tolist())
+        except Exception as e:                     # noqa: BLE001 - compared below
+            out[L] = (type(e).__name__, str(e))
+    assert out[mg] == out[torch]
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put_gradients_and_view_match_torch(accumulate):
+    res = {}
+    for L in (torch, mg):
+        x = L.ones(2, 3, requires_grad=True)
+        s = L.tensor([5.0, 6.0], requires_grad=True)
+        y = x * 1
+        y.put_(L.tensor([1, 4]), s, accumulate=accumulate)
+        node, ver = y.grad_fn.name(), y._version
+        (y * L.arange(6.0).reshape(2, 3)).sum().backward()
+        base = L.ones(2, 3, requires_grad=True) * 1
+        base[1].put_(L.tensor([0, 0]), L.tensor([2.0, 3.0]), accumulate=accumulate)
+        res[L] = (node, ver, y.tolist(), x.grad.tolist(), s.grad.tolist(),
+                  base.grad_fn.name(), base.tolist())
+    assert res[mg] == res[torch]

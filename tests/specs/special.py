@@ -41,6 +41,18 @@ def _number_sample(first):
     return gen
 
 
+def _put_fn(lib, F, a, s, *, acc):
+    n = a.numel()
+    idx = lib.tensor([(3 * k + 1) % n for k in range(min(n, s.numel()))], dtype=lib.int64)
+    return lib.put(a, idx, s.reshape(-1)[:idx.numel()], accumulate=acc)
+
+
+def _put_sample(d):
+    shape = d.shape()
+    return Sample([d.floats(shape, "real", "smooth"), d.floats(shape, "real", "smooth")],
+                  {"acc": d.choice([False, True])})
+
+
 SPECS = [
     OpSpec("sinc", lambda lib, F, a: lib.sinc(a), unary(), fwd_ulp=_u(2, 2, 0, 0),
            bwd_ulp=_u(8, 8, 2, 2), bwd_scale="max",
@@ -70,6 +82,9 @@ SPECS = [
            bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max",
            notes="float64 erfc rounded to fp32 then 16 bits (Sleef erfcf_u15 in PyTorch: "
                  "bit-exact on every 16-bit input, measured)"),
+    OpSpec("put", _put_fn, _put_sample, gradcheck=False, dtype_test=False,
+           notes="flat-index write; accumulate adds in order in the dtype; gradcheck off: "
+                 "the sample's index is a fixed permutation"),
     OpSpec("xlogy.Scalar_Other", lambda lib, F, a, b: lib.xlogy(a, b), _number_sample(False),
            fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max"),
     OpSpec("xlogy.Scalar_Self", lambda lib, F, a, b: lib.xlogy(a, b), _number_sample(True),
@@ -81,4 +96,4 @@ _WHY = ("in-place form of a special pointwise op (values are its kernel's): valu
         "tests/differential/test_inplace_methods_special.py")
 EXEMPT.update({name: _WHY for name in (
     "sinc_", "logit_", "copysign_.Tensor", "copysign_.Scalar", "ldexp_", "nextafter_", "gcd_",
-    "lcm_", "heaviside_", "erfc_", "conj_physical_")})
+    "lcm_", "heaviside_", "erfc_", "conj_physical_", "put_")})
