@@ -23,6 +23,16 @@ _Y = np.array([[1.2, -0.4, -0.5], [0.9, -1.1, 2.0]])
 _E = np.array([[1, -2, 3], [0, 2, -1]])
 
 
+@pytest.fixture(autouse=True)
+def _keep_rng_states():
+    """The random-fill tests seed both generators: put their states back afterwards, so tests
+    that draw unseeded inputs later in the same process see the stream they would have."""
+    states = torch.get_rng_state(), mg.get_rng_state()
+    yield
+    torch.set_rng_state(states[0])
+    mg.set_rng_state(states[1])
+
+
 def _t(L, v, dt):
     return L.tensor(v, dtype=dt)
 
