@@ -397,9 +397,9 @@ def _dt(lib, kw):
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
     from tests.specs import (attention, conv, inplace, linalg, losses, norm, pointwise, random,
-                             reductions, shape)
+                             reductions, shape, special)
     for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv, norm,
-                   inplace):
+                   inplace, special):
         SPECS.extend(family.SPECS)
 
 

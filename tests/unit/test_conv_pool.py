@@ -423,6 +423,12 @@ def test_max_unpool_errors_as_torch(i):
         assert int(re.search(r"index: (\d+)", str(e_m)).group(1)) in bad
         e_t, e_m = (tuple(re.sub(r"index: \d+", "index: N", str(p)) for p in e)
                     for e in (e_t, e_m))
+    if i == 10:
+        # 2-D pooling indices read as 1-D: several are invalid, and which one PyTorch's
+        # parallel loop names depends on its threads (it changed with the tests run before)
+        import re
+        e_t, e_m = (tuple(re.sub(r"index: \d+", "index: N", str(p)) for p in e)
+                    for e in (e_t, e_m))
     assert e_m == e_t
 
 
