@@ -115,6 +115,9 @@ def parse_args(argv=None, defaults=None):
                    help="train the same runs in PyTorch CPU and print the loss differences")
     p.add_argument("--plot", metavar="FILE.png", help="save loss curves and loss scale")
     p.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bars")
+    p.add_argument("--numerics", action="store_true",
+                   help="count fp16 gradient underflows without and with loss scaling "
+                        "(amp_emu.numerics.NumericsMonitor)")
     p.add_argument("--checkpoint", action="store_true",
                    help="recompute each hidden block's activations in backward (checkpoint)")
     p.add_argument("--accum", type=int, default=1, metavar="N",
@@ -520,10 +523,44 @@ def main(argv=None, model_fn=None, model_name=None, args=None):
             print(f"  {p}: {d.max():.3e}   (first step {d[0]:.1e}, first 50 steps "
                   f"{d[:50].max():.1e}, first 100 steps {d[:100].max():.1e}, largest at step "
                   f"{int(d.argmax()) + 1})")
+    if args.numerics and HAVE_AMP:
+        fp16 = [r for r in runs if r.framework == "minigrad" and r.precision == "fp16"]
+        numerics_report(frames[0], sizes, init_state, data, order, args, model_fn,
+                        fp16[0].final_scale if fp16 else None)
     if args.plot:
         plot(runs, args.plot)
         print(f"\nsaved loss curves to {args.plot}")
     return runs
+
+
+def numerics_report(frame, sizes, init_state, data, order, args, model_fn, final_scale=None):
+    """``--numerics``: the first batch's fp16-autocast backward from the initial weights, under
+    ``amp_emu.numerics.NumericsMonitor``, without loss scaling and with GradScaler's scales
+    (its initial 65536 and, when an fp16 run trained, the scale it ended at): how many fp16
+    gradient values flush to zero or turn subnormal, and how the scale brings them back."""
+    from amp_emu.numerics import NumericsMonitor
+    x_tr, y_tr = data[0], data[2]
+    model = model_fn(frame.nn, sizes)
+    model.load_state_dict({k: frame.tensor(v.copy()) for k, v in init_state.items()})
+    model.to(frame.device)
+    criterion = frame.nn.CrossEntropyLoss()
+    xb, yb = frame.tensor(x_tr[order[0]]), frame.tensor(y_tr[order[0]])
+    scales = [1.0, 65536.0] + ([final_scale] if final_scale not in (None, 1.0, 65536.0) else [])
+    print("\nfp16 gradients of the first batch (autocast, initial weights), "
+          "by amp_emu.numerics.NumericsMonitor:")
+    print(f"  {'loss scale':>12} {'fp16 grad values':>17} {'flushed to 0':>13} "
+          f"{'subnormal':>10} {'overflowed':>11} {'lost':>7}")
+    for scale in scales:
+        model.zero_grad(set_to_none=True)
+        with NumericsMonitor(formats=("float16",)) as mon:
+            with frame.autocast("fp16"):
+                loss = criterion(model(xb), yb)
+            (loss * scale).backward()
+        g = mon.totals("gradient", "float16")
+        lost = 100.0 * (g.underflow + g.subnormal) / max(1, g.values)
+        label = f"{scale:g}" + (" (no scaling)" if scale == 1.0 else "")
+        print(f"  {label:>12} {g.values:>17} {g.underflow:>13} {g.subnormal:>10} "
+              f"{g.overflow:>11} {lost:>6.2f}%")
 
 
 if __name__ == "__main__":

@@ -122,6 +122,19 @@ def _table_rows(out):
     return rows
 
 
+def test_train_digits_numerics_shows_underflow_and_the_scale_fixing_it():
+    out = run("examples/train_digits.py", "--precision", "fp16", "--epochs", "1",
+              "--no-progress", "--numerics")
+    assert "by amp_emu.numerics.NumericsMonitor" in out
+    lines = [ln.split() for ln in out.splitlines() if ln.strip().startswith(("1 (no", "65536"))]
+    assert len(lines) == 2
+    plain, scaled = lines
+    # without scaling some fp16 gradients of the MLP are subnormal or zero; 65536 lifts them all
+    assert int(plain[5]) + int(plain[4]) > 0
+    assert int(scaled[2]) + int(scaled[3]) == 0
+    assert plain[3] == scaled[1]                    # the same number of gradient values
+
+
 def test_train_digits_all_precisions_short_run_and_plot(tmp_path):
     png = tmp_path / "loss.png"
     out = run("examples/train_digits.py", "--epochs", "2", "--no-progress", "--plot", str(png))
