@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes as _dt
-from minigrad.dispatch import DispatchMode
+from minigrad.dispatch import DispatchMode, flat_tensors
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
@@ -71,13 +71,7 @@ class Counts:
         return "Counts(" + ", ".join(f"{k}={v}" for k, v in self.as_dict().items()) + ")"
 
 
-def _tensors(x):
-    if isinstance(x, (list, tuple)):
-        out = []
-        for v in x:
-            out.extend(_tensors(v))
-        return out
-    return [x] if isinstance(x, Tensor) else []
+_tensors = flat_tensors
 
 
 def _finfo(d):

@@ -34,7 +34,7 @@ import inspect
 import numpy as np
 
 from .. import dtypes as _dt
-from ..dispatch import DispatchMode
+from ..dispatch import DispatchMode, flat_tensors
 from ..tensor import Tensor
 from .compare import from_torch, to_torch, ulp_distance
 
@@ -80,13 +80,7 @@ class OpRecord:
         return f"<{self.phase} {'  ' * self.depth}{self.name}({ins}) -> {outs}>"
 
 
-def _tensors(x):
-    if isinstance(x, (list, tuple)):
-        out = []
-        for v in x:
-            out.extend(_tensors(v))
-        return out
-    return [x] if isinstance(x, Tensor) else []
+_tensors = flat_tensors
 
 
 class TraceMode(DispatchMode):
