@@ -456,9 +456,10 @@ class Tensor(TensorOpsMixin, StorageMixin):
     __str__ = __repr__
 
     def __reduce_ex__(self, proto):
-        """Mirrors ``torch.Tensor.__reduce_ex__``."""
-        return (_rebuild, (self._data.copy(), self.dtype.name, self._requires_grad,
-                           str(self._device)))
+        """Mirrors ``torch.Tensor.__reduce_ex__``: the storage travels as raw bytes with its
+        shape (no NumPy global in the pickle, so ``load(weights_only=True)``, which refuses
+        NumPy objects as PyTorch does, reads it)."""
+        return (_rebuild, _storage_args(self))
 
     def __deepcopy__(self, memo):
         """Mirrors ``torch.Tensor.__deepcopy__``."""
@@ -719,8 +720,32 @@ def _wrap_dim(dim, ndim):
     return dim % n
 
 
-def _rebuild(arr, dtype_name, requires_grad, device="cpu"):
-    t = Tensor._make(arr, _dt.as_dtype(dtype_name))
+def _storage_args(t):
+    """The pickled form of ``t``'s storage: ``(bytes, shape, dtype name, requires_grad,
+    device)``; C order, in the storage's own format (float16, ml_dtypes.bfloat16...)."""
+    arr = t._data
+    return (arr.tobytes(), tuple(arr.shape), t.dtype.name, t._requires_grad, str(t._device))
+
+
+def _storage_from_args(data, shape, dtype_name):
+    """The storage array of ``_storage_args``; ``data`` may also be an ndarray (files written
+    before the storage travelled as bytes)."""
+    dtype = _dt.as_dtype(dtype_name)
+    if isinstance(data, np.ndarray):
+        return data, dtype
+    return np.frombuffer(data, dtype=dtype.np).reshape(shape).copy(), dtype
+
+
+def _rebuild(data, *args):
+    """Unpickles a Tensor: ``(bytes, shape, dtype_name, requires_grad, device)``, or the
+    older ``(ndarray, dtype_name, requires_grad, device)``."""
+    if isinstance(data, np.ndarray):
+        shape, (dtype_name, requires_grad, *dev) = data.shape, args
+    else:
+        shape, dtype_name, requires_grad, *dev = args
+    device = dev[0] if dev else "cpu"
+    arr, dtype = _storage_from_args(data, shape, dtype_name)
+    t = Tensor._make(arr, dtype)
     t._requires_grad = requires_grad
     dev = restore_device(device)
     if dev is not CPU:
