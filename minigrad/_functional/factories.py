@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+from .. import dtypes as _dt
 from ..dispatch import dispatch
 from ..ops import factory as _k
 from ..tensor import Tensor
@@ -88,7 +89,14 @@ def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype and
     device (``torch.as_tensor``); a Tensor of another dtype/device goes through ``Tensor.to``.
     A real ``torch.Tensor`` is converted (same values and dtype; a copy: minigrad's storage is
-    NumPy's, so memory is not shared)."""
+    NumPy's, so memory is not shared).
+
+    Raises:
+        TypeError: a ``dtype`` that is no dtype (a name string: PyTorch's "as_tensor():
+            argument 'dtype' must be torch.dtype, not str").
+    """
+    if dtype is not None:
+        dtype = _dt.dtype_arg(dtype, "as_tensor")
     converted = _from_torch(data)
     if converted is not None:
         data = converted
