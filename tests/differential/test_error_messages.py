@@ -38,6 +38,23 @@ CASES = [
     lambda L: _saved_modified(L, "sigmoid"),
     lambda L: _saved_modified(L, "exp"),
     lambda L: _saved_modified(L, "tanh"),
+    # a dtype name string is no dtype (TypeError naming the function and the argument)
+    lambda L: L.zeros(2, dtype="float32"),
+    lambda L: L.ones(2, dtype="float32"),
+    lambda L: L.full((2,), 1.0, dtype="float16"),
+    lambda L: L.tensor([1.0], dtype="float64"),
+    lambda L: L.as_tensor([1.0], dtype="float64"),
+    lambda L: L.zeros_like(L.zeros(2), dtype="int64"),
+    lambda L: L.zeros(2).new_ones(2, dtype="float32"),
+    lambda L: L.zeros(2).cumsum(0, dtype="float64"),
+    lambda L: L.zeros(2).softmax(0, dtype="float64"),
+    lambda L: L.zeros(2).to("float32"),
+    lambda L: L.zeros(2).type("float32"),
+    # backward's grad_output shape check, shapes as Size reprs
+    lambda L: (L.ones(2, 3, requires_grad=True) * 2).backward(L.ones(3)),
+    lambda L: (L.ones(2, 3, requires_grad=True) * 2).backward(L.ones(())),
+    lambda L: L.ones(2, 3, requires_grad=True).sum().backward(L.ones(2)),
+    lambda L: L.autograd.grad(L.ones(4, requires_grad=True) * 2, L.ones(4), L.ones(2, 2)),
 ]
 
 
