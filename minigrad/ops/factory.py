@@ -64,6 +64,27 @@ def _device_of(input, device):
     return input._device if device is None else device
 
 
+def _is_other_sequence(x) -> bool:
+    """Python's sequence protocol beyond list/tuple (``deque``, ``range``, ``array.array``...),
+    which PyTorch's ``tensor()`` reads as a list; not str/bytes, mappings, tensors or arrays."""
+    return (not isinstance(x, (list, tuple, str, bytes, bytearray, dict, Tensor, np.ndarray,
+                               np.generic))
+            and hasattr(type(x), "__len__") and hasattr(type(x), "__getitem__")
+            and not hasattr(type(x), "keys"))
+
+
+def _plain_sequences(data):
+    """``data`` with every other sequence (see ``_is_other_sequence``) turned into a list;
+    ``data`` itself when there is none."""
+    if _is_other_sequence(data):
+        return [_plain_sequences(x) for x in data]
+    if isinstance(data, (list, tuple)) and any(_is_other_sequence(x) or
+                                               isinstance(x, (list, tuple)) for x in data):
+        new = [_plain_sequences(x) for x in data]
+        return new if any(a is not b for a, b in zip(new, data)) else data
+    return data
+
+
 def _infer_dtype(data):
     """PyTorch's dtype inference for Python data: Python floats give the default dtype, ints
     int64, bools bool, tensors their own dtype, and a sequence the ``promote_types`` of its
@@ -89,8 +110,15 @@ def _infer_dtype(data):
             d = _dt.int64
         elif isinstance(x, (float, np.floating)):
             d = _dt.get_default_dtype()
+        elif isinstance(x, (str, bytes)):         # PyTorch's texts
+            first = data                          # PyTorch sizes the data by first elements
+            while isinstance(first, (list, tuple)) and first:
+                first = first[0]
+            if first is not data and isinstance(first, str):
+                raise ValueError(f"too many dimensions '{type(first).__name__}'")
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
         out = d if out is None else _dt.promote_types(out, d)
     return out if out is not None else _dt.get_default_dtype()
 
@@ -203,7 +231,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     """Build a new leaf tensor from Python data, a NumPy array or a Tensor (``torch.tensor``).
 
     Args:
-        data: number, (nested) list/tuple, NumPy array or Tensor (copied).
+        data: number, (nested) list/tuple or other Python sequence (``deque``, ``range``),
+            NumPy array or Tensor (copied).
         dtype: the result dtype; inferred as PyTorch does when None (floats -> default dtype,
             ints -> int64, bools -> bool, NumPy arrays keep theirs).
         device: where the result lives; default cpu, or ``data``'s device when it is a Tensor.
@@ -211,10 +240,12 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         pin_memory: accepted and ignored (host memory is all there is).
 
     Raises:
-        TypeError: for data of a type with no dtype (strings, objects).
-        ValueError: for ragged nested lists.
+        TypeError: for a string ("new(): invalid data type 'str'").
+        RuntimeError: for data of a type with no dtype ("Could not infer dtype of dict").
+        ValueError: for ragged nested lists; a list of strings ("too many dimensions 'str'").
         RuntimeError: requires_grad=True on a non-floating dtype.
     """
+    data = _plain_sequences(data)       # a deque or range reads as a list, as in PyTorch
     dt = _dt.dtype_arg(dtype, "tensor") if dtype is not None else _infer_dtype(data)
     if not dt.is_floating_point and dt is not _dt.bool_ and isinstance(data, (int, list, tuple)):
         _check_int_range(data, dt)
