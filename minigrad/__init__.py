@@ -67,6 +67,7 @@ from .numerics import get_num_threads, set_num_threads  # noqa: E402
 __version__ = "0.1.0"   # minigrad's own version (setup.cfg), not a PyTorch version
 from . import onnx  # noqa: E402
 from . import distributed  # noqa: E402
+from . import distributions  # noqa: E402
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
 from ._functional.pointwise_math import *  # noqa: F401,F403,E402
@@ -88,6 +89,7 @@ from ._functional.spatial import *  # noqa: F401,F403,E402
 from ._functional.normalization import *  # noqa: F401,F403,E402
 from ._functional.bucketing import *  # noqa: F401,F403,E402
 from ._functional.activation import *  # noqa: F401,F403,E402
+from ._functional.aliases import *  # noqa: F401,F403,E402
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)
@@ -111,7 +113,7 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
            "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
-           "distributed", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "distributed", "distributions", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
