@@ -35,6 +35,20 @@ class Size(tuple):
             n *= s
         return n
 
+    def __add__(self, other):
+        """Mirrors ``torch.Size.__add__``: a Size (``batch_shape + event_shape``)."""
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        """``tuple + Size`` is a Size, as in PyTorch."""
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        """Mirrors ``torch.Size.__mul__``: a Size repeated ``n`` times."""
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
+
 
 _ND = np.ndarray
 _new = object.__new__

@@ -23,10 +23,13 @@ family:
 - ``softmax``: ``softmax``, ``log_softmax``
 - ``sampling``: ``normal_``, ``uniform_``, ``exponential_``, ``random_``, ``bernoulli_``,
   ``bernoulli``, ``multinomial``
+- ``aliases``: ``subtract``, ``multiply``, ``divide``, ``greater``..., ``select``,
+  ``ndimension``, ``is_signed``, ``is_same_size``
 - ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``
 """
 from __future__ import annotations
 
+from .aliases import AliasesMixin
 from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
 from .factories import FactoriesMixin
@@ -46,7 +49,7 @@ __all__ = ["TensorOpsMixin"]
 
 class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
                      MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
-                     SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin):
+                     SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin, AliasesMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()
