@@ -64,3 +64,35 @@ def test_size_arithmetic_is_a_size():
     for got, want in ((s + (4,), torch.Size([2, 3, 4])), ((1,) + s, torch.Size([1, 2, 3])),
                       (s * 2, torch.Size([2, 3, 2, 3]))):
         assert isinstance(got, mg.Size) and tuple(got) == tuple(want)
+
+
+PADS = [("ReflectionPad1d", (2,), 3), ("ReflectionPad2d", ((1, 2, 0, 1),), 4),
+        ("ReplicationPad1d", ((1, 3),), 3), ("ReplicationPad2d", (2,), 4),
+        ("ConstantPad1d", (2, 3.5), 2), ("ConstantPad2d", ((1, 0, 2, 1), -1.0), 4),
+        ("ZeroPad1d", ((0, 2),), 3), ("ZeroPad2d", (1,), 3),
+        ("CircularPad1d", (1,), 3), ("CircularPad2d", ((1, 1, 2, 0),), 4)]
+
+
+@pytest.mark.parametrize("name,args,ndim", PADS)
+def test_padding_modules_match_torch(name, args, ndim):
+    """fast_neural_style's TransformerNet builds ``ReflectionPad2d``; each padding module's
+    output, gradient and repr against PyTorch's."""
+    import numpy as np
+    x = np.random.default_rng(0).normal(size=(2, 3, 4, 5)[-ndim:]).astype(np.float32)
+    res = []
+    for L in (torch, mg):
+        m = getattr(L.nn, name)(*args)
+        t = L.tensor(x, requires_grad=True)
+        y = m(t)
+        (y * L.arange(y.numel(), dtype=L.float32).reshape(y.shape)).sum().backward()
+        res.append((repr(m), y.tolist(), t.grad.tolist()))
+    assert res[0] == res[1]
+
+
+def test_circular_pad_rank_error_matches_torch():
+    msgs = []
+    for L in (torch, mg):
+        with pytest.raises(ValueError) as e:
+            L.nn.CircularPad2d(1)(L.ones(2, 2))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
