@@ -202,7 +202,25 @@ class Tensor(TensorOpsMixin, StorageMixin):
     is_mps = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_mps``: always False.")
     is_meta = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_meta``: always False.")
     is_sparse = property(lambda self: False,
-                         doc="Mirrors ``torch.Tensor.is_sparse``: always False (dense only).")
+                         doc="Mirrors ``torch.Tensor.is_sparse``: False (``minigrad.sparse``'s "
+                             "SparseCOOTensor says True).")
+
+    @property
+    def layout(self):
+        """Mirrors ``torch.Tensor.layout``: ``minigrad.strided`` (sparse tensors:
+        ``minigrad.sparse_coo``)."""
+        from .sparse import strided
+        return strided
+
+    def to_sparse(self, *args, **kwargs):
+        """Mirrors ``torch.Tensor.to_sparse``: a COO tensor emulated on dense storage (see
+        ``minigrad.sparse``)."""
+        from .sparse import to_sparse
+        return to_sparse(self, *args, **kwargs)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """Mirrors ``torch.Tensor.to_dense``: ``self`` for a strided tensor."""
+        return self if dtype is None else self.to(dtype)
     is_quantized = property(lambda self: False,
                             doc="Mirrors ``torch.Tensor.is_quantized``: always False.")
     is_mkldnn = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_mkldnn``: False.")
