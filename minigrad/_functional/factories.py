@@ -32,6 +32,24 @@ def _dispatched(op_name, kernel):
 _tensor = _dispatched("tensor", _k.tensor)
 
 
+def _sized(op_name, kernel):
+    """``_dispatched`` for a factory whose size is ``*size``: PyTorch also takes it as the
+    keyword ``size=`` (``torch.empty(size=(2, 3))``).
+
+    Raises:
+        TypeError: ``size`` given both ways ("zeros() got multiple values for argument
+            'size'").
+    """
+    @functools.wraps(kernel)
+    def factory(*args, **kwargs):
+        if "size" in kwargs:
+            if args:
+                raise TypeError(f"{op_name}() got multiple values for argument 'size'")
+            args = (kwargs.pop("size"),)
+        return dispatch(op_name, *args, **kwargs)
+    return factory
+
+
 def _from_torch(data):
     """A real ``torch.Tensor`` as a minigrad Tensor with the same bits (no grad), else None.
     Decided by the argument's class: torch is imported only when the argument comes from it."""
@@ -53,10 +71,10 @@ def tensor(data, *args, **kwargs):
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     return _tensor(data, *args, **kwargs)
-zeros = _dispatched("zeros", _k.zeros)
-ones = _dispatched("ones", _k.ones)
+zeros = _sized("zeros", _k.zeros)
+ones = _sized("ones", _k.ones)
 full = _dispatched("full", _k.full)
-empty = _dispatched("empty", _k.empty)
+empty = _sized("empty", _k.empty)
 zeros_like = _dispatched("zeros_like", _k.zeros_like)
 ones_like = _dispatched("ones_like", _k.ones_like)
 full_like = _dispatched("full_like", _k.full_like)
@@ -64,8 +82,8 @@ empty_like = _dispatched("empty_like", _k.empty_like)
 arange = _dispatched("arange", _k.arange)
 eye = _dispatched("eye", _k.eye)
 linspace = _dispatched("linspace", _k.linspace)
-randn = _dispatched("randn", _k.randn)
-rand = _dispatched("rand", _k.rand)
+randn = _sized("randn", _k.randn)
+rand = _sized("rand", _k.rand)
 randint = _dispatched("randint", _k.randint)
 randperm = _dispatched("randperm", _k.randperm)
 randn_like = _dispatched("randn_like", _k.randn_like)

@@ -96,3 +96,18 @@ def test_circular_pad_rank_error_matches_torch():
             L.nn.CircularPad2d(1)(L.ones(2, 2))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+def test_size_keyword_of_the_factories():
+    """gat builds its weights with ``torch.empty(size=(...))``."""
+    def run(L):
+        L.manual_seed(0)
+        out = [tuple(L.empty(size=(2, 3)).shape), tuple(L.zeros(size=[2]).shape),
+               L.ones(size=(1, 2)).tolist(), L.rand(size=(2,)).tolist(),
+               L.randn(size=(2,), dtype=L.float64).tolist()]
+        try:
+            L.zeros(2, size=(2,))
+        except TypeError as e:
+            out.append(str(e))
+        return out
+    assert run(mg) == run(torch)
