@@ -86,8 +86,8 @@ class Net(nn.Module):
 
 def test_super_resolution_net_adam_mse():
     r = np.random.default_rng(0)
-    x = r.random((2, 1, 6, 6), dtype=np.float32)
-    y = r.random((2, 1, 12, 12), dtype=np.float32)
+    x = r.random((1, 1, 4, 4), dtype=np.float32)
+    y = r.random((1, 1, 8, 8), dtype=np.float32)
     init, losses = {}, {}
     for lib in (torch, mg):
         lib.manual_seed(123)
@@ -259,8 +259,8 @@ def test_mnist_rnn_lstm_batchnorm_dropout2d_adadelta(capsys):
     """The script's own ``train`` over a 3-batch loader (Dropout2d on 2-d input warns in both)."""
     import warnings
     r = np.random.default_rng(2)
-    x = r.random((12, 1, 28, 28), dtype=np.float32)
-    y = r.integers(0, 10, 12)
+    x = r.random((6, 1, 28, 28), dtype=np.float32)
+    y = r.integers(0, 10, 6)
     init, losses = {}, {}
     args = types.SimpleNamespace(log_interval=1, dry_run=False)
     for lib in (torch, mg):
@@ -270,7 +270,7 @@ def test_mnist_rnn_lstm_batchnorm_dropout2d_adadelta(capsys):
         _sync(model, lib, init)
         optimizer = lib.optim.Adadelta(model.parameters(), lr=0.1)
         loader = lib.utils.data.DataLoader(
-            lib.utils.data.TensorDataset(lib.tensor(x), lib.tensor(y)), batch_size=4)
+            lib.utils.data.TensorDataset(lib.tensor(x), lib.tensor(y)), batch_size=2)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ns["train"](args, model, "cpu", loader, optimizer, 1)
