@@ -71,6 +71,9 @@ from . import onnx  # noqa: E402
 # torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): the emulated device's out-of-memory
 from .cuda.allocator import OutOfMemoryError  # noqa: E402
 from . import distributed  # noqa: E402
+from . import distributions  # noqa: E402
+from . import sparse  # noqa: E402
+from .sparse import sparse_coo_tensor, spmm, strided, sparse_coo  # noqa: E402,F401
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
 from ._functional.pointwise_math import *  # noqa: F401,F403,E402
@@ -93,6 +96,7 @@ from ._functional.normalization import *  # noqa: F401,F403,E402
 from ._functional.bucketing import *  # noqa: F401,F403,E402
 from ._functional.activation import *  # noqa: F401,F403,E402
 from ._functional.special_math import *  # noqa: F401,F403,E402
+from ._functional.aliases import *  # noqa: F401,F403,E402
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)
@@ -117,7 +121,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
            "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
-           "distributed", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
+           "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 

@@ -164,6 +164,30 @@ def as_dtype(d) -> DType:
     return from_numpy(d)
 
 
+def dtype_arg(d, fname: str) -> DType:
+    """A public ``dtype=`` argument of ``fname`` (``zeros``, ``tensor``, ``cumsum``...) as a
+    DType, refusing what PyTorch's argument parser refuses.
+
+    Accepted: a minigrad dtype, the Python types ``float``/``int``/``bool`` (as PyTorch), and,
+    as deliberate extensions for interop, a ``torch.dtype`` or a NumPy dtype/type minigrad has.
+
+    Raises:
+        TypeError: anything else, a dtype name string included (``zeros(2, dtype="float32")``):
+            PyTorch's ``"zeros(): argument 'dtype' must be torch.dtype, not str"`` (naming
+            ``minigrad.dtype``). (For
+            ``rand``/``randint``/``eye``/``linspace``/``randperm``/``arange`` PyTorch words it
+            "received an invalid combination of arguments"; the type and the named argument
+            are the same.)
+    """
+    if isinstance(d, DType):
+        return d
+    if isinstance(d, str) or isinstance(d, (builtins.int, builtins.float, builtins.complex)) \
+            or d is None:
+        raise TypeError(f"{fname}(): argument 'dtype' must be minigrad.dtype, not "
+                        f"{type(d).__name__}")
+    return as_dtype(d)
+
+
 def is_floating_point(d) -> bool:
     """True for float64, float32, float16 and bfloat16."""
     return as_dtype(d).is_floating_point

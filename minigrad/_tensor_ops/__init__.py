@@ -25,10 +25,13 @@ family:
   ``bernoulli``, ``multinomial``
 - ``special_math``: ``sinc``, ``logit``, ``copysign``, ``heaviside``, ``ldexp``,
   ``nextafter``, ``gcd``, ``lcm``, ``float_power`` and in-place forms
+- ``aliases``: ``subtract``, ``multiply``, ``divide``, ``greater``..., ``select``,
+  ``ndimension``, ``is_signed``, ``is_same_size``
 - ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``
 """
 from __future__ import annotations
 
+from .aliases import AliasesMixin
 from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
 from .factories import FactoriesMixin
@@ -50,7 +53,7 @@ __all__ = ["TensorOpsMixin"]
 class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
                      MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
                      SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin,
-                     SpecialMathMixin):
+                     SpecialMathMixin, AliasesMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()

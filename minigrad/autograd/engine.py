@@ -72,7 +72,7 @@ def _make_grads(outputs, grads):
         raise RuntimeError(f"grad_tensors/grad_outputs has length {len(grads)} but outputs has "
                            f"length {len(outputs)}")
     res = []
-    for out, g in zip(outputs, grads):
+    for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
             if out._requires_grad:
                 if out.numel() != 1:
@@ -84,8 +84,11 @@ def _make_grads(outputs, grads):
         elif not isinstance(g, Tensor):
             g = dispatch("full", out.shape, g, dtype=out.dtype, device=out._device)
         elif g.shape != out.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {list(g.shape)} "
-                               f"and output[0] has a shape of {list(out.shape)}.")
+            # PyTorch's text, shapes as Size reprs; PyTorch finds the index with list.index(),
+            # which for a mismatch past the first pair raises "Boolean value of Tensor with
+            # more than one value is ambiguous" instead: here the index is the pair's own
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
+                               f"and output[{i}] has a shape of {out.shape}.")
         res.append(g)
     return res
 
@@ -146,10 +149,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ins = _as_tuple(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
+    grads = _make_grads(outs, grad_outputs)        # checked first, as PyTorch
     for t in ins:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _make_grads(outs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
     res = _execute(outs, grads, retain_graph, create_graph, ins, capture=True)

@@ -18,9 +18,9 @@ from ._binary import arr
 from ._util import LOW as _LOW, opmath, wrap, wrap_dim, wrap_dims
 
 
-def _sum_dtype(input, dtype):
+def _sum_dtype(input, dtype, fname="sum"):
     if dtype is not None:
-        return _dt.as_dtype(dtype)
+        return _dt.dtype_arg(dtype, fname)
     d = input.dtype
     return _dt.int64 if not d.is_floating_point else d
 
@@ -144,7 +144,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, input, dim=None, keepdim=False, *, dtype=None):
         _check_input(input, "mean")
-        rt = input.dtype if dtype is None else _dt.as_dtype(dtype)
+        rt = input.dtype if dtype is None else _dt.dtype_arg(dtype, "mean")
         if not rt.is_floating_point:
             got = rt.scalar_name
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
