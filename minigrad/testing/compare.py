@@ -63,6 +63,8 @@ def to_torch(t, *, requires_grad=None):
     arr = np.array(t._data, copy=True, order="C")
     if t.dtype is _dt.bfloat16:
         tt = torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
+    elif t.dtype.is_float8:         # byte for byte
+        tt = torch.from_numpy(arr.view(np.uint8)).view(getattr(torch, t.dtype.name))
     else:
         tt = torch.from_numpy(arr)
     rg = t.requires_grad if requires_grad is None else requires_grad
@@ -79,7 +81,7 @@ def from_torch(tt, *, requires_grad=None):
         requires_grad: the new leaf's flag; None copies ``tt.requires_grad``.
 
     Raises:
-        TypeError: for a non-tensor, or a dtype minigrad lacks (complex, float8, uint16...).
+        TypeError: for a non-tensor, or a dtype minigrad lacks (complex, uint16...).
     """
     if isinstance(tt, (list, tuple)):
         return type(tt)(from_torch(x, requires_grad=requires_grad) for x in tt)
@@ -94,6 +96,8 @@ def from_torch(tt, *, requires_grad=None):
     src = tt.detach().cpu().contiguous()
     if dt is _dt.bfloat16:
         arr = src.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
+    elif dt.is_float8:
+        arr = src.view(torch.uint8).numpy().view(dt.np).copy()
     else:
         arr = src.numpy().copy()
     out = Tensor._make(arr, dt)
