@@ -27,8 +27,9 @@ _ALL_BYTES = np.arange(256, dtype=np.uint8)
 
 
 def _bytes(t):
-    return t.view(torch.uint8).numpy() if isinstance(t, torch.Tensor) else \
-        t.view(minigrad.uint8).numpy()
+    if isinstance(t, torch.Tensor):
+        return t.contiguous().view(torch.uint8).numpy().reshape(-1)
+    return t.contiguous().view(minigrad.uint8).numpy().reshape(-1)
 
 
 def _raises_same(f_torch, f_ours):
@@ -216,3 +217,95 @@ def test_allowed_ops_and_upcast_reductions():
     g = minigrad.tensor([1.5, -2.0], requires_grad=True)
     g.to(minigrad.float8_e4m3fn).float().sum().backward()
     assert g.grad.tolist() == [1.0, 1.0]
+
+
+# ---------------------------------------------------------------------------------- _scaled_mm
+def _f8_pair(m, k, n, name_a="float8_e4m3fn", name_b="float8_e4m3fn", exact=True, seed=0):
+    """torch and minigrad float8 operands; ``exact``: values in [0.5, 8) so every fp32 partial
+    sum is exact (any summation order gives the same bits)."""
+    rng = np.random.default_rng(seed)
+    def draw(shape):
+        v = rng.uniform(0.5, 8.0, shape) * rng.choice([-1, 1], shape) if exact else \
+            rng.standard_normal(shape) * 3
+        return v.astype(np.float32)
+    a, b = draw((m, k)), draw((n, k)).T           # mat2 column-major, as cuBLAS wants
+    ta = torch.from_numpy(a).to(getattr(torch, name_a))
+    tb = torch.from_numpy(np.ascontiguousarray(b.T)).to(getattr(torch, name_b)).t()
+    return ta, tb, from_torch(ta), from_torch(tb.contiguous())
+
+
+def _smm(lib, a, b, sa, sb, **kw):
+    if "bias" in kw and kw["bias"] is not None and lib is minigrad:
+        kw["bias"] = from_torch(kw["bias"])
+    s = (torch.tensor(sa), torch.tensor(sb)) if lib is torch else (minigrad.tensor(sa),
+                                                                   minigrad.tensor(sb))
+    return lib._scaled_mm(a, b, *s, **kw)
+
+
+@pytest.mark.parametrize("out", [None, "float32", "bfloat16", "float16", "float8_e5m2"])
+def test_scaled_mm_matches_torch_bit_for_bit(out):
+    ta, tb, ma, mb = _f8_pair(5, 12, 7)
+    bias = torch.randn(7, generator=torch.Generator().manual_seed(1))
+    for sa, sb, with_bias in ((0.5, 4.0, False), (0.37, 1.9, True), (30.0, 1.0, False)):
+        kw = {"out_dtype": None if out is None else getattr(torch, out)}
+        if with_bias:
+            kw["bias"] = bias
+        want = _smm(torch, ta, tb, sa, sb, **kw)
+        kw["out_dtype"] = None if out is None else getattr(minigrad, out)
+        got = _smm(minigrad, ma, mb, sa, sb, **kw)
+        assert got.dtype.name == str(want.dtype)[6:]
+        assert np.array_equal(_bytes(got.contiguous()).reshape(-1),
+                              want.contiguous().view(torch.uint8).numpy().reshape(-1)), (sa, sb)
+
+
+def test_scaled_mm_paths_rowwise_and_general_values():
+    # e4m3fn output overflows to NaN on the oneDNN path (no saturation), saturates on the
+    # mixed-dtype fallback; row-wise scales
+    ta, tb, ma, mb = _f8_pair(4, 8, 6)
+    for sa in (100.0, 3.0):
+        assert np.array_equal(_bytes(_smm(minigrad, ma, mb, sa, 1.0)),
+                              _bytes(_smm(torch, ta, tb, sa, 1.0)))
+    ta5, _, ma5, _ = _f8_pair(4, 8, 6, name_a="float8_e5m2")
+    for out in (None, "float8_e4m3fn"):
+        want = _smm(torch, ta5, tb, 40.0, 1.0, out_dtype=out and getattr(torch, out))
+        got = _smm(minigrad, ma5, mb, 40.0, 1.0, out_dtype=out and getattr(minigrad, out))
+        assert np.array_equal(_bytes(got), _bytes(want))
+    ra = np.linspace(0.5, 2, 4, dtype=np.float32).reshape(4, 1)
+    rb = np.linspace(1, 3, 6, dtype=np.float32).reshape(1, 6)
+    want = torch._scaled_mm(ta, tb, torch.from_numpy(ra), torch.from_numpy(rb),
+                            out_dtype=torch.float32)
+    got = minigrad._scaled_mm(ma, mb, minigrad.tensor(ra), minigrad.tensor(rb),
+                              out_dtype=minigrad.float32)
+    # (row-wise: oneDNN's summation order is not reproduced, see minigrad/ops/scaled_mm.py)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=0)
+    # general values, rounding partial sums: oneDNN's order reproduced bit for bit
+    ta, tb, ma, mb = _f8_pair(16, 100, 8, exact=False, seed=3)
+    bias = torch.randn(8, generator=torch.Generator().manual_seed(2))
+    for out in ("float32", "float8_e4m3fn"):
+        want = _smm(torch, ta, tb, 0.1, 0.7, out_dtype=getattr(torch, out), bias=bias)
+        got = _smm(minigrad, ma, mb, 0.1, 0.7, out_dtype=getattr(minigrad, out), bias=bias)
+        assert np.array_equal(_bytes(got), _bytes(want)), out
+
+
+_SMM_ERRORS = [
+    ("a float32", lambda L, a, b, s: L._scaled_mm(a.float(), b, s, s)),
+    ("scale two elements", lambda L, a, b, s: L._scaled_mm(a, b, L.ones(2), s)),
+    ("row-wise wrong shape", lambda L, a, b, s: L._scaled_mm(a, b, L.ones(4, 1), L.ones(4, 1))),
+    ("mat1 3-d", lambda L, a, b, s: L._scaled_mm(a[None], b, s, s)),
+    ("mat2 1-d", lambda L, a, b, s: L._scaled_mm(a, b[0], s, s)),
+    ("shapes", lambda L, a, b, s: L._scaled_mm(a, b[:4], s, s)),
+    ("bias size", lambda L, a, b, s: L._scaled_mm(a, b, s, s, bias=L.zeros(5))),
+    ("out float64", lambda L, a, b, s: L._scaled_mm(a, b, s, s, out_dtype=L.float64)),
+    ("out int", lambda L, a, b, s: L._scaled_mm(a, b, s, s, out_dtype=L.int32)),
+    ("fnuz", lambda L, a, b, s: L._scaled_mm(a.float().to(L.float8_e4m3fnuz),
+                                             b.float().to(L.float8_e4m3fnuz), s, s)),
+    ("scale not a tensor", lambda L, a, b, s: L._scaled_mm(a, b, 1.0, s)),
+]
+
+
+@pytest.mark.parametrize("case", _SMM_ERRORS, ids=[c[0] for c in _SMM_ERRORS])
+def test_scaled_mm_errors_match_torch(case):
+    _, f = case
+    ta, tb, ma, mb = _f8_pair(4, 8, 6)
+    _raises_same(lambda: f(torch, ta, tb, torch.tensor(1.0)),
+                 lambda: f(minigrad, ma, mb, minigrad.tensor(1.0)))
