@@ -278,7 +278,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         if not lo <= fill_value <= int(info.max):
             raise RuntimeError(f"value cannot be converted to type {dt.c10_name} without "
                                "overflow")
-    else:
+    elif math.prod(size) != 1:      # one element: PyTorch's scalar_fill, a plain cast
         check_scalar(fill_value, dt)
     arr = np.full(size, _convert(np.asarray(fill_value), dt), dtype=dt.np)
     return _finish(Tensor._make(arr, dt), requires_grad, device)

@@ -116,6 +116,11 @@ def test_factories_fill_and_scalar_overflow(name):
     assert _bytes(minigrad.zeros(2, dtype=md)).tolist() == [0, 0]
     assert minigrad.empty(2, 2, dtype=md).dtype is md
     for v in (torch.finfo(td).max * 1.01, math.inf):
+        for shape in ((), (1,), (1, 1)):        # one element: a plain cast, no range check
+            assert np.array_equal(_bytes(minigrad.full(shape, v, dtype=md)),
+                                  _bytes(torch.full(shape, v, dtype=td)))
+            assert np.array_equal(_bytes(minigrad.zeros(shape, dtype=md).fill_(v)),
+                                  _bytes(torch.zeros(shape, dtype=td).fill_(v)))
         try:
             torch.full((2,), v, dtype=td)
         except RuntimeError:
