@@ -16,6 +16,7 @@ import math
 import ml_dtypes
 import numpy as np
 
+from .. import _fp8
 from .. import dtypes as _dt
 from ..tensor import Tensor
 
@@ -26,7 +27,7 @@ _DEFAULT_TOL = {
     "float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
     "float64": (1e-7, 1e-7),
 }
-_INT_VIEW = {2: np.int16, 4: np.int32, 8: np.int64}
+_INT_VIEW = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def default_tolerances(dtype) -> tuple:
@@ -172,6 +173,9 @@ def _round_to(arr, d):
         return arr
     if d in (_dt.float16, _dt.bfloat16) and arr.dtype == np.float64:
         return arr.astype(d.np)   # single rounding from the exact value
+    if d.is_float8 or _fp8.is_float8(arr.dtype):     # PyTorch's float8 casts
+        from ..ops.factory import _convert
+        return _convert(np.asarray(arr), d)
     return arr.astype(d.np)
 
 

@@ -314,3 +314,13 @@ def test_scaled_mm_errors_match_torch(case):
     ta, tb, ma, mb = _f8_pair(4, 8, 6)
     _raises_same(lambda: f(torch, ta, tb, torch.tensor(1.0)),
                  lambda: f(minigrad, ma, mb, minigrad.tensor(1.0)))
+
+
+def test_testing_helpers_take_float8():
+    """to_torch/from_torch keep the bytes; ulp_distance counts float8 steps (from maths)."""
+    t = torch.from_numpy(_ALL_BYTES.copy()).view(torch.float8_e4m3fn)
+    assert torch.equal(to_torch(from_torch(t)).view(torch.uint8), t.view(torch.uint8))
+    from minigrad.testing import ulp_distance
+    x = minigrad.tensor([1.0, -3.0, 0.0, 448.0], dtype=minigrad.float8_e4m3fn)
+    y = minigrad.tensor([1.125, -3.5, -0.0, 416.0], dtype=minigrad.float8_e4m3fn)
+    assert ulp_distance(x, y).tolist() == [1.0, 2.0, 0.0, 1.0]
