@@ -324,3 +324,17 @@ def test_testing_helpers_take_float8():
     x = minigrad.tensor([1.0, -3.0, 0.0, 448.0], dtype=minigrad.float8_e4m3fn)
     y = minigrad.tensor([1.125, -3.5, -0.0, 416.0], dtype=minigrad.float8_e4m3fn)
     assert ulp_distance(x, y).tolist() == [1.0, 2.0, 0.0, 1.0]
+
+
+def test_repr_layout_as_torch():
+    """torch's _add_suffixes (dtype on a new line past 80 columns), int mode turning to sci
+    mode for a wide span, zeros not widening the columns: float8 and the other dtypes."""
+    rng = np.random.default_rng(4)
+    cases = [([-10.0, 4.0, 4096.0], "float8_e5m2fnuz"), ([1.0, 1024.0], "float32"),
+             ([-0.0, 0.0, -0.0], "float16"), ([0.0, -0.0, 3.0], "bfloat16")]
+    cases += [(rng.standard_normal(10).tolist(), n) for n in ("float8_e4m3fn", "float16")]
+    for vals, name in cases:
+        for rg in (False, True):
+            t = torch.tensor(vals).to(getattr(torch, name)).requires_grad_(rg)
+            m = minigrad.tensor(vals).to(getattr(minigrad, name)).requires_grad_(rg)
+            assert repr(m).replace("minigrad.", "torch.") == repr(t)
