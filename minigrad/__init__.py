@@ -93,6 +93,7 @@ from ._functional.spatial import *  # noqa: F401,F403,E402
 from ._functional.normalization import *  # noqa: F401,F403,E402
 from ._functional.bucketing import *  # noqa: F401,F403,E402
 from ._functional.activation import *  # noqa: F401,F403,E402
+from ._functional.special_math import *  # noqa: F401,F403,E402
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)

@@ -40,6 +40,25 @@ _ND = np.ndarray
 _new = object.__new__
 
 
+# minigrad.autograd's modules import this one, so the two functions of theirs that Tensor calls
+# are imported on the first call, which also rebinds the global to the function itself (an
+# import statement per call costs as much as a small op's Python work)
+def _view_grad_fn(t):
+    """``minigrad.autograd.views.view_grad_fn(t)``."""
+    global _view_grad_fn
+    from .autograd.views import view_grad_fn
+    _view_grad_fn = view_grad_fn
+    return view_grad_fn(t)
+
+
+def _engine_backward(*args):
+    """``minigrad.autograd.engine.backward(*args)``."""
+    global _engine_backward
+    from .autograd.engine import backward
+    _engine_backward = backward
+    return backward(*args)
+
+
 class Tensor(TensorOpsMixin, StorageMixin):
     """An n-dimensional array with autograd metadata (``torch.Tensor``).
 
@@ -285,8 +304,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """
         if self._view is None:
             return self._grad_fn
-        from .autograd.views import view_grad_fn
-        return view_grad_fn(self)
+        return _view_grad_fn(self)
 
     @grad_fn.setter
     def grad_fn(self, node):
@@ -490,8 +508,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
 
         See ``minigrad.autograd.backward`` for arguments and errors.
         """
-        from .autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs)
+        _engine_backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self):
         """A new leaf sharing storage (and version counter), without grad (``Tensor.detach``).

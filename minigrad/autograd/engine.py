@@ -23,7 +23,7 @@ from ..devices import depth as _device_depth
 from ..dispatch import dispatch
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _check_nan, _print_stack
-from .function import AccumulateGrad
+from .function import AccumulateGrad, _edge
 from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
@@ -94,7 +94,6 @@ def _root_edge(t, i):
     if not t._requires_grad:
         raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                            "grad_fn")
-    from .function import _edge
     return _edge(t)
 
 
@@ -168,7 +167,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _key_of(t):
-    from .function import _edge
     return _edge(t)
 
 
@@ -508,7 +506,8 @@ def _sole_owner(g):
     a = g._data
     # references: g in the engine's loop, in _accumulate_leaf and here, plus getrefcount's own
     # argument (4); a in g._data, here, and getrefcount's argument (3)
-    if type(g) is not Tensor or g.grad_fn is not None or not a.flags.writeable \
+    if type(g) is not Tensor or (g._grad_fn if g._view is None else g.grad_fn) is not None \
+            or not a.flags.writeable \
             or sys.getrefcount(g) > 4 or sys.getrefcount(a) > 3:
         return False
     if a.base is None:

@@ -43,12 +43,18 @@ def opmath(x, dtype):
     return cd.type(x)
 
 
+# callables ``watcher(opmath_array, rounded_array, dtype)`` told of every rounding ``wrap`` does
+# (amp_emu.numerics.NumericsMonitor counts overflows and flushes to zero through it)
+ROUNDING_WATCHERS = []
+
+
 def wrap(arr, dtype) -> Tensor:
     """Round ``arr`` once into ``dtype`` storage and wrap it as a Tensor (no grad metadata)."""
     npd = dtype.np
     if not isinstance(arr, np.ndarray):
         arr = np.asarray(arr)
     if arr.dtype != npd:
+        src = arr
         if npd == _F16 and arr.dtype == _F32 and arr.size >= _F16_MIN:
             arr = _f32_to_f16(arr)         # bit-identical to astype, faster (minigrad/_fp16.py)
         elif dtype.is_float8:
@@ -57,6 +63,9 @@ def wrap(arr, dtype) -> Tensor:
             arr = _fp8.from_float8(arr, npd)
         else:
             arr = arr.astype(npd)
+        if ROUNDING_WATCHERS:
+            for w in ROUNDING_WATCHERS:
+                w(src, arr, dtype)
     return Tensor._make(arr, dtype)
 
 
