@@ -29,6 +29,7 @@ def _install_warning_filters():
 _install_warning_filters()
 
 from . import dtypes  # noqa: E402
+from .dtypes import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)  # noqa: E402
 from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, float64, half,
                      iinfo, int, int8, int16, int32, int64, long, promote_types, result_type,
                      get_default_dtype, set_default_dtype, short, uint8, DType as dtype)
@@ -110,7 +111,8 @@ globals().update(_LEGACY_TYPES)
 bool = bool_
 
 __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "float32", "float16",
-           "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
+           "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+           "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
            "half", "long", "int", "short", "get_num_threads", "set_num_threads", "promote_types", "result_type", "get_default_dtype",
            "set_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import devices as _devices
+from .. import _fp8
 from .._fp16 import float16_to_float32, float32_to_float16
 from ..dispatch import register_op
 from ..random import _gen
@@ -210,9 +211,16 @@ def _has_float(data):
 
 def _convert(arr, dtype):
     """Convert an array to ``dtype`` storage as PyTorch's copy kernel does: 16-bit targets from
-    float64/int64 go through float32 first (c10::Half/BFloat16 are built from float)."""
+    float64/int64 go through float32 first (c10::Half/BFloat16 are built from float); float8 casts
+    follow ``minigrad._fp8`` (e4m3fn saturates, PyTorch's NaN bits)."""
     if arr.dtype == dtype.np:
         return arr
+    if dtype.is_float8:                     # bit-exact PyTorch rules: minigrad/_fp8.py
+        return _fp8.to_float8(arr, dtype.np)
+    if _fp8.is_float8(arr.dtype):
+        if dtype.is_floating_point:
+            return _fp8.from_float8(arr, dtype.np)
+        arr = _fp8.to_float32(arr)
     if dtype in (_dt.float16, _dt.bfloat16) and arr.dtype not in (np.float32,):
         if arr.dtype.kind in "fiub" or arr.dtype == _dt.bfloat16.np or arr.dtype == np.float16:
             arr = arr.astype(np.float32)
@@ -301,7 +309,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         if not lo <= fill_value <= int(info.max):
             raise RuntimeError(f"value cannot be converted to type {dt.c10_name} without "
                                "overflow")
-    else:
+    elif math.prod(size) != 1:      # one element: PyTorch's scalar_fill, a plain cast
         check_scalar(fill_value, dt)
     arr = np.full(size, _convert(np.asarray(fill_value), dt), dtype=dt.np)
     return _finish(Tensor._make(arr, dt), requires_grad, device)

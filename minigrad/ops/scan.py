@@ -22,7 +22,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import LOW as _LOW, wrap, wrap_dim
+from ._util import LOW as _LOW, refuse_float8, wrap, wrap_dim
 
 
 def _check(input, op):
@@ -295,6 +295,8 @@ def prod(input, *, dtype=None):
     """``prod(input, *, dtype=None)`` (``torch.prod``): the product of all elements, 0-dim;
     integer/bool inputs give int64; empty gives 1. ``ProdBackward0`` (``grad * result /
     input``, or the zero-safe exclusive products where the input has a zero)."""
+    if dtype is None:
+        refuse_float8(input, "prod_out_cpu")
     return _Prod.apply(input, dtype=dtype)
 
 
@@ -306,4 +308,6 @@ def prod_dim(input, dim, keepdim=False, *, dtype=None):
     Raises:
         IndexError: ``dim`` out of range.
     """
+    if dtype is None:
+        refuse_float8(input, "prod_out_cpu")
     return _ProdDim.apply(input, dim, keepdim, dtype=dtype)
