@@ -60,7 +60,8 @@ class ToCopyStochastic(Function):
                             f"stochastically into {dt.name} (needs a narrower floating dtype)")
         ctx.src_dtype = input.dtype
         x = np.asarray(input._data).astype(np.float64)
-        r = x.astype(dt.np)                                   # nearest
+        with np.errstate(all="ignore"):                      # (an overflow rounds to inf)
+            r = x.astype(dt.np)                               # nearest
         rf = r.astype(np.float64)
         u = dispatch("rand", tuple(x.shape), dtype=_dt.float64, generator=generator)._data
         with np.errstate(all="ignore"):
