@@ -5,11 +5,13 @@
 - ``explain(op, *dtypes, device_type=..., dtype=...)``: the decision without computing;
 - ``GradScaler`` (mirrors ``torch.amp.GradScaler``);
 - ``MasterWeightOptimizer``/``master_params``: fp32 master weights for fp16/bf16 models;
-- ``formats``: fp32/fp16/bf16 layouts, rounding, ULP distances.
+- ``formats``: fp32/fp16/bf16 layouts, rounding, ULP distances;
+- ``numerics``: ``NumericsMonitor``, counting overflows, underflows, NaNs and subnormals per op
+  and role, with exponent histograms.
 
 Imports minigrad; minigrad never imports amp_emu (``minigrad.autocast`` is a lazy alias).
 """
-from . import formats, policy
+from . import formats, numerics, policy
 from .policy import CastCategory, Decision, Policy, explain, get_policy
 from .autocast import (autocast, autocast_decrement_nesting, autocast_increment_nesting,
                        clear_autocast_cache, custom_bwd, custom_fwd, get_autocast_dtype,
@@ -23,4 +25,4 @@ __all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_enabled", "set_a
            "set_autocast_cache_enabled", "clear_autocast_cache", "autocast_increment_nesting",
            "autocast_decrement_nesting", "is_autocast_available", "CastCategory", "Policy",
            "Decision", "explain", "get_policy", "GradScaler", "OptState",
-           "MasterWeightOptimizer", "master_params", "formats", "policy"]
+           "MasterWeightOptimizer", "master_params", "formats", "policy", "numerics"]

@@ -24,7 +24,7 @@ from minigrad import _fp16
 from minigrad import dtypes as _dt
 
 __all__ = ["Format", "FORMATS", "get_format", "finfo", "round_to", "ulp_distance", "ulp",
-           "float32_to_float16", "float32_to_float16_bits", "float16_to_float32"]
+           "float32_to_float16", "float32_to_float16_bits", "float16_to_float32", "stochastic_round"]
 
 
 @dataclass(frozen=True)
@@ -173,3 +173,27 @@ def ulp(x, dtype) -> np.ndarray:
 
 
 _ = ml_dtypes  # bfloat16 storage comes through minigrad.dtypes
+
+
+def stochastic_round(x, dtype, generator=None):
+    """``x`` (a floating minigrad Tensor) cast into the narrower floating ``dtype`` with
+    stochastic rounding: each value goes to one of its two neighbours in ``dtype``, the farther
+    one with probability (distance to the nearer) / (spacing), so ``E[result] = x``.
+
+    Args:
+        x: floating Tensor (float64 -> float32/16-bit/fp8, float32 -> 16-bit/fp8...).
+        dtype: the target dtype.
+        generator: a ``minigrad.Generator`` for the per-element uniforms (one double each);
+            the default generator when None (reproducible after ``minigrad.manual_seed``).
+
+    Returns:
+        Tensor of ``dtype``; differentiable (the gradient passes through, cast back).
+
+    Raises:
+        TypeError: a non-floating input or a target that is not narrower.
+
+    Not in PyTorch; the dispatched op is ``_to_copy_stochastic`` (minigrad/ops/
+    stochastic_rounding.py), so modes see it.
+    """
+    from minigrad.dispatch import dispatch
+    return dispatch("_to_copy_stochastic", x, dtype, generator)

@@ -177,6 +177,9 @@ UNTOUCHED_OPS = frozenset("""
     le_.Scalar le_.Tensor gt_.Scalar gt_.Tensor ge_.Scalar ge_.Tensor resize_ resize_as_
     asinh acosh atanh asinh_ acosh_ atanh_ fill_diagonal_ sgn sgn_ deg2rad deg2rad_ rad2deg
     rad2deg_ exp2_ hypot_ as_strided_
+    xlogy.Scalar_Other xlogy.Scalar_Self cauchy_ log_normal_ geometric_ sinc sinc_ logit logit_
+    copysign.Tensor copysign.Scalar copysign_.Tensor copysign_.Scalar ldexp ldexp_ nextafter
+    nextafter_ gcd gcd_ lcm lcm_ heaviside heaviside_ erfc erfc_ conj_physical_ put put_
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

@@ -86,8 +86,10 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 
 
 # ------------------------------------------------------------------ arguments and data
-def parse_args(argv=None):
-    """The command line (``argv`` defaults to ``sys.argv[1:]``); fills the default lr."""
+def parse_args(argv=None, defaults=None):
+    """The command line (``argv`` defaults to ``sys.argv[1:]``); fills the default lr.
+
+    ``defaults`` (a dict of option dests) replaces this script's defaults (the CNN example's)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--precision", choices=PRECISIONS + ("all",), default="all",
@@ -104,17 +106,26 @@ def parse_args(argv=None):
     p.add_argument("--hidden", type=int, nargs="+", default=[128],
                    help="hidden layer widths, e.g. --hidden 256 128")
     p.add_argument("--clip", type=float, default=1.0, help="max gradient norm for clip_grad_norm_ (inf: no clipping)")
+    p.add_argument("--scheduler", choices=("none", "cosine", "onecycle"), default="none",
+                   help="learning-rate schedule, stepped after every step: none (constant lr), "
+                        "cosine (CosineAnnealingLR from lr to 0 over all steps) or onecycle "
+                        "(OneCycleLR peaking at lr)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--compare-torch", action="store_true",
                    help="train the same runs in PyTorch CPU and print the loss differences")
     p.add_argument("--plot", metavar="FILE.png", help="save loss curves and loss scale")
     p.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bars")
+    p.add_argument("--numerics", action="store_true",
+                   help="count fp16 gradient underflows without and with loss scaling "
+                        "(amp_emu.numerics.NumericsMonitor)")
     p.add_argument("--checkpoint", action="store_true",
                    help="recompute each hidden block's activations in backward (checkpoint)")
     p.add_argument("--accum", type=int, default=1, metavar="N",
                    help="micro-batches per step (the batch split in N, loss / N each)")
     p.add_argument("--profile", metavar="DIR",
                    help="profile steps 3-5 of each minigrad run, write Chrome traces to DIR")
+    if defaults:
+        p.set_defaults(**defaults)
     args = p.parse_args(argv)
     if args.accum < 1 or args.batch_size % args.accum:
         p.error(f"--accum {args.accum} must be >= 1 and divide --batch-size {args.batch_size}")
@@ -305,6 +316,12 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
         opt = frame.optim.Adam(model.parameters(), lr=args.lr)
     else:
         opt = frame.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    if args.scheduler == "cosine":
+        sched = frame.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=len(order))
+    elif args.scheduler == "onecycle":
+        sched = frame.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=len(order))
+    else:
+        sched = None
     criterion = frame.nn.CrossEntropyLoss()
     scaler = frame.scaler(precision)
     run = Run(frame.name, precision)
@@ -353,6 +370,8 @@ def train(frame, precision, sizes, init_state, data, order, args, model_fn=None)
             run.scales.append(scaler.get_scale())
             run.skipped += run.scales[-1] < before  # the scale backs off iff inf/nan was found
         opt.zero_grad(set_to_none=True)
+        if sched is not None:
+            sched.step()
         region.close()
         if tracker is not None:
             run.peak_bytes = tracker.peak
@@ -471,7 +490,9 @@ def main(argv=None, model_fn=None, model_name=None, args=None):
     order = batch_order(len(data[0]), args.batch_size, args.epochs, args.seed)
     print(f"digits: {len(data[0])} train / {len(data[1])} test images, "
           f"{model_name or 'MLP ' + '-'.join(map(str, sizes))}, {args.optimizer} lr={args.lr:g}, "
-          f"clip {args.clip:g}, {args.epochs} epochs of batch {args.batch_size} "
+          f"clip {args.clip:g}, "
+          + (f"{args.scheduler} schedule, " if args.scheduler != "none" else "")
+          + f"{args.epochs} epochs of batch {args.batch_size} "
           f"({len(order)} steps), device '{args.device_type}'"
           + (f", {args.accum} micro-batches of {args.batch_size // args.accum} per step"
              if args.accum > 1 else "")
@@ -500,11 +521,46 @@ def main(argv=None, model_fn=None, model_name=None, args=None):
                   "tables' differences)")
         for p, d in diffs.items():
             print(f"  {p}: {d.max():.3e}   (first step {d[0]:.1e}, first 50 steps "
-                  f"{d[:50].max():.1e}, largest at step {int(d.argmax()) + 1})")
+                  f"{d[:50].max():.1e}, first 100 steps {d[:100].max():.1e}, largest at step "
+                  f"{int(d.argmax()) + 1})")
+    if args.numerics and HAVE_AMP:
+        fp16 = [r for r in runs if r.framework == "minigrad" and r.precision == "fp16"]
+        numerics_report(frames[0], sizes, init_state, data, order, args, model_fn,
+                        fp16[0].final_scale if fp16 else None)
     if args.plot:
         plot(runs, args.plot)
         print(f"\nsaved loss curves to {args.plot}")
     return runs
+
+
+def numerics_report(frame, sizes, init_state, data, order, args, model_fn, final_scale=None):
+    """``--numerics``: the first batch's fp16-autocast backward from the initial weights, under
+    ``amp_emu.numerics.NumericsMonitor``, without loss scaling and with GradScaler's scales
+    (its initial 65536 and, when an fp16 run trained, the scale it ended at): how many fp16
+    gradient values flush to zero or turn subnormal, and how the scale brings them back."""
+    from amp_emu.numerics import NumericsMonitor
+    x_tr, y_tr = data[0], data[2]
+    model = model_fn(frame.nn, sizes)
+    model.load_state_dict({k: frame.tensor(v.copy()) for k, v in init_state.items()})
+    model.to(frame.device)
+    criterion = frame.nn.CrossEntropyLoss()
+    xb, yb = frame.tensor(x_tr[order[0]]), frame.tensor(y_tr[order[0]])
+    scales = [1.0, 65536.0] + ([final_scale] if final_scale not in (None, 1.0, 65536.0) else [])
+    print("\nfp16 gradients of the first batch (autocast, initial weights), "
+          "by amp_emu.numerics.NumericsMonitor:")
+    print(f"  {'loss scale':>12} {'fp16 grad values':>17} {'flushed to 0':>13} "
+          f"{'subnormal':>10} {'overflowed':>11} {'lost':>7}")
+    for scale in scales:
+        model.zero_grad(set_to_none=True)
+        with NumericsMonitor(formats=("float16",)) as mon:
+            with frame.autocast("fp16"):
+                loss = criterion(model(xb), yb)
+            (loss * scale).backward()
+        g = mon.totals("gradient", "float16")
+        lost = 100.0 * (g.underflow + g.subnormal) / max(1, g.values)
+        label = f"{scale:g}" + (" (no scaling)" if scale == 1.0 else "")
+        print(f"  {label:>12} {g.values:>17} {g.underflow:>13} {g.subnormal:>10} "
+              f"{g.overflow:>11} {lost:>6.2f}%")
 
 
 if __name__ == "__main__":

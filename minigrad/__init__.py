@@ -29,6 +29,7 @@ def _install_warning_filters():
 _install_warning_filters()
 
 from . import dtypes  # noqa: E402
+from .dtypes import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)  # noqa: E402
 from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, float64, half,
                      iinfo, int, int8, int16, int32, int64, long, promote_types, result_type,
                      get_default_dtype, set_default_dtype, short, uint8, DType as dtype)
@@ -71,6 +72,9 @@ from . import onnx  # noqa: E402
 # torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): the emulated device's out-of-memory
 from .cuda.allocator import OutOfMemoryError  # noqa: E402
 from . import distributed  # noqa: E402
+from . import distributions  # noqa: E402
+from . import sparse  # noqa: E402
+from .sparse import sparse_coo_tensor, spmm, strided, sparse_coo  # noqa: E402,F401
 # torch.add, torch.sum, torch.cat... as functions, one module per family (see minigrad._functional)
 from ._functional.pointwise import *  # noqa: F401,F403,E402
 from ._functional.pointwise_math import *  # noqa: F401,F403,E402
@@ -92,6 +96,8 @@ from ._functional.spatial import *  # noqa: F401,F403,E402
 from ._functional.normalization import *  # noqa: F401,F403,E402
 from ._functional.bucketing import *  # noqa: F401,F403,E402
 from ._functional.activation import *  # noqa: F401,F403,E402
+from ._functional.special_math import *  # noqa: F401,F403,E402
+from ._functional.aliases import *  # noqa: F401,F403,E402
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)
@@ -105,7 +111,8 @@ globals().update(_LEGACY_TYPES)
 bool = bool_
 
 __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "float32", "float16",
-           "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
+           "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+           "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
            "half", "long", "int", "short", "get_num_threads", "set_num_threads", "promote_types", "result_type", "get_default_dtype",
            "set_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
@@ -116,7 +123,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
            "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
-           "distributed", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
+           "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 

@@ -18,9 +18,10 @@ def _float_formatter(a):
     absn = np.abs(finite)
     nz = absn[absn > 0]
     integral = bool(np.all(finite == np.round(finite)))
-    if integral and (absn.max() < 1e8):
+    wide = bool(nz.size) and (nz.max() / nz.min() > 1000 or nz.max() > 1e8)
+    if integral and not wide:       # torch's int_mode (sci mode too when the span is wide)
         return lambda v: _special(v) or f"{v:.0f}."
-    if nz.size and (nz.max() / nz.min() > 1000 or nz.max() > 1e8 or nz.min() < 1e-4):
+    if wide or (nz.size and nz.min() < 1e-4):
         return lambda v: _special(v) or f"{v:.4e}"
     return lambda v: _special(v) or f"{v:.4f}"
 
@@ -39,8 +40,8 @@ def format_tensor(t) -> str:
         a64 = a.astype(np.float64)
         fmt = _float_formatter(a64.reshape(-1))
         flat = a64.reshape(-1)
-        finite = flat[np.isfinite(flat)] if flat.size <= 1000 else flat[:0]
-        width = max((len(fmt(v)) for v in finite), default=0)   # torch: nan/inf don't widen
+        finite = flat[np.isfinite(flat) & (flat != 0)] if flat.size <= 1000 else flat[:0]
+        width = max((len(fmt(v)) for v in finite), default=0)   # torch: nan/inf/0 don't widen
         body = np.array2string(a64, separator=", ", prefix="tensor(", threshold=1000,
                                formatter={"float_kind": lambda v: fmt(v).rjust(width)},
                                max_line_width=80)
@@ -62,4 +63,21 @@ def format_tensor(t) -> str:
         extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t._requires_grad:
         extras.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    return _add_suffixes("tensor(" + body, extras)
+
+
+def _add_suffixes(text, suffixes, indent=7, linewidth=80):
+    """PyTorch's ``_add_suffixes``: a suffix that would pass ``linewidth`` on the last line
+    goes on a new line, indented. Lengths are measured with PyTorch's ``torch.`` prefix so the
+    layout is PyTorch's (``minigrad.`` is three characters longer)."""
+    out = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        n = len(suffix.replace("minigrad.", "torch."))
+        if last + n + 2 > linewidth:
+            out.append(",\n" + " " * indent + suffix)
+            last = indent + n
+        else:
+            out.append(", " + suffix)
+            last += n + 2
+    return "".join(out) + ")"

@@ -391,7 +391,7 @@ def parse_to(args, kwargs):
         rest.pop(0)
     if rest and isinstance(rest[0], bool):
         copy = rest.pop(0)
-    if rest:
+    if rest or isinstance(dtype, str):      # a dtype name is no dtype (PyTorch's TypeError)
         _bad_to(args, kwargs)
     return dev, dtype, copy
 

@@ -31,7 +31,7 @@ from . import devices as _device
 
 __all__ = ["dispatch", "register_op", "register_packet", "get_op", "registered_ops",
            "registered_packets", "resolve", "DispatchMode", "push_mode", "pop_mode",
-           "current_modes"]
+           "current_modes", "flat_tensors"]
 
 _OPS: dict = {}
 _CALL: dict = {}    # name -> the callable to run (Function.apply or the plain function)
@@ -231,3 +231,16 @@ class DispatchMode:
     def __exit__(self, *exc):
         pop_mode(self)
         return False
+
+
+def flat_tensors(x) -> list:
+    """The Tensors in ``x`` (a Tensor, or nested lists/tuples of them), in order; other values
+    are skipped. For modes that read an op's arguments or results (``_foreach_*`` ops take
+    lists)."""
+    from .tensor import Tensor      # (tensor.py imports this module)
+    if isinstance(x, (list, tuple)):
+        out = []
+        for v in x:
+            out.extend(flat_tensors(v))
+        return out
+    return [x] if isinstance(x, Tensor) else []

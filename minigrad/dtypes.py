@@ -5,7 +5,9 @@ Mirrors ``torch.dtype``, ``torch.promote_types``, ``torch.result_type``, ``torch
 know bfloat16 correctly, so every dtype fact in minigrad comes from this module.
 
 Storage formats: float16 is ``np.float16``, bfloat16 is ``ml_dtypes.bfloat16`` (true 2-byte
-storage); float8 formats are left for a later issue.
+storage), the float8 formats ``float8_e4m3fn``, ``float8_e5m2``, ``float8_e4m3fnuz`` and
+``float8_e5m2fnuz`` are ``ml_dtypes``' (1 byte; storage dtypes only: PyTorch promotes them with
+nothing, and its CPU kernels refuse arithmetic on them; casts in ``minigrad._fp8``).
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 __all__ = [
     "DType", "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
     "uint8", "bool_", "double", "float", "half", "long", "int", "short", "all_dtypes",
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_dtypes",
     "from_numpy", "as_dtype", "promote_types", "result_type", "opmath_dtype", "finfo", "iinfo",
     "get_default_dtype", "set_default_dtype", "is_floating_point", "NAMES",
 ]
@@ -29,14 +32,15 @@ class DType:
         name: PyTorch's name, e.g. ``"float32"``; ``repr`` gives ``minigrad.float32``.
         np: the NumPy dtype used for storage (``ml_dtypes.bfloat16`` for bfloat16).
         itemsize: bytes per element.
-        is_floating_point: True for float64/32/16 and bfloat16.
+        is_floating_point: True for float64/32/16, bfloat16 and the float8 formats.
+        is_float8: True for the four float8 formats (storage only, see the module docstring).
         is_signed: as ``torch.dtype.is_signed``.
         scalar_name, cpp_name, c10_name, legacy_name: the names PyTorch's messages use for it
             (``NAMES``): ``"Float"``, ``"float"``, ``"float"``, ``"FloatTensor"`` for float32.
     """
 
     __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_kind", "_rank",
-                 "opmath", "scalar_name", "cpp_name", "c10_name", "legacy_name")
+                 "opmath", "scalar_name", "cpp_name", "c10_name", "legacy_name", "is_float8")
 
     def __init__(self, name, np_dtype, kind, rank):
         self.name = name
@@ -46,6 +50,7 @@ class DType:
         self._rank = rank
         self.is_floating_point = kind == 2
         self.is_signed = name not in ("bool", "uint8")
+        self.is_float8 = name.startswith("float8")
         self.opmath = self      # the compute dtype; float16/bfloat16 get float32 below
         self.scalar_name, self.cpp_name, self.c10_name, self.legacy_name = NAMES[name]
 
@@ -79,6 +84,13 @@ NAMES = {
     "bfloat16": ("BFloat16", "c10::BFloat16", "c10::BFloat16", "BFloat16Tensor"),
     "float32": ("Float", "float", "float", "FloatTensor"),
     "float64": ("Double", "double", "double", "DoubleTensor"),
+    "float8_e4m3fn": ("Float8_e4m3fn", "c10::Float8_e4m3fn", "c10::Float8_e4m3fn",
+                      "Float8_e4m3fnTensor"),
+    "float8_e5m2": ("Float8_e5m2", "c10::Float8_e5m2", "c10::Float8_e5m2", "Float8_e5m2Tensor"),
+    "float8_e4m3fnuz": ("Float8_e4m3fnuz", "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz",
+                        "Float8_e4m3fnuzTensor"),
+    "float8_e5m2fnuz": ("Float8_e5m2fnuz", "c10::Float8_e5m2fnuz", "c10::Float8_e5m2fnuz",
+                        "Float8_e5m2fnuzTensor"),
 }
 
 bool_ = DType("bool", np.bool_, 0, 0)
@@ -91,13 +103,21 @@ float16 = DType("float16", np.float16, 2, 6)
 bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, 2, 6)
 float32 = DType("float32", np.float32, 2, 7)
 float64 = DType("float64", np.float64, 2, 8)
+float8_e4m3fn = DType("float8_e4m3fn", ml_dtypes.float8_e4m3fn, 2, 6)
+float8_e5m2 = DType("float8_e5m2", ml_dtypes.float8_e5m2, 2, 6)
+float8_e4m3fnuz = DType("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, 2, 6)
+float8_e5m2fnuz = DType("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 2, 6)
+float8_dtypes = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
 
 float16.opmath = bfloat16.opmath = float32
+for _d in float8_dtypes:
+    _d.opmath = float32
 
 # PyTorch's aliases
 double, float, half, long, int, short = float64, float32, float16, int64, int32, int16
 
-all_dtypes = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+all_dtypes = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64) + \
+    float8_dtypes
 _BY_NP = {d.np: d for d in all_dtypes}
 _BY_NAME = {d.name: d for d in all_dtypes}
 _BY_NAME.update({"double": float64, "float": float32, "half": float16, "long": int64,
@@ -164,8 +184,32 @@ def as_dtype(d) -> DType:
     return from_numpy(d)
 
 
+def dtype_arg(d, fname: str) -> DType:
+    """A public ``dtype=`` argument of ``fname`` (``zeros``, ``tensor``, ``cumsum``...) as a
+    DType, refusing what PyTorch's argument parser refuses.
+
+    Accepted: a minigrad dtype, the Python types ``float``/``int``/``bool`` (as PyTorch), and,
+    as deliberate extensions for interop, a ``torch.dtype`` or a NumPy dtype/type minigrad has.
+
+    Raises:
+        TypeError: anything else, a dtype name string included (``zeros(2, dtype="float32")``):
+            PyTorch's ``"zeros(): argument 'dtype' must be torch.dtype, not str"`` (naming
+            ``minigrad.dtype``). (For
+            ``rand``/``randint``/``eye``/``linspace``/``randperm``/``arange`` PyTorch words it
+            "received an invalid combination of arguments"; the type and the named argument
+            are the same.)
+    """
+    if isinstance(d, DType):
+        return d
+    if isinstance(d, str) or isinstance(d, (builtins.int, builtins.float, builtins.complex)) \
+            or d is None:
+        raise TypeError(f"{fname}(): argument 'dtype' must be minigrad.dtype, not "
+                        f"{type(d).__name__}")
+    return as_dtype(d)
+
+
 def is_floating_point(d) -> bool:
-    """True for float64, float32, float16 and bfloat16."""
+    """True for float64, float32, float16, bfloat16 and the float8 formats."""
     return as_dtype(d).is_floating_point
 
 
@@ -174,10 +218,17 @@ def promote_types(a, b) -> DType:
 
     float16 with bfloat16 gives float32; an integer with a float gives that float; bool is below
     every other type; uint8 with a signed integer gives the next wider signed type (as PyTorch).
+
+    Raises:
+        RuntimeError: a float8 dtype with any other dtype ("Promotion for Float8 Types is not
+            supported, attempted to promote Float8_e4m3fn and Float"), as PyTorch.
     """
     a, b = as_dtype(a), as_dtype(b)
     if a is b:
         return a
+    if a.is_float8 or b.is_float8:
+        raise RuntimeError("Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{a.scalar_name} and {b.scalar_name}")
     if {a, b} == {float16, bfloat16}:
         return float32
     if a._kind != b._kind:
@@ -261,6 +312,13 @@ def opmath_dtype(d) -> DType:
     return d.opmath
 
 
+# torch.finfo of the float8 formats: (eps, max, smallest_normal)
+_FLOAT8_LIMITS = {"float8_e4m3fn": (2.0 ** -3, 448.0, 2.0 ** -6),
+                  "float8_e5m2": (2.0 ** -2, 57344.0, 2.0 ** -14),
+                  "float8_e4m3fnuz": (2.0 ** -3, 240.0, 2.0 ** -7),
+                  "float8_e5m2fnuz": (2.0 ** -3, 57344.0, 2.0 ** -15)}
+
+
 class finfo:
     """Machine limits of a floating dtype (``torch.finfo``), bfloat16 included.
 
@@ -275,8 +333,13 @@ class finfo:
         d = _default_dtype if type is None else as_dtype(type)
         if not d.is_floating_point:
             raise TypeError(f"finfo is only for floating dtypes, got {d}")
-        info = ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
         self.bits = d.itemsize * 8
+        if d.is_float8:     # PyTorch's numeric_limits (its e5m2fnuz eps is 2**-3, not 2**-2)
+            self.eps, self.max, self.smallest_normal = _FLOAT8_LIMITS[d.name]
+            self.min, self.tiny, self.resolution = -self.max, self.smallest_normal, 1.0
+            self.dtype = d.name
+            return
+        info = ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
         self.eps = builtins.float(info.eps)
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)

@@ -112,6 +112,8 @@ def _make_types(is_cuda: bool) -> dict:
     where = "the emulated cuda device" if is_cuda else "the cpu"
     types = {}
     for d in _dt.all_dtypes:
+        if d.is_float8:         # PyTorch has no torch.Float8_e4m3fnTensor classes
+            continue
         name = d.legacy_name
         doc = (f"The legacy tensor type of {d} tensors on {where} (``torch"
                f"{'.cuda' if is_cuda else ''}.{name}``); call it as ``legacy_new`` describes.")

@@ -266,10 +266,13 @@ def tail_mask(out_shape, in_shapes, step):
         elif k != kind:
             break
         inner *= n
+    chunks = parallel_chunks(n_all)
+    if len(chunks) == 1:     # every row alike: one row's tail, repeated
+        row = np.arange(inner) >= (inner // step) * step
+        return np.tile(row, n_all // inner).reshape(out_shape)
     idx = np.arange(n_all)
     seg_start = idx - idx % inner
     seg_end = seg_start + inner
-    chunks = parallel_chunks(n_all)
     if len(chunks) > 1:
         chunk = chunks[0][1]
         c0 = idx - idx % chunk
@@ -377,7 +380,12 @@ def fma32(x, y, z):
     build has no fma). The float64 product of two fp32 values is exact; the float64 sum is made
     round-to-odd (an inexact sum gets an odd last bit, towards the exact value), so that its
     rounding to fp32 is the correctly rounded fma even when the product is an fp32 tie and ``z``
-    is tiny (a double rounding would break such a tie to even)."""
+    is tiny (a double rounding would break such a tie to even).
+
+    Arrays take a shortcut with the same bits: moving the float64 sum ``r`` to a neighbour can
+    change its fp32 rounding only when ``r`` is an fp32 halfway point (bits 0-28 of its
+    significand ``0x10000000``) or lies below fp32's normal range, so only those elements go
+    through the round-to-odd test (``_fma32_exact``)."""
     with np.errstate(all="ignore"):
         if not HAS_FMA:
             return np.float32(x) * np.float32(y) + np.float32(z) if np.ndim(x) == 0 else \
@@ -385,13 +393,30 @@ def fma32(x, y, z):
         p = np.asarray(x, np.float64) * np.asarray(y, np.float64)
         z = np.asarray(z, np.float64)
         r = p + z
-        bb = r - p                                   # Knuth's two-sum: p + z = r + e exactly
-        e = (p - (r - bb)) + (z - bb)
-        odd = (r.view(np.int64) & 1) == 1 if r.ndim else (np.array(r).view(np.int64) & 1) == 1
-        fix = (e != 0) & ~odd & np.isfinite(r)
-        if np.any(fix):
-            r = np.where(fix, np.nextafter(r, np.where(e > 0, np.inf, -np.inf)), r)
-        return np.asarray(r).astype(np.float32)
+        if r.ndim == 0:
+            return _fma32_exact(p, z, r)
+        bits = r.view(np.int64)
+        suspect = ((bits & 0x1FFFFFFF) == 0x10000000) | \
+            ((bits & 0x7FF0000000000000) < 0x3810000000000000)    # |r| < 2**-126
+        if not suspect.any():
+            return r.astype(np.float32)
+        out = r.astype(np.float32)
+        out[suspect] = _fma32_exact(np.broadcast_to(p, r.shape)[suspect],
+                                    np.broadcast_to(z, r.shape)[suspect], r[suspect])
+        return out
+
+
+def _fma32_exact(p, z, r):
+    """``fma32``'s rounding of ``r = p + z`` (float64 arrays: the exact product, the addend, their
+    float64 sum) to fp32 through round-to-odd: Knuth's two-sum gives the sum's error, and an
+    inexact ``r`` with an even last bit moves to its neighbour towards the exact sum."""
+    bb = r - p                                   # Knuth's two-sum: p + z = r + e exactly
+    e = (p - (r - bb)) + (z - bb)
+    odd = (r.view(np.int64) & 1) == 1 if r.ndim else (np.array(r).view(np.int64) & 1) == 1
+    fix = (e != 0) & ~odd & np.isfinite(r)
+    if np.any(fix):
+        r = np.where(fix, np.nextafter(r, np.where(e > 0, np.inf, -np.inf)), r)
+    return np.asarray(r).astype(np.float32)
 
 
 def fma64(x, y, z):

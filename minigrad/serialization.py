@@ -4,9 +4,11 @@ The file is a plain pickle (not PyTorch's zip archive, so files are not intercha
 torch's): Tensors and Parameters pickle their storage array in its real format (float16,
 ``ml_dtypes.bfloat16``...), dtype and ``requires_grad``; autograd history is not saved (as in
 PyTorch, only leaves with ``requires_grad`` keep the flag). ``load(weights_only=True)`` (the
-default, as in PyTorch >= 2.6) unpickles only tensors, dtypes, NumPy arrays and plain
-containers/scalars, plus globals allowed with ``add_safe_globals`` or the ``safe_globals``
-context manager.
+default, as in PyTorch >= 2.6) unpickles only tensors, dtypes, devices, ``Size`` and plain
+containers/scalars (``OrderedDict`` and ``Counter`` included), plus globals allowed with
+``add_safe_globals`` or the ``safe_globals`` context manager: as in PyTorch, a NumPy array or
+scalar, a ``slice``, ``frozenset`` or ``defaultdict`` is refused by default (tensors carry their
+storage as raw bytes, so they need no NumPy global).
 
 Whole models: ``save(model, f)`` pickles the module objects, which name their classes by path:
 minigrad's layers live under PyTorch's paths (``minigrad.nn.modules.linear.Linear``,
@@ -25,15 +27,14 @@ from . import devices as _devices
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals"]
 
+# PyTorch 2.13's default allowlist (torch._weights_only_unpickler._get_allowed_globals), with
+# minigrad's rebuild functions in place of torch's: no NumPy global is allowed by default.
 _DEFAULT_ALLOWED = {
     ("minigrad.tensor", "_rebuild"), ("minigrad.tensor", "Size"),
     ("minigrad.nn.parameter", "_rebuild_parameter"), ("minigrad.dtypes", "as_dtype"),
-    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
-    ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
-    ("collections", "OrderedDict"), ("collections", "defaultdict"),
-    ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "slice"),
-    ("builtins", "complex"), ("builtins", "bytearray"),
+    ("minigrad.devices", "device"), ("_codecs", "encode"),
+    ("collections", "OrderedDict"), ("collections", "Counter"),
+    ("builtins", "set"), ("builtins", "complex"), ("builtins", "bytearray"),
 }
 _marked_safe_globals: dict = {}      # the entries given, in order (a dict used as a set)
 
@@ -132,12 +133,13 @@ class _WeightsOnlyUnpickler(pickle.Unpickler):
         self._user_allowed = _user_allowed_globals()
 
     def find_class(self, module, name):
-        if (module, name) in _DEFAULT_ALLOWED or module == "ml_dtypes" or \
-                module.startswith("numpy.dtypes"):
+        if (module, name) in _DEFAULT_ALLOWED:
             return super().find_class(module, name)
         full = f"{module}.{name}"
         if full in self._user_allowed:
             return self._user_allowed[full]
+        if module == "builtins":     # PyTorch names builtins bare: "GLOBAL slice"
+            full = name
         raise pickle.UnpicklingError(_weights_only_message(full))
 
 

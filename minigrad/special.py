@@ -1,11 +1,12 @@
 """``minigrad.special`` (mirrors ``torch.special``): the special functions minigrad has so far,
 each one dispatch of the op of the same name (``erf``, ``erfinv``, ``expm1``, ``exp2``,
-``log1p``) or its alias (``expit`` is ``sigmoid``, ``round`` is ``round``)."""
+``log1p``, ``xlogy``, ``sinc``, ``logit``) or its alias (``expit`` is ``sigmoid``, ``round`` is ``round``)."""
 from __future__ import annotations
 
 from .dispatch import dispatch
 
-__all__ = ["erf", "erfinv", "expm1", "exp2", "log1p", "expit", "round", "xlogy"]
+__all__ = ["erf", "erfinv", "expm1", "exp2", "log1p", "expit", "round", "xlogy", "sinc",
+           "logit", "erfc"]
 
 
 def erf(input):
@@ -44,5 +45,27 @@ def round(input, *, decimals=0):
 
 
 def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input == 0`` (``torch.special.xlogy``)."""
-    return dispatch("xlogy", input, other)
+    """``input * log(other)``, 0 where ``input == 0`` (``torch.special.xlogy``); either
+    argument may be a Python number (``xlogy.Scalar_Self`` / ``xlogy.Scalar_Other``).
+
+    Raises:
+        TypeError: neither argument a Tensor.
+    """
+    from .ops.distribution_loss import xlogy_op
+    return dispatch(xlogy_op(input, other), input, other)
+
+
+def sinc(input):
+    """``sin(pi x) / (pi x)``, 1 at 0 (``torch.special.sinc``): the ``sinc`` op."""
+    return dispatch("sinc", input)
+
+
+def logit(input, eps=None):
+    """``log(x / (1 - x))`` (``torch.special.logit``; ``eps`` clamps to ``[eps, 1 - eps]``):
+    the ``logit`` op."""
+    return dispatch("logit", input, eps)
+
+
+def erfc(input):
+    """``1 - erf(x)`` (``torch.special.erfc``): the ``erfc`` op."""
+    return dispatch("erfc", input)

@@ -35,9 +35,42 @@ class Size(tuple):
             n *= s
         return n
 
+    def __add__(self, other):
+        """Mirrors ``torch.Size.__add__``: a Size (``batch_shape + event_shape``)."""
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        """``tuple + Size`` is a Size, as in PyTorch."""
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        """Mirrors ``torch.Size.__mul__``: a Size repeated ``n`` times."""
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
+
 
 _ND = np.ndarray
 _new = object.__new__
+
+
+# minigrad.autograd's modules import this one, so the two functions of theirs that Tensor calls
+# are imported on the first call, which also rebinds the global to the function itself (an
+# import statement per call costs as much as a small op's Python work)
+def _view_grad_fn(t):
+    """``minigrad.autograd.views.view_grad_fn(t)``."""
+    global _view_grad_fn
+    from .autograd.views import view_grad_fn
+    _view_grad_fn = view_grad_fn
+    return view_grad_fn(t)
+
+
+def _engine_backward(*args):
+    """``minigrad.autograd.engine.backward(*args)``."""
+    global _engine_backward
+    from .autograd.engine import backward
+    _engine_backward = backward
+    return backward(*args)
 
 
 class Tensor(TensorOpsMixin, StorageMixin):
@@ -188,7 +221,25 @@ class Tensor(TensorOpsMixin, StorageMixin):
     is_mps = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_mps``: always False.")
     is_meta = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_meta``: always False.")
     is_sparse = property(lambda self: False,
-                         doc="Mirrors ``torch.Tensor.is_sparse``: always False (dense only).")
+                         doc="Mirrors ``torch.Tensor.is_sparse``: False (``minigrad.sparse``'s "
+                             "SparseCOOTensor says True).")
+
+    @property
+    def layout(self):
+        """Mirrors ``torch.Tensor.layout``: ``minigrad.strided`` (sparse tensors:
+        ``minigrad.sparse_coo``)."""
+        from .sparse import strided
+        return strided
+
+    def to_sparse(self, *args, **kwargs):
+        """Mirrors ``torch.Tensor.to_sparse``: a COO tensor emulated on dense storage (see
+        ``minigrad.sparse``)."""
+        from .sparse import to_sparse
+        return to_sparse(self, *args, **kwargs)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """Mirrors ``torch.Tensor.to_dense``: ``self`` for a strided tensor."""
+        return self if dtype is None else self.to(dtype)
     is_quantized = property(lambda self: False,
                             doc="Mirrors ``torch.Tensor.is_quantized``: always False.")
     is_mkldnn = property(lambda self: False, doc="Mirrors ``torch.Tensor.is_mkldnn``: False.")
@@ -285,8 +336,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """
         if self._view is None:
             return self._grad_fn
-        from .autograd.views import view_grad_fn
-        return view_grad_fn(self)
+        return _view_grad_fn(self)
 
     @grad_fn.setter
     def grad_fn(self, node):
@@ -456,9 +506,10 @@ class Tensor(TensorOpsMixin, StorageMixin):
     __str__ = __repr__
 
     def __reduce_ex__(self, proto):
-        """Mirrors ``torch.Tensor.__reduce_ex__``."""
-        return (_rebuild, (self._data.copy(), self.dtype.name, self._requires_grad,
-                           str(self._device)))
+        """Mirrors ``torch.Tensor.__reduce_ex__``: the storage travels as raw bytes with its
+        shape (no NumPy global in the pickle, so ``load(weights_only=True)``, which refuses
+        NumPy objects as PyTorch does, reads it)."""
+        return (_rebuild, _storage_args(self))
 
     def __deepcopy__(self, memo):
         """Mirrors ``torch.Tensor.__deepcopy__``."""
@@ -490,8 +541,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
 
         See ``minigrad.autograd.backward`` for arguments and errors.
         """
-        from .autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs)
+        _engine_backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self):
         """A new leaf sharing storage (and version counter), without grad (``Tensor.detach``).
@@ -719,8 +769,32 @@ def _wrap_dim(dim, ndim):
     return dim % n
 
 
-def _rebuild(arr, dtype_name, requires_grad, device="cpu"):
-    t = Tensor._make(arr, _dt.as_dtype(dtype_name))
+def _storage_args(t):
+    """The pickled form of ``t``'s storage: ``(bytes, shape, dtype name, requires_grad,
+    device)``; C order, in the storage's own format (float16, ml_dtypes.bfloat16...)."""
+    arr = t._data
+    return (arr.tobytes(), tuple(arr.shape), t.dtype.name, t._requires_grad, str(t._device))
+
+
+def _storage_from_args(data, shape, dtype_name):
+    """The storage array of ``_storage_args``; ``data`` may also be an ndarray (files written
+    before the storage travelled as bytes)."""
+    dtype = _dt.as_dtype(dtype_name)
+    if isinstance(data, np.ndarray):
+        return data, dtype
+    return np.frombuffer(data, dtype=dtype.np).reshape(shape).copy(), dtype
+
+
+def _rebuild(data, *args):
+    """Unpickles a Tensor: ``(bytes, shape, dtype_name, requires_grad, device)``, or the
+    older ``(ndarray, dtype_name, requires_grad, device)``."""
+    if isinstance(data, np.ndarray):
+        shape, (dtype_name, requires_grad, *dev) = data.shape, args
+    else:
+        shape, dtype_name, requires_grad, *dev = args
+    device = dev[0] if dev else "cpu"
+    arr, dtype = _storage_from_args(data, shape, dtype_name)
+    t = Tensor._make(arr, dtype)
     t._requires_grad = requires_grad
     dev = restore_device(device)
     if dev is not CPU:

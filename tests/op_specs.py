@@ -397,9 +397,9 @@ def _dt(lib, kw):
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
     from tests.specs import (attention, conv, inplace, linalg, losses, norm, pointwise, random,
-                             reductions, shape)
+                             reductions, shape, special)
     for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv, norm,
-                   inplace):
+                   inplace, special):
         SPECS.extend(family.SPECS)
 
 
@@ -431,6 +431,9 @@ EXEMPTIONS = {
     "_amp_foreach_non_finite_check_and_unscale_":
         "GradScaler kernel, in place on a list of grads and a found_inf flag; compared with "
         "torch's in tests/amp/test_grad_scaler.py",
+    "_to_copy_stochastic":
+        "our own cast (no PyTorch twin): unbiasedness, neighbours, seeds and specials checked "
+        "against its definition in tests/amp/test_stochastic_rounding.py",
     "_amp_update_scale_":
         "GradScaler kernel, in place on the scale and growth tracker; trajectories compared "
         "with torch's in tests/amp/test_grad_scaler.py",

@@ -89,6 +89,13 @@ UNARY = {
     "atan2_": ("atan2_", lambda L, a: a.clone().atan2_(_rot(L, a, 1))),
     "hypot": ("hypot", lambda L, a: L.hypot(a, _rot(L, a, 1))),
     "hypot_": ("hypot_", lambda L, a: a.clone().hypot_(_rot(L, a, 1))),
+    "sinc": ("sinc", lambda L, a: L.sinc(a)),
+    "sinc_": ("sinc_", lambda L, a: a.clone().sinc_()),
+    "logit": ("logit", lambda L, a: L.logit(a)),
+    "logit_eps": ("logit", lambda L, a: L.logit(a, eps=0.05)),
+    "logit_": ("logit_", lambda L, a: a.clone().logit_(0.2)),
+    "erfc": ("erfc", lambda L, a: L.erfc(a)),
+    "erfc_": ("erfc_", lambda L, a: a.clone().erfc_()),
     "lerp0.3": ("lerp.Scalar", lambda L, a: L.lerp(a, _rot(L, a, 1), 0.3)),
     "lerp0.7_": ("lerp_.Scalar", lambda L, a: a.clone().lerp_(_rot(L, a, 1), 0.7)),
     "lerp_t": ("lerp.Tensor", lambda L, a: L.lerp(a, _rot(L, a, 1), _rot(L, a, 7))),
@@ -198,9 +205,10 @@ NOT_ELEMENTWISE_MATH = {"clone", "t", "squeeze", "flatten", "_to_copy", "zeros_l
                         "permute", "view", "reshape", "expand", "contiguous", "detach",
                         "softmax", "log_softmax", "_softmax", "_log_softmax", "cat", "stack",
                         "full_like", "rand_like", "randn_like", "tensor", "empty_like",
-                        "t_", "squeeze_",
+                        "t_", "squeeze_", "conj_physical_",
                         # random fills (values are random draws; tests/unit/test_random_ops.py)
-                        "normal_", "uniform_", "exponential_", "random_"}
+                        "normal_", "uniform_", "exponential_", "random_", "cauchy_",
+                        "log_normal_", "geometric_"}
 
 FORMATS = {"float16": np.dtype(np.float16), "bfloat16": np.dtype(ml_dtypes.bfloat16)}
 

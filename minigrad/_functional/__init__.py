@@ -36,6 +36,10 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
   ``pixel_unshuffle``
 - ``bucketing``: ``searchsorted``, ``bucketize``, ``unique``
 - ``activation``: ``celu``, ``prelu``, ``rrelu``, ``hardshrink``, ``threshold``, ``relu_``
+- ``special_math``: ``sinc``, ``logit``, ``copysign``, ``heaviside``, ``ldexp``,
+  ``nextafter``, ``gcd``, ``lcm``, ``float_power`` (and in-place forms)
+- ``aliases``: ``subtract``, ``multiply``, ``divide``, ``greater``... (the op each names),
+  ``select``
 - ``normalization``: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``,
   ``instance_norm``, ``native_layer_norm``...
 """
@@ -44,11 +48,11 @@ from __future__ import annotations
 from . import (bitwise, comparison, indexing, joining, matmul, pointwise, pointwise_math,
                rearrange, reduction, sampling, selection, shape, softmax, sorting, spatial,
                tensors, normalization)
-from . import distance, bucketing, activation
+from . import distance, bucketing, activation, special_math, aliases
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
             rearrange, joining, selection, indexing, softmax, tensors, distance, sampling,
-            spatial, normalization, bucketing, activation)
+            spatial, normalization, bucketing, activation, special_math, aliases)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

@@ -23,9 +23,12 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input == 0`` (``torch.xlogy``).
+    """``input * log(other)``, 0 where ``input == 0`` (``torch.xlogy``): the ``xlogy`` op for
+    two tensors, ``xlogy.Scalar_Self`` / ``xlogy.Scalar_Other`` for a Python number on either
+    side (PyTorch's three overloads).
 
     Raises:
-        TypeError: a first argument that is not a Tensor.
+        TypeError: neither argument a Tensor.
     """
-    return dispatch("xlogy", input, other)
+    from ..ops.distribution_loss import xlogy_op
+    return dispatch(xlogy_op(input, other), input, other)

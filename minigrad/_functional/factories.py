@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+from .. import dtypes as _dt
 from ..dispatch import dispatch
 from ..ops import factory as _k
 from ..tensor import Tensor
@@ -29,6 +30,24 @@ def _dispatched(op_name, kernel):
 
 
 _tensor = _dispatched("tensor", _k.tensor)
+
+
+def _sized(op_name, kernel):
+    """``_dispatched`` for a factory whose size is ``*size``: PyTorch also takes it as the
+    keyword ``size=`` (``torch.empty(size=(2, 3))``).
+
+    Raises:
+        TypeError: ``size`` given both ways ("zeros() got multiple values for argument
+            'size'").
+    """
+    @functools.wraps(kernel)
+    def factory(*args, **kwargs):
+        if "size" in kwargs:
+            if args:
+                raise TypeError(f"{op_name}() got multiple values for argument 'size'")
+            args = (kwargs.pop("size"),)
+        return dispatch(op_name, *args, **kwargs)
+    return factory
 
 
 def _from_torch(data):
@@ -52,10 +71,10 @@ def tensor(data, *args, **kwargs):
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     return _tensor(data, *args, **kwargs)
-zeros = _dispatched("zeros", _k.zeros)
-ones = _dispatched("ones", _k.ones)
+zeros = _sized("zeros", _k.zeros)
+ones = _sized("ones", _k.ones)
 full = _dispatched("full", _k.full)
-empty = _dispatched("empty", _k.empty)
+empty = _sized("empty", _k.empty)
 zeros_like = _dispatched("zeros_like", _k.zeros_like)
 ones_like = _dispatched("ones_like", _k.ones_like)
 full_like = _dispatched("full_like", _k.full_like)
@@ -63,8 +82,8 @@ empty_like = _dispatched("empty_like", _k.empty_like)
 arange = _dispatched("arange", _k.arange)
 eye = _dispatched("eye", _k.eye)
 linspace = _dispatched("linspace", _k.linspace)
-randn = _dispatched("randn", _k.randn)
-rand = _dispatched("rand", _k.rand)
+randn = _sized("randn", _k.randn)
+rand = _sized("rand", _k.rand)
 randint = _dispatched("randint", _k.randint)
 randperm = _dispatched("randperm", _k.randperm)
 randn_like = _dispatched("randn_like", _k.randn_like)
@@ -88,7 +107,14 @@ def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype and
     device (``torch.as_tensor``); a Tensor of another dtype/device goes through ``Tensor.to``.
     A real ``torch.Tensor`` is converted (same values and dtype; a copy: minigrad's storage is
-    NumPy's, so memory is not shared)."""
+    NumPy's, so memory is not shared).
+
+    Raises:
+        TypeError: a ``dtype`` that is no dtype (a name string: PyTorch's "as_tensor():
+            argument 'dtype' must be torch.dtype, not str").
+    """
+    if dtype is not None:
+        dtype = _dt.dtype_arg(dtype, "as_tensor")
     converted = _from_torch(data)
     if converted is not None:
         data = converted

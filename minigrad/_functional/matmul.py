@@ -1,13 +1,13 @@
 """Matrix products as torch-level functions (``torch.matmul``, ``mm``, ``bmm``, ``mv``, ``dot``,
 ``addmm``, ``baddbmm``, ``addbmm``, ``addmv``, ``addr``, ``outer``/``ger``, ``einsum``,
-``tensordot``, ``bilinear``): each is one ``dispatch`` call.
+``tensordot``, ``bilinear``, ``_scaled_mm``): each is one ``dispatch`` call.
 """
 from __future__ import annotations
 
 from ..dispatch import dispatch
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "addmm", "baddbmm", "addbmm", "addmv", "addr",
-           "outer", "ger", "einsum", "tensordot", "bilinear"]
+           "outer", "ger", "einsum", "tensordot", "bilinear", "_scaled_mm"]
 
 
 def matmul(input, other):
@@ -19,6 +19,19 @@ def matmul(input, other):
             messages).
     """
     return dispatch("matmul", input, other)
+
+
+def _scaled_mm(input, mat2, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None,
+               use_fast_accum=False):
+    """The float8 product ``(mat1 @ mat2) * scale_a * scale_b + bias`` in ``out_dtype``
+    (``torch._scaled_mm``, PyTorch 2.13 CPU numerics and errors: ``minigrad.ops.scaled_mm``).
+
+    Raises:
+        RuntimeError / ValueError / TypeError: as ``minigrad.ops.scaled_mm._scaled_mm``.
+    """
+    return dispatch("_scaled_mm", input, mat2, scale_a, scale_b, bias=bias,
+                    scale_result=scale_result, out_dtype=out_dtype,
+                    use_fast_accum=use_fast_accum)
 
 
 def mm(input, mat2):

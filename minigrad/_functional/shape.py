@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..dispatch import dispatch
 
 __all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
-           "narrow", "broadcast_to", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal",
+           "narrow", "broadcast_to", "broadcast_tensors", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal",
            "meshgrid"]
 
 
@@ -167,6 +167,35 @@ def broadcast_to(input, size):
         RuntimeError: sizes that do not match (``expand``'s messages).
     """
     return dispatch("expand", input, tuple(size))
+
+
+def broadcast_tensors(*tensors):
+    """The tensors broadcast to their common shape (``torch.broadcast_tensors``): each an
+    ``expand`` view (node ``ExpandBackward0``), or the tensor itself where its shape already is
+    the common one (as ATen's ``expand_outplace``).
+
+    Args:
+        *tensors: Tensors (a single list or tuple of them is accepted too, as PyTorch).
+
+    Returns:
+        a tuple of Tensors, one per input.
+
+    Raises:
+        TypeError: an element that is no Tensor ("expected Tensor as element 1 in argument 0,
+            but got int").
+        RuntimeError: shapes that do not broadcast ("The size of tensor a (2) must match the
+            size of tensor b (3) at non-singleton dimension 0").
+    """
+    from ..ops._util import broadcast_shapes
+    from ..tensor import Tensor
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    shape = broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    return tuple(t if tuple(t.shape) == shape else dispatch("expand", t, shape) for t in tensors)
 
 
 def movedim(input, source, destination):

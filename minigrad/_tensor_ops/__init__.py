@@ -23,10 +23,15 @@ family:
 - ``softmax``: ``softmax``, ``log_softmax``
 - ``sampling``: ``normal_``, ``uniform_``, ``exponential_``, ``random_``, ``bernoulli_``,
   ``bernoulli``, ``multinomial``
+- ``special_math``: ``sinc``, ``logit``, ``copysign``, ``heaviside``, ``ldexp``,
+  ``nextafter``, ``gcd``, ``lcm``, ``float_power`` and in-place forms
+- ``aliases``: ``subtract``, ``multiply``, ``divide``, ``greater``..., ``select``,
+  ``ndimension``, ``is_signed``, ``is_same_size``
 - ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``
 """
 from __future__ import annotations
 
+from .aliases import AliasesMixin
 from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
 from .factories import FactoriesMixin
@@ -39,6 +44,7 @@ from .reduction import ReductionMixin
 from .sampling import SamplingMixin
 from .shape import ShapeMixin
 from .softmax import SoftmaxMixin
+from .special_math import SpecialMathMixin
 from .writes import WritesMixin
 
 __all__ = ["TensorOpsMixin"]
@@ -46,7 +52,8 @@ __all__ = ["TensorOpsMixin"]
 
 class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
                      MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
-                     SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin):
+                     SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin,
+                     SpecialMathMixin, AliasesMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()

@@ -28,14 +28,14 @@ class FactoriesMixin:
 
     __slots__ = ()
 
-    def _new_dtype(self, dtype):
-        return self.dtype if dtype is None else _dt.as_dtype(dtype)
+    def _new_dtype(self, dtype, fname):
+        return self.dtype if dtype is None else _dt.dtype_arg(dtype, fname)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                   pin_memory=False):
         """Mirrors ``torch.Tensor.new_zeros``: zeros of ``size`` with ``self``'s dtype unless
         ``dtype`` is given (the ``zeros`` op; its errors apply)."""
-        return dispatch("zeros", _size_arg(size, "new_zeros"), dtype=self._new_dtype(dtype),
+        return dispatch("zeros", _size_arg(size, "new_zeros"), dtype=self._new_dtype(dtype, "new_zeros"),
                         device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
@@ -43,7 +43,7 @@ class FactoriesMixin:
                  pin_memory=False):
         """Mirrors ``torch.Tensor.new_ones``: ones with ``self``'s dtype by default (the
         ``ones`` op)."""
-        return dispatch("ones", _size_arg(size, "new_ones"), dtype=self._new_dtype(dtype),
+        return dispatch("ones", _size_arg(size, "new_ones"), dtype=self._new_dtype(dtype, "new_ones"),
                         device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
@@ -51,7 +51,7 @@ class FactoriesMixin:
                   pin_memory=False):
         """Mirrors ``torch.Tensor.new_empty``: an uninitialised tensor in PyTorch; minigrad
         zero-fills it for determinism (the ``zeros`` op)."""
-        return dispatch("zeros", _size_arg(size, "new_empty"), dtype=self._new_dtype(dtype),
+        return dispatch("zeros", _size_arg(size, "new_empty"), dtype=self._new_dtype(dtype, "new_empty"),
                         device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
@@ -67,7 +67,7 @@ class FactoriesMixin:
         if not isinstance(size, (tuple, list)):
             raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, "
                             f"not {type(size).__name__}")
-        return dispatch("full", tuple(size), fill_value, dtype=self._new_dtype(dtype),
+        return dispatch("full", tuple(size), fill_value, dtype=self._new_dtype(dtype, "new_full"),
                         device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
@@ -83,6 +83,6 @@ class FactoriesMixin:
         if isinstance(data, FactoriesMixin):
             _new_tensor_warning()
             data = data.detach()
-        return dispatch("tensor", data, dtype=self._new_dtype(dtype),
+        return dispatch("tensor", data, dtype=self._new_dtype(dtype, "new_tensor"),
                         device=self._device if device is None else device,
                         requires_grad=requires_grad)

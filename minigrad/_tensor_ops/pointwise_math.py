@@ -58,6 +58,12 @@ class PointwiseMathMixin:
         """``torch.Tensor.hypot_``: the ``hypot_`` op."""
         return dispatch("hypot_", self, other)
 
+    def xlogy(self, other):
+        """``torch.Tensor.xlogy``: ``xlogy`` for a Tensor ``other``, ``xlogy.Scalar_Other``
+        for a number."""
+        return dispatch("xlogy" if isinstance(other, type(self)) or
+                        hasattr(other, "_data") else "xlogy.Scalar_Other", self, other)
+
     def lerp(self, end, weight):
         """``torch.Tensor.lerp``: ``lerp.Tensor`` for a Tensor weight, else ``lerp.Scalar``."""
         from ..tensor import Tensor

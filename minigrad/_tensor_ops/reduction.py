@@ -10,8 +10,8 @@ from .. import dtypes as _dt
 from ..dispatch import dispatch
 
 
-def _dtype_arg(d):
-    return None if d is None else _dt.as_dtype(d)
+def _dtype_arg(d, fname):
+    return None if d is None else _dt.dtype_arg(d, fname)
 
 
 class ReductionMixin:
@@ -21,11 +21,11 @@ class ReductionMixin:
 
     def sum(self, dim=None, keepdim=False, dtype=None):
         """Mirrors ``torch.Tensor.sum``: the ``sum`` op (its errors apply)."""
-        return dispatch("sum", self, dim, keepdim, dtype=_dtype_arg(dtype))
+        return dispatch("sum", self, dim, keepdim, dtype=_dtype_arg(dtype, "sum"))
 
     def mean(self, dim=None, keepdim=False, dtype=None):
         """Mirrors ``torch.Tensor.mean``: the ``mean`` op (its errors apply)."""
-        return dispatch("mean", self, dim, keepdim, dtype=_dtype_arg(dtype))
+        return dispatch("mean", self, dim, keepdim, dtype=_dtype_arg(dtype, "mean"))
 
     def max(self, dim=None, keepdim=False):
         """Mirrors ``torch.Tensor.max``: the ``maximum`` op (its errors apply)."""
@@ -90,15 +90,15 @@ class ReductionMixin:
     def prod(self, dim=None, keepdim=False, dtype=None):
         """Mirrors ``torch.Tensor.prod``: the ``prod`` / ``prod.dim_int`` op."""
         from .._functional.reduction import prod  # (imports Tensor)
-        return prod(self, dim, keepdim, dtype=_dtype_arg(dtype))
+        return prod(self, dim, keepdim, dtype=_dtype_arg(dtype, "prod"))
 
     def cumsum(self, dim, dtype=None):
         """Mirrors ``torch.Tensor.cumsum``: the ``cumsum`` op (its errors apply)."""
-        return dispatch("cumsum", self, dim, dtype=_dtype_arg(dtype))
+        return dispatch("cumsum", self, dim, dtype=_dtype_arg(dtype, "cumsum"))
 
     def cumprod(self, dim, dtype=None):
         """Mirrors ``torch.Tensor.cumprod``: the ``cumprod`` op (its errors apply)."""
-        return dispatch("cumprod", self, dim, dtype=_dtype_arg(dtype))
+        return dispatch("cumprod", self, dim, dtype=_dtype_arg(dtype, "cumprod"))
 
     def count_nonzero(self, dim=None):
         """Mirrors ``torch.Tensor.count_nonzero``: the ``count_nonzero`` op."""

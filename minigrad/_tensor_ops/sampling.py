@@ -1,5 +1,5 @@
 """The random methods of ``Tensor``: the in-place fills ``normal_``, ``uniform_``,
-``exponential_``, ``random_``, ``bernoulli_`` (ops in ``minigrad/ops/random_fill.py``) and
+``exponential_``, ``cauchy_``, ``log_normal_``, ``geometric_``, ``random_``, ``bernoulli_`` (ops in ``minigrad/ops/random_fill.py``) and
 ``bernoulli``, ``multinomial`` (``minigrad/ops/sampling.py``)."""
 from __future__ import annotations
 
@@ -22,6 +22,20 @@ class SamplingMixin:
     def exponential_(self, lambd=1.0, *, generator=None):
         """Mirrors ``torch.Tensor.exponential_``: fill with Exp(lambd) samples in place."""
         return dispatch("exponential_", self, lambd, generator=generator)
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        """Mirrors ``torch.Tensor.cauchy_``: fill with Cauchy(median, sigma) samples in place."""
+        return dispatch("cauchy_", self, median, sigma, generator=generator)
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        """Mirrors ``torch.Tensor.log_normal_``: fill with exp(N(mean, std^2)) samples in
+        place."""
+        return dispatch("log_normal_", self, mean, std, generator=generator)
+
+    def geometric_(self, p, *, generator=None):
+        """Mirrors ``torch.Tensor.geometric_``: fill with Geometric(p) samples (1, 2, ...) in
+        place."""
+        return dispatch("geometric_", self, p, generator=generator)
 
     def random_(self, from_=None, to=None, *, generator=None, **kw):
         """Mirrors ``torch.Tensor.random_()`` / ``random_(to)`` / ``random_(from, to)``."""

@@ -6,8 +6,8 @@ from .. import dtypes as _dt
 from ..dispatch import dispatch
 
 
-def _dtype_arg(d):
-    return None if d is None else _dt.as_dtype(d)
+def _dtype_arg(d, fname):
+    return None if d is None else _dt.dtype_arg(d, fname)
 
 
 class SoftmaxMixin:
@@ -17,8 +17,8 @@ class SoftmaxMixin:
 
     def softmax(self, dim, dtype=None):
         """Mirrors ``torch.Tensor.softmax``: the ``softmax`` op (its errors apply)."""
-        return dispatch("softmax", self, dim, dtype=_dtype_arg(dtype))
+        return dispatch("softmax", self, dim, dtype=_dtype_arg(dtype, "softmax"))
 
     def log_softmax(self, dim, dtype=None):
         """Mirrors ``torch.Tensor.log_softmax``: the ``log_softmax`` op (its errors apply)."""
-        return dispatch("log_softmax", self, dim, dtype=_dtype_arg(dtype))
+        return dispatch("log_softmax", self, dim, dtype=_dtype_arg(dtype, "log_softmax"))

@@ -23,7 +23,7 @@ from ..devices import depth as _device_depth
 from ..dispatch import dispatch
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _check_nan, _print_stack
-from .function import AccumulateGrad
+from .function import AccumulateGrad, _edge
 from .grad_mode import _grad_state
 
 __all__ = ["backward", "grad"]
@@ -72,7 +72,7 @@ def _make_grads(outputs, grads):
         raise RuntimeError(f"grad_tensors/grad_outputs has length {len(grads)} but outputs has "
                            f"length {len(outputs)}")
     res = []
-    for out, g in zip(outputs, grads):
+    for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
             if out._requires_grad:
                 if out.numel() != 1:
@@ -84,8 +84,11 @@ def _make_grads(outputs, grads):
         elif not isinstance(g, Tensor):
             g = dispatch("full", out.shape, g, dtype=out.dtype, device=out._device)
         elif g.shape != out.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {list(g.shape)} "
-                               f"and output[0] has a shape of {list(out.shape)}.")
+            # PyTorch's text, shapes as Size reprs; PyTorch finds the index with list.index(),
+            # which for a mismatch past the first pair raises "Boolean value of Tensor with
+            # more than one value is ambiguous" instead: here the index is the pair's own
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
+                               f"and output[{i}] has a shape of {out.shape}.")
         res.append(g)
     return res
 
@@ -94,7 +97,6 @@ def _root_edge(t, i):
     if not t._requires_grad:
         raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                            "grad_fn")
-    from .function import _edge
     return _edge(t)
 
 
@@ -147,10 +149,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ins = _as_tuple(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
+    grads = _make_grads(outs, grad_outputs)        # checked first, as PyTorch
     for t in ins:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _make_grads(outs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
     res = _execute(outs, grads, retain_graph, create_graph, ins, capture=True)
@@ -168,7 +170,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _key_of(t):
-    from .function import _edge
     return _edge(t)
 
 
@@ -508,7 +509,8 @@ def _sole_owner(g):
     a = g._data
     # references: g in the engine's loop, in _accumulate_leaf and here, plus getrefcount's own
     # argument (4); a in g._data, here, and getrefcount's argument (3)
-    if type(g) is not Tensor or g.grad_fn is not None or not a.flags.writeable \
+    if type(g) is not Tensor or (g._grad_fn if g._view is None else g.grad_fn) is not None \
+            or not a.flags.writeable \
             or sys.getrefcount(g) > 4 or sys.getrefcount(a) > 3:
         return False
     if a.base is None:

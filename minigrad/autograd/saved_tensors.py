@@ -80,7 +80,8 @@ class SavedTensor:
     def __init__(self, t, node):
         self.vc = t._vc
         self.version = t._vc[0]
-        self.is_output = t.grad_fn is node and node is not None
+        fn = t._grad_fn if t._view is None else t.grad_fn
+        self.is_output = fn is node and node is not None
         if self.is_output:
             self.tensor = None
             self.data, self.dtype, self.base = t._data, t.dtype, t._base
@@ -122,7 +123,7 @@ class SavedTensor:
             t._device = self.device
         if self.requires_grad:
             t._requires_grad = True
-            t.grad_fn = node
+            t._grad_fn = node
             t._output_nr = self.output_nr
         return t
 

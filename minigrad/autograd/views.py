@@ -44,13 +44,6 @@ class ViewMeta:
         self.base, self.creation, self.version = base, creation, version
 
 
-def _creation_now():
-    gs = _grad_state
-    if gs.inference:
-        return INFERENCE_MODE
-    return DEFAULT if gs.enabled else NO_GRAD_MODE
-
-
 def make_view(out, input, creation):
     """Give ``out`` (a tensor whose ``_base`` is set) its ``ViewMeta``; a view of a view that was
     made under no_grad (etc.) inherits that creation mode, as PyTorch's
@@ -65,6 +58,9 @@ def make_view(out, input, creation):
     return out
 
 
+_function_apply = Function.apply.__func__
+
+
 class ViewFunction(Function):
     """Base class of view ops: ``apply`` marks the output as a differentiable view of the input's
     base, remembering the grad mode it was made in. The outputs of an op returning a tuple of
@@ -72,8 +68,9 @@ class ViewFunction(Function):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        creation = _creation_now()
-        out = Function.apply.__func__(cls, *args, **kwargs)
+        gs = _grad_state        # the creation mode of a view made now
+        creation = INFERENCE_MODE if gs.inference else DEFAULT if gs.enabled else NO_GRAD_MODE
+        out = _function_apply(cls, *args, **kwargs)
         if type(out) is not tuple:
             if out._base is not None:
                 make_view(out, args[0], creation)

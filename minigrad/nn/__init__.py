@@ -23,6 +23,9 @@ from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, Instance
 from .modules import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                       TransformerEncoder, TransformerEncoderLayer)
 from .modules import CTCLoss, EmbeddingBag, MaxUnpool1d, MaxUnpool2d
+from .modules import (ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d,
+                      ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, CircularPad1d,
+                      CircularPad2d)
 from .modules import (CELU, PReLU, RReLU, Hardshrink, Softmax2d, Softmin, Softshrink,
                       Softsign, Tanhshrink, Threshold)
 from . import functional, init, modules, utils
@@ -54,3 +57,4 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
 __all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d", "CTCLoss"]
 __all__ += ["Softmin", "Softmax2d", "PReLU", "RReLU", "CELU", "Threshold", "Hardshrink",
             "Softshrink", "Softsign", "Tanhshrink"]
+__all__ += ["ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "CircularPad1d", "CircularPad2d"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..devices import restore_device, track_storage
-from ..tensor import Tensor
+from ..tensor import Tensor, _storage_args, _storage_from_args
 
 __all__ = ["Parameter", "typename"]
 
@@ -60,12 +60,20 @@ class Parameter(Tensor):
         return p
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_parameter, (self._data.copy(), self.dtype.name, self._requires_grad,
-                                     str(self._device)))
+        """Mirrors ``torch.nn.Parameter.__reduce_ex__``: storage as raw bytes (see
+        ``Tensor.__reduce_ex__``)."""
+        return (_rebuild_parameter, _storage_args(self))
 
 
-def _rebuild_parameter(arr, dtype_name, requires_grad, device="cpu"):
-    p = Parameter._make(arr, _dt.as_dtype(dtype_name), requires_grad)
+def _rebuild_parameter(data, *args):
+    """Unpickles a Parameter (the argument forms of ``minigrad.tensor._rebuild``)."""
+    if isinstance(data, np.ndarray):
+        shape, (dtype_name, requires_grad, *dev) = data.shape, args
+    else:
+        shape, dtype_name, requires_grad, *dev = args
+    device = dev[0] if dev else "cpu"
+    arr, dtype = _storage_from_args(data, shape, dtype_name)
+    p = Parameter._make(arr, dtype, requires_grad)
     dev = restore_device(device)
     if dev is not p._device:
         p._device = dev

@@ -3,6 +3,7 @@ from . import factory, cast, elementwise, unary, compare, inplace, activation, r
     shape, concat, index, linalg, matmul, nn_softmax, loss, cross_entropy, bitwise  # noqa: F401
 from . import norm  # noqa: E402,F401
 from . import foreach, fused_optim, amp_kernels, scalar_read  # noqa: E402,F401
+from . import stochastic_rounding  # noqa: E402,F401
 from . import modulo, strided  # noqa: E402,F401
 from . import moments, scan, sorting, logsumexp  # noqa: E402,F401
 from . import erf, smooth_activation  # noqa: E402,F401
@@ -30,3 +31,5 @@ from . import layer_norm  # noqa: E402,F401
 from . import group_norm  # noqa: E402,F401
 from . import batch_norm  # noqa: E402,F401
 from . import inplace_arith, inplace_views, fill_diagonal, angle_conversion  # noqa: E402,F401
+from . import special_pointwise, put  # noqa: E402,F401
+from . import scaled_mm  # noqa: E402,F401

@@ -19,6 +19,9 @@ same order, transformed by the same arithmetic. Each function names the ATen cod
 - ``bernoulli_scalar`` (``bernoulli_(p)``, dropout): a float64 uniform below ``p``;
   ``bernoulli_tensor`` (``bernoulli(probs)``): a float32 uniform (float64 for float64 ``p``).
 - ``exponential``: ``-1 / lambda * log1p(-u)`` in float64.
+- ``cauchy``: ``median + sigma * tan(pi * (u - 0.5))``; ``log_normal``: ``exp`` of a
+  ``normal_distribution<double>`` draw; ``geometric``: ``ceil(log(u) / log1p(-p))`` (float64,
+  one 53-bit uniform per element, or per pair of normals).
 - ``randperm``: Fisher-Yates swaps with ``word % (n - i)``.
 - ``multinomial``: with replacement, a float64 uniform searched in the normalised cumulative
   weights; without (or one sample), the exponential race ``argmax/topk(w / Exp(1))``.
@@ -117,19 +120,52 @@ def normal(g, n, mean, std, dt, contiguous=True):
             tail = _fraction(g, 16, work).astype(work.np).astype(np.float64).reshape(1, 16)
             out[n - 16:] = _box_muller16(tail, mean, std, work).reshape(-1)
         return out.astype(work.np).astype(dt.np)
+    return normal_doubles(g, n, mean, std).astype(dt.np)     # normal_distribution<double>
+
+
+def normal_doubles(g, n, mean, std):
+    """``n`` draws of ``normal_distribution<double>(mean, std)`` (float64 array), one element at
+    a time: Box-Muller on two 53-bit uniforms, the second value cached in the generator for
+    the next draw (``maybe_get_next_double_normal_sample``); ``transformation::normal``'s
+    ``val * std + mean`` is one fma in PyTorch's build (measured: a plain product and sum
+    differ in the last bit for a ``std`` such as 0.7)."""
     out = np.empty(n, np.float64)
-    for i in range(n):                                  # normal_distribution<double>, cached
+    for i in range(n):
         cached = g._next_double_normal
         if cached is not None:
             g._next_double_normal = None
-            out[i] = cached * std + mean
+            out[i] = cached
             continue
         u1, u2 = _fraction(g, 2, _dt.float64)
         radius = math.sqrt(-2.0 * math.log1p(-u2))
         theta = 2.0 * math.pi * u1
         g._next_double_normal = radius * math.sin(theta)
-        out[i] = radius * math.cos(theta) * std + mean
-    return out.astype(dt.np)
+        out[i] = radius * math.cos(theta)
+    return fma64(out, np.float64(std), np.full(n, np.float64(mean)))
+
+
+def cauchy(g, n, median, sigma):
+    """``n`` samples of Cauchy(median, sigma) (float64 values): ``cauchy_distribution<double>``,
+    ``median + sigma * tan(pi * (u - 0.5))`` on a 53-bit uniform ``u`` (``transformation::
+    cauchy``), the last product and sum one fma as PyTorch's build (measured)."""
+    u = _fraction(g, n, _dt.float64)
+    return fma64(np.tan(math.pi * (u - 0.5)), np.float64(sigma), np.full(n, np.float64(median)))
+
+
+def log_normal(g, n, mean, std):
+    """``n`` samples of LogNormal(mean, std) (float64 values): ``lognormal_distribution<double>``,
+    ``exp`` of a ``normal_distribution<double>`` draw (cached pairs, ``normal_doubles``)."""
+    # the C library's exp per element (NumPy's SIMD exp can differ in the last bit of fp64)
+    return np.array([math.exp(v) if v < 709.8 else math.inf
+                     for v in normal_doubles(g, n, mean, std).tolist()], np.float64)
+
+
+def geometric(g, n, p):
+    """``n`` samples of Geometric(p) on {1, 2, ...} (float64 values): ``geometric_distribution
+    <double>``, ``ceil(log(u) / log1p(-p))`` on a 53-bit uniform ``u``."""
+    u = _fraction(g, n, _dt.float64)
+    with np.errstate(divide="ignore"):
+        return np.ceil(np.log(u) / math.log1p(-p))
 
 
 def randint(g, n, low, high):

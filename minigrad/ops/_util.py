@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _fp8
 from .. import dtypes as _dt
 from .._fp16 import MIN_SIZE as _F16_MIN, float16_to_float32 as _f16_to_f32, \
     float32_to_float16 as _f32_to_f16
@@ -36,8 +37,15 @@ def opmath(x, dtype):
             return x
         if x.dtype == _F16 and cd == _F32 and x.size >= _F16_MIN:
             return _f16_to_f32(x)          # bit-identical to astype, faster (minigrad/_fp16.py)
+        if _fp8.is_float8(x.dtype):
+            return _fp8.from_float8(x, cd)     # PyTorch's NaN bits (minigrad/_fp8.py)
         return x.astype(cd)
     return cd.type(x)
+
+
+# callables ``watcher(opmath_array, rounded_array, dtype)`` told of every rounding ``wrap`` does
+# (amp_emu.numerics.NumericsMonitor counts overflows and flushes to zero through it)
+ROUNDING_WATCHERS = []
 
 
 def wrap(arr, dtype) -> Tensor:
@@ -46,15 +54,26 @@ def wrap(arr, dtype) -> Tensor:
     if not isinstance(arr, np.ndarray):
         arr = np.asarray(arr)
     if arr.dtype != npd:
+        src = arr
         if npd == _F16 and arr.dtype == _F32 and arr.size >= _F16_MIN:
             arr = _f32_to_f16(arr)         # bit-identical to astype, faster (minigrad/_fp16.py)
+        elif dtype.is_float8:
+            arr = _fp8.to_float8(arr, npd)     # PyTorch's float8 rules (minigrad/_fp8.py)
+        elif _fp8.is_float8(arr.dtype) and dtype.is_floating_point:
+            arr = _fp8.from_float8(arr, npd)
         else:
             arr = arr.astype(npd)
+        if ROUNDING_WATCHERS:
+            for w in ROUNDING_WATCHERS:
+                w(src, arr, dtype)
     return Tensor._make(arr, dtype)
 
 
 _MAX = {"float16": 65504.0, "bfloat16": float(_dt.finfo(_dt.bfloat16).max),
-        "float32": float(_dt.finfo(_dt.float32).max)}
+        "float32": float(_dt.finfo(_dt.float32).max),
+        **{d.name: _dt.finfo(d).max for d in _dt.float8_dtypes}}
+# float8 formats without an infinity: c10's checked_convert refuses inf for them
+_NO_INF = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2fnuz")
 
 
 def check_scalar(value, dtype):
@@ -63,16 +82,29 @@ def check_scalar(value, dtype):
 
     Raises:
         RuntimeError: a finite value outside the dtype's range ("value cannot be converted to
-            type c10::Half without overflow"; 65519 raises though it would round to 65504).
+            type c10::Half without overflow"; 65519 raises though it would round to 65504);
+            for float8 formats without an infinity (all but e5m2), inf raises too.
     """
     top = _MAX.get(dtype.name)
     if top is None or value.__class__ is bool or \
             not isinstance(value, (int, float, np.integer, np.floating)):
         return
     v = abs(float(value))
-    if top < v < float("inf"):                       # (NaN and inf convert)
+    if top < v and (v < float("inf") or dtype.name in _NO_INF):  # (NaN and inf convert)
         raise RuntimeError(f"value cannot be converted to type {dtype.c10_name} without "
                            "overflow")
+
+
+def refuse_float8(x, kernel):
+    """PyTorch's CPU refusal of arithmetic on a float8 tensor ``x``: its kernels dispatch over
+    the float/half/bfloat16 types only.
+
+    Raises:
+        NotImplementedError: ``'"sum_cpu" not implemented for 'Float8_e4m3fn''`` when ``x`` is
+            a float8 Tensor (``kernel`` is PyTorch's kernel name in the message).
+    """
+    if isinstance(x, Tensor) and x.dtype.is_float8:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype.scalar_name}\'')
 
 
 def wrap_dim(dim: int, ndim: int) -> int:

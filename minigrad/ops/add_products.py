@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes, opmath, tf32_operands
+from ._util import LOW, broadcast_shapes, opmath, tf32_operands
 from .linalg import _check_tensor, _int_scalar, _product
 from .loss import _rounder, quiet_wrap
 
@@ -187,6 +187,89 @@ class Addbmm(Function):
         return gi, g1, g2
 
 
+def _dot_seq(m, v):
+    """``m @ v`` (fp32 arrays) as a scalar loop: ``sum += m[:, j] * v[j]`` in fp32, j in order
+    (ATen's generic ``gemv`` 't' branch; the 16-bit products are exact in fp32)."""
+    s = np.zeros(m.shape[0], np.float32)
+    for j in range(m.shape[1]):
+        s += m[:, j] * v[j]
+    return s
+
+
+def _lane_sum(a):
+    """``vec_reduce_all`` of fp32 registers (the last axis): halves added until one lane."""
+    while a.shape[-1] > 1:
+        h = a.shape[-1] // 2
+        a = a[..., :h] + a[..., h:]
+    return a[..., 0]
+
+
+def _dot_fp32_arith(m, v):
+    """``m @ v`` (fp32 arrays) as ATen's ``fp16_dot_with_fp32_arith`` (the x86 fp16 gemv fast
+    path): 8 fp32 registers of ``VECTOR_BYTES / 4`` lanes over blocks of 8 registers, the
+    registers added pairwise (0+1, 2+3, ..., then 0+2, 4+6, then 0+4) and their lanes reduced;
+    then one register-sized chunk at a time (each reduced, then added); then the last elements
+    one by one."""
+    from ..numerics import VECTOR_BYTES
+    n, k = m.shape
+    e = VECTOR_BYTES // 4
+    it = 8 * e
+    p = (m * v).astype(np.float32)
+    full = k - k % it
+    acc = np.zeros((n, 8, e), np.float32)
+    for j in range(0, full, it):               # the blocks accumulate one after the other
+        acc += p[:, j:j + it].reshape(n, 8, e)
+    x = [acc[:, r] for r in range(8)]
+    x0, x2, x4, x6 = x[0] + x[1], x[2] + x[3], x[4] + x[5], x[6] + x[7]
+    s = _lane_sum((x0 + x2) + (x4 + x6))
+    vec = k - k % e
+    for j in range(full, vec, e):
+        s = s + _lane_sum(p[:, j:j + e])
+    for j in range(vec, k):
+        s = s + p[:, j]
+    return s
+
+
+def _gemv16(c, mat, vec, alpha, beta, dt):
+    """``beta * input + alpha * (mat @ vec)`` for fp16/bf16 as ``addmv_impl_cpu``'s call of
+    ``cpublas::gemv<scalar_t>`` computes it (measured against PyTorch 2.13 on x86, bit-exact
+    on thousands of random cases but for a rare last-bit difference of summation order in the
+    fp16 fast path): ``alpha`` and ``beta`` are converted to the 16-bit type, products summed
+    in fp32. Which gemv runs depends on ``mat``'s layout, as ATen picks it:
+
+    - ``'n'`` (``mat.stride(0) == 1``: column-major, or a single column): ``y`` is scaled by
+      ``beta`` in place (``scal``, one 16-bit rounding), then ``alpha * (mat @ vec)`` rounded
+      to 16 bits is added (another rounding): ``r(r(beta * c) + r(alpha * prod))``;
+    - ``'t'`` (row-major, or copied to it), fp16 with ``alpha == 1`` and a contiguous ``vec``:
+      the fast path
+      (``fp16_gemv_trans``: ``_dot_fp32_arith``, then ``r(beta * c + dot)`` in fp32);
+    - ``'t'`` otherwise (bf16; fp16 with ``alpha != 1``): the generic loop, a sequential fp32
+      sum, then ``r(r(beta * c) + alpha * sum)`` (the 16-bit product ``beta * y`` rounds first).
+
+    ``beta == 0`` ignores ``c`` (nan too). ``c`` is an fp32 array; returns fp32 values.
+    """
+    f32 = np.float32
+    rnd = _rounder(dt)
+    al, be = (f32(rnd(np.asarray(x, f32))) for x in (alpha, beta))
+    m, v = opmath(mat, dt), opmath(vec, dt)
+    r, k = mat.shape
+    st = mat.stride()
+    if st[0] == 1 and (k == 1 or st[1] >= max(1, r)):            # gemv 'n'
+        p = rnd(_product(mat, vec, dt) * al)
+        if beta == 0:
+            return p
+        y = c if beta == 1 else rnd(c * be)
+        return rnd(y + p)
+    if dt is _dt.float16 and alpha == 1 and (k == 1 or vec.stride()[0] == 1):  # fast path
+        d = _dot_fp32_arith(m, v)
+        return rnd(d) if beta == 0 else rnd(c * be + d)
+    p = _dot_seq(m, v) * al
+    if beta == 0:
+        return rnd(p)
+    y = c if beta == 1 else rnd(c * be)
+    return rnd(y + p)
+
+
 @register_op("addmv")
 class Addmv(Function):
     """``addmv(input, mat, vec, *, beta=1, alpha=1)`` = ``beta * input + alpha * (mat @ vec)``
@@ -229,7 +312,10 @@ class Addmv(Function):
                 ctx.alpha, ctx.beta = alpha, beta
                 return quiet_wrap(out, dt)
             c = np.broadcast_to(input._data.reshape(-1), (n,))
-            out = _combine(opmath(c, dt), _product(mat, vec, dt), al, be)
+            if dt in LOW:
+                out = _gemv16(opmath(c, dt), mat, vec, alpha, beta, dt)
+            else:
+                out = _combine(opmath(c, dt), _product(mat, vec, dt), al, be)
         return _finish(ctx, out, dt, alpha, beta, mat, vec)
 
     @staticmethod

@@ -70,13 +70,45 @@ def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, genera
 
 
 def _repeat_heads(x, hq):
-    n, hk = x.shape[0], x.shape[1]
+    """``x.repeat_interleave(hq // x.size(-3), -3)`` (each key/value head repeated for its
+    group of query heads), from dispatched views."""
+    hk = x.shape[-3]
     if hk == hq:
         return x
     r = hq // hk
-    x = dispatch("unsqueeze", x, 2)
-    x = dispatch("expand", x, (n, hk, r) + tuple(x.shape[3:]))
-    return dispatch("reshape", x, (n, hq) + tuple(x.shape[3:]))
+    lead, tail = tuple(x.shape[:-3]), tuple(x.shape[-2:])
+    x = dispatch("unsqueeze", x, x.ndim - 2)
+    x = dispatch("expand", x, lead + (hk, r) + tail)
+    return dispatch("reshape", x, lead + (hq,) + tail)
+
+
+def _gqa_check(query, key, value):
+    """ATen's ``pre_process_group_query_attention_input`` check for ``enable_gqa=True``: the
+    key and value head counts (dim -3) equal the query's or both divide it.
+
+    Raises:
+        RuntimeError: PyTorch's message, cut short as PyTorch prints it ("Number of heads in
+            key and value must divide the number of heads in ").
+    """
+    hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
+    if hq == hk == hv:
+        return
+    if hk == 0 or hv == 0 or hq % hk or hq % hv:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads "
+                           "in ")
+
+
+def _fused_shapes_ok(query, key, value, enable_gqa):
+    """``check_batch_size_and_num_heads_dense`` of PyTorch's CPU flash choice: equal batch
+    sizes, and equal head counts (with ``enable_gqa``: key and value heads equal and dividing
+    the query's). Otherwise the math path runs, which broadcasts batch and heads as matmul
+    does."""
+    if not query.shape[0] == key.shape[0] == value.shape[0]:
+        return False
+    hq, hk, hv = query.shape[1], key.shape[1], value.shape[1]
+    if hq == hk == hv:
+        return True
+    return enable_gqa and hk == hv and hk > 0 and hq % hk == 0
 
 
 def _check_dtypes(query, key, value, attn_mask):
@@ -99,36 +131,36 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     Shapes: query (N, ..., Hq, L, E), key (N, ..., H, S, E), value (N, ..., H, S, Ev) ->
     (N, ..., Hq, L, Ev). ``attn_mask`` broadcastable to (N, ..., L, S): bool (True = attend)
     or additive float. ``is_causal``: a lower-triangular (top-left) mask. ``scale`` defaults to
-    ``1/sqrt(E)``. ``enable_gqa``: ``Hq`` may be a multiple of ``H``. ``generator`` (not in
-    PyTorch) drives the dropout mask.
+    ``1/sqrt(E)``. ``enable_gqa``: the key/value head counts (dim -3) may divide ``Hq`` (each
+    head repeated for its group, ``repeat_interleave``). Without it, batch and head dims
+    broadcast as in ``matmul`` (PyTorch's math path: 1 query head against 2 key/value heads
+    gives 2 output heads). ``generator`` (not in PyTorch) drives the dropout mask.
 
     Raises:
         RuntimeError: q/k/v of different dtypes, a mask that is not bool, float32 or the
             query's dtype, an integer query (PyTorch's messages); on the math path,
             ``attn_mask`` together with ``is_causal`` ("_scaled_dot_product_attention:
             Explicit attn_mask should not be set when is_causal=True"); mismatched shapes or
-            dtypes (the op's errors); a head count mismatch without ``enable_gqa``.
+            dtypes (the op's errors); batch/head dims that do not broadcast (matmul's
+            message); with ``enable_gqa``, key/value head counts that do not divide the query's
+            ("Number of heads in key and value must divide the number of heads in ").
         ValueError: ``dropout_p`` outside [0, 1].
     """
     _check_dtypes(query, key, value, attn_mask)
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
-    hq = query.shape[-3] if query.ndim >= 3 else 1
-    hk = key.shape[-3] if key.ndim >= 3 else 1
-    if hq != hk:
-        if not enable_gqa or hk == 0 or hq % hk or value.shape[-3] != hk:
-            raise RuntimeError(f"scaled_dot_product_attention: number of heads in key/value "
-                               f"({hk}) must equal the query's ({hq}) (or divide it with "
-                               "enable_gqa=True)")
     mask_grad = isinstance(attn_mask, Tensor) and attn_mask.requires_grad
     if query.ndim == 4 and key.ndim == 4 and value.ndim == 4 and dropout_p == 0.0 and \
-            not mask_grad and query.shape[-1] == key.shape[-1] == value.shape[-1]:
+            not mask_grad and query.shape[-1] == key.shape[-1] == value.shape[-1] and \
+            _fused_shapes_ok(query, key, value, enable_gqa):
         mask = _float_mask(attn_mask, query.dtype)
         return dispatch("_scaled_dot_product_flash_attention_for_cpu", query, key, value, 0.0,
                         is_causal, attn_mask=mask, scale=scale)[0]
     if attn_mask is not None and is_causal:        # the fused kernel applies both
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
-    if hq != hk:
+    if enable_gqa and query.ndim >= 3 and key.ndim >= 3 and value.ndim >= 3:
+        _gqa_check(query, key, value)
+        hq = query.shape[-3]
         key, value = _repeat_heads(key, hq), _repeat_heads(value, hq)
     return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, generator)

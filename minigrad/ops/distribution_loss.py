@@ -11,13 +11,16 @@ import math
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
+from ._util import check_scalar_or_tensor
 from .kernel import FLOAT_OPMATH, Kernel
 from .margin_loss import _apply_reduction
 from .loss import _check_reduction, _rounder
 
-__all__ = ["Xlogy", "kl_div", "poisson_nll_loss"]
+__all__ = ["Xlogy", "XlogyScalarOther", "XlogyScalarSelf", "xlogy_op", "kl_div",
+           "poisson_nll_loss"]
 
 
 @register_op("xlogy")
@@ -26,7 +29,9 @@ class Xlogy(Kernel):
     ``other`` is nan) (``torch.xlogy``, ``torch.special.xlogy``). Integer inputs give the
     default float; 16-bit rounds ``log(other)`` (correctly rounded in fp32) to the dtype, then
     the product once, as ATen's scalar_t kernel (bit-exact in our measurements).
-    Node ``XlogyBackward0``: ``grad * xlogy(input != 0, other)``, ``grad * input / other``.
+    Node ``XlogyBackward0`` (``derivatives.yaml``): ``xlogy(grad, other)`` zeroed where
+    ``input == 0 and other <= 0``, and ``grad * input / other``. A Python number on either side
+    is the ``xlogy.Scalar_Other`` / ``xlogy.Scalar_Self`` op.
     """
 
     rule = FLOAT_OPMATH
@@ -51,10 +56,88 @@ class Xlogy(Kernel):
         n = ctx.needs_input_grad
         gx = gy = None
         if n[0]:
-            gx = dispatch("mul", grad, dispatch("xlogy", dispatch("ne", x, 0), y))
+            gx = _xlogy_grad_self(grad, x, y)
         if n[1]:
             gy = dispatch("div", dispatch("mul", grad, x), y)
         return gx, gy
+
+
+def _xlogy_grad_self(grad, x, y):
+    """``xlogy``'s gradient for ``self``: ``xlogy(grad, other).masked_fill((self == 0) &
+    (other <= 0), 0)`` (``derivatives.yaml``; ``log(other)`` where ``self == 0 < other``)."""
+    g = dispatch("xlogy", grad, y)
+    return dispatch("masked_fill", g, dispatch("logical_and", dispatch("eq", x, 0),
+                                                 dispatch("le", y, 0)), 0.0)
+
+
+def _wrapped(number, tensor):
+    """A Python number as PyTorch's wrapped-number 0-dim tensor beside ``tensor``: in a
+    floating ``tensor``'s own dtype (a wrapped number never promotes it, and TensorIterator
+    converts it to the common dtype: a 16-bit tensor takes the number rounded to 16 bits),
+    float32 beside an integer or bool one (the result is the default float)."""
+    check_scalar_or_tensor(number, "xlogy")
+    dt = tensor.dtype if tensor.dtype.is_floating_point else _dt.float32
+    with np.errstate(over="ignore"):
+        return Tensor._make(np.asarray(np.float64(number)).astype(dt.np), dt)
+
+
+class XlogyScalarOther(Xlogy):
+    """``xlogy(input, other)`` with a Python number ``other`` (``xlogy.Scalar_Other``): node
+    ``XlogyBackward2`` (the gradient of ``input`` only, as ``Xlogy``'s)."""
+
+    _backward_name = "XlogyBackward2"
+
+
+class XlogyScalarSelf(Xlogy):
+    """``xlogy(self, other)`` with a Python number ``self`` (``xlogy.Scalar_Self``): node
+    ``XlogyBackward1`` (the gradient of ``other`` only: ``grad * self / other``)."""
+
+    _backward_name = "XlogyBackward1"
+
+
+@register_op("xlogy.Scalar_Other")
+def xlogy_scalar_other(input, other):
+    """``torch.xlogy(input, other)`` with a number ``other``: ``input * log(other)``, 0 where
+    ``input == 0`` (a nan ``other`` gives nan). Integer/bool ``input`` gives the default float;
+    16-bit ``input`` takes ``other`` rounded to its dtype (PyTorch's wrapped number).
+
+    Raises:
+        TypeError: ``other`` neither a number nor a Tensor.
+    """
+    return XlogyScalarOther.apply(input, _wrapped(other, input))
+
+
+@register_op("xlogy.Scalar_Self")
+def xlogy_scalar_self(self, other):
+    """``torch.xlogy(self, other)`` with a number ``self``: ``self * log(other)``, 0 where
+    ``self == 0`` unless ``other`` is nan. Integer/bool ``other`` gives the default float.
+
+    Raises:
+        TypeError: ``self`` not a number.
+    """
+    return XlogyScalarSelf.apply(_wrapped(self, other), other)
+
+
+def xlogy_op(input, other):
+    """The xlogy overload for these arguments: ``xlogy`` (two tensors),
+    ``xlogy.Scalar_Self`` (a number first), ``xlogy.Scalar_Other`` (a number second).
+
+    Raises:
+        TypeError: neither argument a Tensor (PyTorch's "xlogy() received an invalid
+            combination of arguments - got (float, float)...").
+    """
+    a, b = isinstance(input, Tensor), isinstance(other, Tensor)
+    if a and b:
+        return "xlogy"
+    if b:
+        return "xlogy.Scalar_Self"
+    if a:
+        return "xlogy.Scalar_Other"
+    raise TypeError(f"xlogy() received an invalid combination of arguments - got "
+                    f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+                    " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                    " * (Number self, Tensor other, *, Tensor out = None)\n"
+                    " * (Tensor input, Number other, *, Tensor out = None)\n")
 
 
 @register_op("kl_div")

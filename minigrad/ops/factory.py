@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import devices as _devices
+from .. import _fp8
 from .._fp16 import float16_to_float32, float32_to_float16
 from ..dispatch import register_op
 from ..random import _gen
@@ -64,6 +65,27 @@ def _device_of(input, device):
     return input._device if device is None else device
 
 
+def _is_other_sequence(x) -> bool:
+    """Python's sequence protocol beyond list/tuple (``deque``, ``range``, ``array.array``...),
+    which PyTorch's ``tensor()`` reads as a list; not str/bytes, mappings, tensors or arrays."""
+    return (not isinstance(x, (list, tuple, str, bytes, bytearray, dict, Tensor, np.ndarray,
+                               np.generic))
+            and hasattr(type(x), "__len__") and hasattr(type(x), "__getitem__")
+            and not hasattr(type(x), "keys"))
+
+
+def _plain_sequences(data):
+    """``data`` with every other sequence (see ``_is_other_sequence``) turned into a list;
+    ``data`` itself when there is none."""
+    if _is_other_sequence(data):
+        return [_plain_sequences(x) for x in data]
+    if isinstance(data, (list, tuple)) and any(_is_other_sequence(x) or
+                                               isinstance(x, (list, tuple)) for x in data):
+        new = [_plain_sequences(x) for x in data]
+        return new if any(a is not b for a, b in zip(new, data)) else data
+    return data
+
+
 def _infer_dtype(data):
     """PyTorch's dtype inference for Python data: Python floats give the default dtype, ints
     int64, bools bool, tensors their own dtype, and a sequence the ``promote_types`` of its
@@ -89,8 +111,15 @@ def _infer_dtype(data):
             d = _dt.int64
         elif isinstance(x, (float, np.floating)):
             d = _dt.get_default_dtype()
+        elif isinstance(x, (str, bytes)):         # PyTorch's texts
+            first = data                          # PyTorch sizes the data by first elements
+            while isinstance(first, (list, tuple)) and first:
+                first = first[0]
+            if first is not data and isinstance(first, str):
+                raise ValueError(f"too many dimensions '{type(first).__name__}'")
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
         out = d if out is None else _dt.promote_types(out, d)
     return out if out is not None else _dt.get_default_dtype()
 
@@ -182,9 +211,16 @@ def _has_float(data):
 
 def _convert(arr, dtype):
     """Convert an array to ``dtype`` storage as PyTorch's copy kernel does: 16-bit targets from
-    float64/int64 go through float32 first (c10::Half/BFloat16 are built from float)."""
+    float64/int64 go through float32 first (c10::Half/BFloat16 are built from float); float8 casts
+    follow ``minigrad._fp8`` (e4m3fn saturates, PyTorch's NaN bits)."""
     if arr.dtype == dtype.np:
         return arr
+    if dtype.is_float8:                     # bit-exact PyTorch rules: minigrad/_fp8.py
+        return _fp8.to_float8(arr, dtype.np)
+    if _fp8.is_float8(arr.dtype):
+        if dtype.is_floating_point:
+            return _fp8.from_float8(arr, dtype.np)
+        arr = _fp8.to_float32(arr)
     if dtype in (_dt.float16, _dt.bfloat16) and arr.dtype not in (np.float32,):
         if arr.dtype.kind in "fiub" or arr.dtype == _dt.bfloat16.np or arr.dtype == np.float16:
             arr = arr.astype(np.float32)
@@ -203,7 +239,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     """Build a new leaf tensor from Python data, a NumPy array or a Tensor (``torch.tensor``).
 
     Args:
-        data: number, (nested) list/tuple, NumPy array or Tensor (copied).
+        data: number, (nested) list/tuple or other Python sequence (``deque``, ``range``),
+            NumPy array or Tensor (copied).
         dtype: the result dtype; inferred as PyTorch does when None (floats -> default dtype,
             ints -> int64, bools -> bool, NumPy arrays keep theirs).
         device: where the result lives; default cpu, or ``data``'s device when it is a Tensor.
@@ -211,11 +248,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         pin_memory: accepted and ignored (host memory is all there is).
 
     Raises:
-        TypeError: for data of a type with no dtype (strings, objects).
-        ValueError: for ragged nested lists.
+        TypeError: for a string ("new(): invalid data type 'str'").
+        RuntimeError: for data of a type with no dtype ("Could not infer dtype of dict").
+        ValueError: for ragged nested lists; a list of strings ("too many dimensions 'str'").
         RuntimeError: requires_grad=True on a non-floating dtype.
     """
-    dt = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    data = _plain_sequences(data)       # a deque or range reads as a list, as in PyTorch
+    dt = _dt.dtype_arg(dtype, "tensor") if dtype is not None else _infer_dtype(data)
     if not dt.is_floating_point and dt is not _dt.bool_ and isinstance(data, (int, list, tuple)):
         _check_int_range(data, dt)
     try:
@@ -260,7 +299,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     """A tensor of ``size`` filled with ``fill_value`` (``torch.full``); dtype inferred from the
     value when None (bool -> bool, int -> int64, float -> default dtype)."""
     size = _size((size,) if isinstance(size, (int, np.integer)) else tuple(size))
-    dt = _dt.as_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
+    dt = _dt.dtype_arg(dtype, "full") if dtype is not None else _fill_dtype(fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     elif isinstance(fill_value, int) and not isinstance(fill_value, bool) and \
@@ -270,7 +309,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         if not lo <= fill_value <= int(info.max):
             raise RuntimeError(f"value cannot be converted to type {dt.c10_name} without "
                                "overflow")
-    else:
+    elif math.prod(size) != 1:      # one element: PyTorch's scalar_fill, a plain cast
         check_scalar(fill_value, dt)
     arr = np.full(size, _convert(np.asarray(fill_value), dt), dtype=dt.np)
     return _finish(Tensor._make(arr, dt), requires_grad, device)
@@ -279,27 +318,29 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
 @register_op("zeros")
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of zeros (``torch.zeros``); dtype defaults to the default float dtype."""
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dt = _dt.dtype_arg(dtype, "zeros") if dtype is not None else _dt.get_default_dtype()
     return _finish(Tensor._make(np.zeros(_size(size), dtype=dt.np), dt), requires_grad, device)
 
 
 @register_op("ones")
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of ones (``torch.ones``); dtype defaults to the default float dtype."""
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dt = _dt.dtype_arg(dtype, "ones") if dtype is not None else _dt.get_default_dtype()
     return _finish(Tensor._make(np.ones(_size(size), dtype=dt.np), dt), requires_grad, device)
 
 
 @register_op("empty")
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
     """Same as ``zeros`` (``torch.empty``; minigrad zero-fills for determinism)."""
+    if dtype is not None:
+        dtype = _dt.dtype_arg(dtype, "empty")
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def _like(input, dtype):
+def _like(input, dtype, fname="zeros_like"):
     if not isinstance(input, Tensor):
         raise TypeError(f"expected a Tensor, got {type(input).__name__}")
-    return input.shape, (_dt.as_dtype(dtype) if dtype is not None else input.dtype)
+    return input.shape, (_dt.dtype_arg(dtype, fname) if dtype is not None else input.dtype)
 
 
 @register_op("zeros_like")
@@ -312,7 +353,7 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 @register_op("ones_like")
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """Ones of ``input``'s shape, dtype and device (``torch.ones_like``)."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "ones_like")
     return ones(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
@@ -320,7 +361,7 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_for
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
     """``fill_value`` in ``input``'s shape, dtype and device (``torch.full_like``)."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "full_like")
     return full(shape, fill_value, dtype=dt, device=_device_of(input, device),
                 requires_grad=requires_grad)
 
@@ -328,6 +369,8 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 @register_op("empty_like")
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """Same as ``zeros_like`` (``torch.empty_like``)."""
+    if dtype is not None:
+        dtype = _dt.dtype_arg(dtype, "empty_like")
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -348,7 +391,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     is_int = all(isinstance(v, (int, np.integer)) for v in vals)
-    dt = _dt.as_dtype(dtype) if dtype is not None else (_dt.int64 if is_int else
+    dt = _dt.dtype_arg(dtype, "arange") if dtype is not None else (_dt.int64 if is_int else
                                                          _dt.get_default_dtype())
     n = int(math.ceil((end - start) / step))
     arr = start + np.arange(n, dtype=np.float64 if not is_int else np.int64) * step
@@ -358,7 +401,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 @register_op("eye")
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """The identity matrix (``torch.eye``)."""
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dt = _dt.dtype_arg(dtype, "eye") if dtype is not None else _dt.get_default_dtype()
     return _finish(Tensor._make(np.eye(n, m, dtype=dt.np), dt), requires_grad, device)
 
 
@@ -378,7 +421,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
         RuntimeError: when ``steps`` is negative ("number of steps must be non-negative").
     """
     from ._linspace import linspace_array
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    dt = _dt.dtype_arg(dtype, "linspace") if dtype is not None else _dt.get_default_dtype()
     start, end = (x.item() if isinstance(x, Tensor) else x for x in (start, end))
     if isinstance(steps, Tensor):
         steps = steps.item()
@@ -389,8 +432,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     return _finish(Tensor._make(linspace_array(start, end, steps, dt), dt), requires_grad, device)
 
 
-def _float_dt(dtype):
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+def _float_dt(dtype, fname):
+    dt = _dt.dtype_arg(dtype, fname) if dtype is not None else _dt.get_default_dtype()
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
                                   f"'{dt.scalar_name}'")
@@ -401,7 +444,7 @@ def _float_dt(dtype):
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     """Standard-normal samples (``torch.randn``): ``empty(size).normal_()``, PyTorch's
     numbers after the same seed (``minigrad.ops._distributions.normal``)."""
-    dt = _float_dt(dtype)
+    dt = _float_dt(dtype, "randn")
     shape = _size(size)
     arr = D.normal(_gen(generator), int(np.prod(shape)), 0.0, 1.0, dt).reshape(shape)
     return _finish(Tensor._make(arr, dt), requires_grad, device)
@@ -411,7 +454,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     """Uniform samples in [0, 1) (``torch.rand``): ``empty(size).uniform_()``, PyTorch's
     numbers after the same seed."""
-    dt = _float_dt(dtype)
+    dt = _float_dt(dtype, "rand")
     shape = _size(size)
     arr = D.uniform(_gen(generator), int(np.prod(shape)), 0.0, 1.0, dt).reshape(shape)
     return _finish(Tensor._make(arr, dt), requires_grad, device)
@@ -421,7 +464,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """``randn`` with ``input``'s shape (``torch.randn_like``); dtype and device default to
     ``input``'s."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "randn_like")
     return randn(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
@@ -429,7 +472,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """``rand`` with ``input``'s shape (``torch.rand_like``); dtype and device default to
     ``input``'s."""
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "rand_like")
     return rand(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
@@ -452,7 +495,7 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
+    dt = _dt.dtype_arg(dtype, "randint") if dtype is not None else _dt.int64
     shape = _size(tuple(size))
     arr = D.randint(_gen(generator), int(np.prod(shape)), low, high).reshape(shape)
     return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
@@ -473,7 +516,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
     n = _size((n,))[0]
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.int64
+    dt = _dt.dtype_arg(dtype, "randperm") if dtype is not None else _dt.int64
     return _finish(Tensor._make(D.randperm(_gen(generator), n).astype(dt.np), dt), requires_grad,
                    device)
 
@@ -481,7 +524,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 @register_op("normal.float_float")
 def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Normal samples with scalar ``mean`` and ``std`` (``torch.normal(mean, std, size)``)."""
-    dt = _float_dt(dtype)
+    dt = _float_dt(dtype, "normal")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     shape = _size(tuple(size))

@@ -144,18 +144,18 @@ def _scratch():
 def _fast(out, *inputs) -> bool:
     """True when the fp32 fast path may write ``out`` chunk by chunk: all arrays fp32, ``out``
     C-contiguous and writeable, no input overlapping ``out`` unless it is ``out`` itself."""
-    if not FAST_FP32 or not numerics.HAS_FMA or out is None or out.dtype != _F32:
+    if out is None or out.dtype != _F32 or not FAST_FP32 or not numerics.HAS_FMA:
         return False
     flags = out.flags
     if not flags.c_contiguous or not flags.writeable:
         return False
+    owns = out.base is None
     for x in inputs:
-        if type(x) is np.ndarray or isinstance(x, np.ndarray):
+        if isinstance(x, np.ndarray) and x is not out:
             if x.dtype != _F32:
                 return False
             # two arrays that own their memory (no base) cannot overlap: no bounds to compare
-            if x is not out and (x.base is not None or out.base is not None) and \
-                    np.may_share_memory(x, out):
+            if (not owns or x.base is not None) and np.may_share_memory(x, out):
                 return False
     return True
 
@@ -218,6 +218,36 @@ def _chunked(out, fn, *inputs):
     return out
 
 
+def _axpy(out, x, alpha, y):
+    """out = fp32(float64 x*alpha + y) for arrays ``x``, ``y`` and an fp32 scalar ``alpha``
+    (``add``'s fma): ``_chunked(out, _fma_chunk, x, alpha, y)`` written out for this one
+    pattern, the optimizers' most frequent kernel (``p.add_(buf, alpha=-lr)``)."""
+    n = out.size
+    s, s2, _ = _scratch()
+    al = _F64.type(alpha)
+    if n <= CHUNK:      # one piece: the arrays as they are (any layout), scratch shaped as out
+        shape = out.shape
+        _axpy_piece(out, x, al, y, s[:n].reshape(shape), s2[:n].reshape(shape))
+        return out
+    of, xf, yf = out.reshape(n), _flat(x, n), _flat(y, n)
+    for i in range(0, n, CHUNK):
+        j = i + CHUNK       # slices end at n: only the last chunk's scratch is cut shorter
+        if j <= n:
+            _axpy_piece(of[i:j], xf[i:j], al, yf[i:j], s, s2)
+        else:
+            _axpy_piece(of[i:j], xf[i:j], al, yf[i:j], s[:n - i], s2[:n - i])
+    return out
+
+
+def _axpy_piece(d, x, al, y, t, t2):
+    """d = fp32(float64 x*al + y) for one piece, ``t``/``t2`` its float64 scratch."""
+    t[...] = x
+    np.multiply(t, al, out=t)
+    t2[...] = y
+    np.add(t, t2, out=t)
+    d[...] = t
+
+
 def _lerp_chunk(o, a, b, w, sc):
     d = np.subtract(b, a, out=sc[2])
     if abs(w) < 0.5:
@@ -249,7 +279,7 @@ def add(a, b, alpha=1.0, out=None):
         al = _F32.type(alpha)
         if al == 1:
             return np.add(a, b, out=out)
-        return _chunked(out, _fma_chunk, b, al, a)      # fma(b, alpha', a)
+        return _axpy(out, b, al, a)      # fma(b, alpha', a)
     npd = a.dtype
     cd = opmath_np(npd)
     al = _scalar(alpha, npd, True)

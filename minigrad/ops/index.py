@@ -61,6 +61,8 @@ def _normalize(index, shape):
             shapes, non-broadcastable index arrays and unsupported component types.
         ValueError: a slice step that is not positive ("step must be greater than zero").
     """
+    if isinstance(index, range):            # a sequence index, as PyTorch reads it
+        index = list(index)
     if not isinstance(index, tuple):
         if isinstance(index, list) and any(
                 isinstance(c, (slice, type(None), type(Ellipsis), list, Tensor)) for c in index):
@@ -87,8 +89,8 @@ def _normalize(index, shape):
             name = "UnsqueezeBackward0"
         elif c is Ellipsis:
             comps.append(c)
-        elif isinstance(c, (list, tuple, np.ndarray, Tensor)):
-            a = _as_index_array(c)
+        elif isinstance(c, (list, tuple, range, np.ndarray, Tensor)):    # range: a sequence
+            a = _as_index_array(list(c) if isinstance(c, range) else c)
             comps.append(a)
             if isinstance(a, int):
                 name = "SelectBackward0"

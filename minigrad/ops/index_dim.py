@@ -172,6 +172,36 @@ class IndexAdd(Function):
         return (grad if nig[0] else None), None, None, gs
 
 
+def _restrided_empty(input, d, n):
+    """ATen's ``index_copy_`` restrides ``self`` to size ``n`` (the index count) and stride 0
+    along ``d`` (``self.as_strided``) before its loop. True when that view has no elements: the
+    loop, and with it the index bounds check, never runs (``zeros(0, 2).index_copy(1,
+    tensor([5]), zeros(0, 1))`` succeeds in PyTorch).
+
+    Raises:
+        RuntimeError: the view needs more storage than an empty ``self`` has (an empty dim
+            ``d``, the other dims non-empty, ``n > 0``): PyTorch's ``setStorage`` message
+            ("setStorage: sizes [1], strides [0], storage offset 0, and itemsize 4 requiring a
+            storage size of 4 are out of bounds for storage of size 0").
+    """
+    sizes = list(input.shape or (1,))
+    if input.numel():
+        return n == 0 or 0 in sizes[:d] + sizes[d + 1:]
+    strides = [int(np.prod([max(s, 1) for s in sizes[k + 1:]])) for k in range(len(sizes))]
+    sizes[d], strides[d] = n, 0                   # an empty self: PyTorch's contiguous strides
+    if 0 in sizes:
+        return True
+    item = input.dtype.itemsize
+    offset = input.storage_offset()
+    need = item * (offset + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1)
+    have = input.untyped_storage().nbytes()
+    if need > have:
+        raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset "
+                           f"{offset}, and itemsize {item} requiring a storage size of {need} "
+                           f"are out of bounds for storage of size {have}")
+    return False
+
+
 @register_op("index_copy")
 class IndexCopy(Function):
     """``index_copy(input, dim, index, source)``: ``input`` with slice ``index[k]`` replaced by
@@ -182,7 +212,11 @@ class IndexCopy(Function):
     Raises:
         RuntimeError: an index that is not int64 ("index_copy_(): Expected a long tensor for
             index, but got Int"), ``source`` of another dtype; IndexError: an index count that
-            differs from ``source.size(dim)``, a 2-D index, an index out of range.
+            differs from ``source.size(dim)``, a 2-D index, an index out of range (checked
+            only where ATen's loop runs: an empty ``input`` whose restrided view is empty
+            copies nothing and checks nothing; one whose view is not raises PyTorch's
+            RuntimeError "setStorage: sizes [1], strides [0]... out of bounds for storage of
+            size 0", see ``_restrided_empty``).
     """
 
     _backward_name = "IndexCopyBackward0"
@@ -200,9 +234,11 @@ class IndexCopy(Function):
                                f"dtype, but got (self) {input.dtype.scalar_name} and (source) "
                                f"{source.dtype.scalar_name}")
         _source_check("index_copy_", input, d, idx, source)
-        _in_range(idx, (input.shape or (1,))[d], d, "index_copy_(): ")
         ctx.dim, ctx.src_shape = d, source.shape
         ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
+        if _restrided_empty(input, d, idx.size):
+            return Tensor._make(input._data.copy(), input.dtype)
+        _in_range(idx, (input.shape or (1,))[d], d, "index_copy_(): ")
         out = input._data.reshape(input.shape or (1,)).copy()
         dst = _moved(out, d)
         src = _moved(source._data, 0 if source.ndim == 0 else d)

@@ -256,7 +256,8 @@ class Fill(Function):
 
     @staticmethod
     def forward(ctx, input, value):
-        if not isinstance(value, Tensor):
+        if not isinstance(value, Tensor) and input.numel() != 1:
+            # (a one-element tensor takes PyTorch's scalar_fill: a plain cast, no range check)
             check_scalar(value, input.dtype)
         v = value._data if isinstance(value, Tensor) else np.asarray(value)
         return Tensor._make(np.full(input.shape, _convert(v, input.dtype), input.dtype.np),

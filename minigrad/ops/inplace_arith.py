@@ -18,13 +18,10 @@ The nodes are PyTorch's: ``x.exp_()`` records ``ExpBackward0``, ``x.square_()`` 
 """
 from __future__ import annotations
 
-import numpy as np
-
-from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import get_op, register_op, resolve
 from ..tensor import Tensor
-from .distribution_loss import Xlogy
+from .distribution_loss import Xlogy, xlogy_scalar_other
 from .factory import _convert
 from .inplace import run_inplace
 from .modulo import _NotDifferentiable
@@ -73,17 +70,10 @@ _inplace("square_", _square, "In-place ``square`` (``Tensor.square_``): ``pow_(2
          "``PowBackward0`` as in PyTorch.")
 
 
-class _XlogyScalarOther(Xlogy):
-    _backward_name = "XlogyBackward2"
-
-
 def _xlogy(self, other):
     if isinstance(other, Tensor):
         return Xlogy.apply(self, other)
-    # the Scalar_Other overload: the number as a 0-dim tensor (no dtype promotion past self's
-    # category, as a wrapped number), in fp64 only for an fp64 self
-    dt = _dt.float64 if self.dtype is _dt.float64 else _dt.float32
-    return _XlogyScalarOther.apply(self, Tensor._make(np.asarray(other, dt.np), dt))
+    return xlogy_scalar_other(self, other)          # node XlogyBackward2
 
 
 _inplace("xlogy_", _xlogy, "In-place ``xlogy`` (``Tensor.xlogy_``; node ``XlogyBackward0`` "

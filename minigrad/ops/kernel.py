@@ -54,7 +54,8 @@ from ._util import broadcast_shapes, check_scalar_or_tensor, opmath, wrap
 from .factory import _convert
 
 __all__ = ["Rule", "Kernel", "PROMOTE_OPMATH", "FLOAT_OPMATH", "FLOAT_FP64", "KEEP_DTYPE",
-           "BOOL_RESULT", "EXACT", "SCALAR_OPMATH", "TRUE_DIVIDE", "ROUNDED_SCALAR", "check_operands"]
+           "BOOL_RESULT", "EXACT", "SCALAR_OPMATH", "TRUE_DIVIDE", "ROUNDED_SCALAR", "check_operands",
+           "check_float8"]
 
 _F64 = np.dtype(np.float64)
 
@@ -157,6 +158,8 @@ class Rule:
             else:
                 check_operands(operands, op)
                 rt, out_dt = self.result_dtype(operands)
+                if rt.is_float8:
+                    check_float8(op, operands, self.cpu_scalar, kwargs, extra)
                 # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand
                 # enters as a number where the rule says so (mul, div, remainder, fmod)
                 cpu = self.cpu_scalar and operands[0].ndim > 0
@@ -213,6 +216,68 @@ def check_operands(operands, op):
                 broadcast_shapes(*(o.shape for o in operands if isinstance(o, Tensor)))
         else:
             check_scalar_or_tensor(y, op)
+
+
+# ---------------------------------------------------------------------------------- float8
+# PyTorch's CPU kernel names in its float8 refusal ('"add_stub" not implemented for
+# 'Float8_e4m3fn''), measured on torch 2.13 per op; an op not named here says "<op>_cpu".
+_F8_NAMES = {
+    "add": "add_stub", "sub": "add_stub", "rsub": "add_stub", "mul": "mul_cpu_reduced_float",
+    "deg2rad": "mul_cpu_reduced_float", "rad2deg": "mul_cpu_reduced_float",
+    "sigmoid": "sigmoid_cpu_reduced_float", "sign": "sign_cpu", "sgn": "sign_cpu", "pow": "pow",
+    "relu": "clamp_min_scalar_cpu", "clamp_min": "clamp_min_scalar_cpu",
+    "clamp_max": "clamp_max_scalar_cpu", "hardtanh": "clamp_scalar_cpu",
+    "threshold": "threshold_cpu", "threshold_backward": "threshold_cpu", "celu": "elu_cpu",
+    "hardtanh_backward": "hardshrink_backward_cpu", "hardsigmoid_backward": "hardsigmoid_backward",
+    "gelu": "GeluKernelImpl", "gelu_backward": "GeluBackwardKernelImpl",
+    "hardshrink_backward": "shrink_backward_cpu", "softshrink_backward": "shrink_backward_cpu",
+    "softshrink": "softshrink_check", "_prelu_kernel": "prelu_cpu",
+    "rrelu_with_noise_backward": "leaky_relu_backward_cpu", "exp2": "exp2",
+    "nan_to_num": "nan_to_num", "isinf": "isinf", "isfinite": "isfinite", "addcmul": "addcmul_cpu_out", "addcdiv": "addcdiv_cpu_out",
+    **{f: f + "_vml_cpu" for f in ("exp", "log", "sqrt", "tanh", "erf", "erfinv", "log1p",
+                                   "expm1", "log2", "log10", "sin", "cos", "tan", "asin",
+                                   "acos", "atan", "floor", "ceil", "trunc", "round")},
+}
+_F8_ALLOWED = ("eq", "ne", "abs", "isnan")     # PyTorch's CPU kernels that do take float8
+
+
+def check_float8(op, operands, cpu_scalar=False, kwargs=None, extra=()):
+    """PyTorch's refusal of float8 arithmetic on the CPU, for every op of the kernel base.
+
+    Only ``eq``/``ne``, ``abs`` and a product of two float8 tensors (not a number, not a 0-dim
+    "CPU scalar" after a dimensioned tensor) run; every other elementwise op raises with the
+    name of PyTorch's kernel (``_F8_NAMES``). Mixing a float8 dtype with any other raises earlier,
+    in ``dtypes.promote_types``.
+
+    Raises:
+        NotImplementedError: '"add_stub" not implemented for 'Float8_e4m3fn''.
+    """
+    if op in _F8_ALLOWED:
+        return
+    tensors = [x for x in operands if isinstance(x, Tensor)]
+    numbers = len(tensors) < len(operands) or (
+        cpu_scalar and operands[0].ndim > 0 and any(t.ndim == 0 for t in tensors[1:]))
+    name = _F8_NAMES.get(op, op + "_cpu")
+    if op == "mul" and not numbers:
+        return
+    if op == "div":
+        mode = extra[0] if extra else None       # div's kernel takes (rounding_mode, ...)
+        name = "div_cpu" if mode is None else f"div_{mode}_cpu"
+        if numbers:
+            name += "_reduced_float"
+    elif op in ("clamp_min", "clamp_max") and len(tensors) > 1:
+        name = "maximum_cpu" if op == "clamp_min" else "minimum_cpu"
+    elif op == "clamp":
+        lo, hi = (kwargs or {}).get("lo"), (kwargs or {}).get("hi")
+        if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+            name = "clamp_cpu"
+        else:
+            name = ("clamp_scalar_cpu" if lo is not None and hi is not None else
+                    "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu")
+    elif op == "lerp":
+        name = "lerp_kernel_tensor" if len(tensors) == 3 else "lerp_kernel_scalar"
+    dt = next(t.dtype for t in tensors if t.dtype.is_float8)
+    raise NotImplementedError(f'"{name}" not implemented for \'{dt.scalar_name}\'')
 
 
 # ---------------------------------------------------------------------------------- the rules

@@ -75,18 +75,21 @@ def _cascade(vals, rnd, keep):
                 x = x[:0]
                 continue
             k = (n - 1) // _STEP
+            left = cd.type(0)
+            for i in range(1 + _STEP * k, n):   # indexed: iterating an array ends in IndexError
+                left = rnd(left + x[i])
+            parts.append(left)
+            if k == 0:          # no full block of _STEP below the first entry: nothing to fold
+                x = x[:1]
+                continue
             full = x[1:1 + _STEP * k].reshape(k, _STEP)
             acc = np.zeros(k, cd)
             for c in range(_STEP):
                 acc = rnd(acc + full[:, c])
-            left = cd.type(0)
-            for v in x[1 + _STEP * k:]:
-                left = rnd(left + v)
-            parts.append(left)
             x = np.concatenate([x[:1], acc])
         top = cd.type(0)
-        for v in x:
-            top = rnd(top + v)
+        for i in range(x.shape[0]):
+            top = rnd(top + x[i])
         parts.append(top)
     else:
         parts = [cd.type(0)] * _LEVELS

@@ -33,7 +33,7 @@ def _prep(input, dim, dtype, kernel):
         raise TypeError(f"{kernel.split('_')[0]}(): argument 'input' (position 1) must be Tensor, "
                         f"not {type(input).__name__}")
     if dtype is not None:
-        dtype = _dt.as_dtype(dtype)
+        dtype = _dt.dtype_arg(dtype, kernel)
         if dtype is not input.dtype:
             input = dispatch("_to_copy", input, dtype=dtype)
     d = wrap_dim(dim, input.ndim)

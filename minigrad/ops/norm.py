@@ -73,7 +73,7 @@ class VectorNorm(Function):
         if not isinstance(input, Tensor):
             raise TypeError(f"linalg_vector_norm(): argument 'input' must be Tensor, not "
                             f"{type(input).__name__}")
-        dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
+        dt = input.dtype if dtype is None else _dt.dtype_arg(dtype, "linalg_vector_norm")
         if not input.dtype.is_floating_point or not dt.is_floating_point:
             name = input.dtype.scalar_name
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex "

@@ -58,18 +58,43 @@ def output_size(size, k, pad, stride, dilation, ceil_mode):
 
 
 def check_pool(input, kernel, stride, padding, dilation, ceil_mode, op):
-    """``pool2d_shape_check``: returns (N-or-None, C, H, W, OH, OW).
+    """``pool2d_shape_check`` with the checks ATen's ``max_pool2d_with_indices`` /
+    ``avg_pool2d`` meta functions make before it, in their order: returns (N-or-None, C, H,
+    W, OH, OW).
 
     Raises:
-        RuntimeError: non-positive kernel/stride/dilation, not 3-D/4-D, padding more than half
-            the (dilated) kernel, an output size below 1 ("Given input size: (4x6x6).
-            Calculated output size: (4x0x0). Output size is too small").
+        IndexError: ``avg_pool2d`` of a tensor with fewer than 3 dims (its ``input.size(-3)``:
+            "Dimension specified as -3 but tensor has no dimensions" for 0-dim, "Dimension out
+            of range (expected to be in range of [-1, 0], but got -3)" for 1-D).
+        RuntimeError: ``max_pool2d`` of a tensor that is not 3-D/4-D ("non-empty 3D or 4D
+            (batch mode) tensor expected for input"); a zero stride ("stride should not be
+            zero"), a negative padding or one more than half the (dilated) kernel; non-positive
+            kernel/stride/dilation; a 3-D/4-D tensor with an empty non-batch dim, or
+            ``avg_pool2d`` of one with 5+ dims ("Expected 3D or 4D (batch mode) tensor with
+            optional 0 dim batch size for input, but got:[1, 0, 2, 2]"); an output size below
+            1 ("Given input size: (4x6x6). Calculated output size: (4x0x0). Output size is too
+            small").
         NotImplementedError: bool inputs.
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    shape, nd = input.shape, input.ndim
+    if op == "avg_pool2d" and nd < 3:             # ATen reads input.size(-3) first
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions" if nd == 0
+                         else f"Dimension out of range (expected to be in range of [{-nd}, "
+                              f"{nd - 1}], but got -3)")
+    if op != "avg_pool2d" and nd not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    for p, k, st, d in ((ph, kh, sh, dh), (pw, kw, sw, dw)):      # pooling_output_shape
+        if st == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
     if kh <= 0 or kw <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
     if sh <= 0 or sw <= 0:
@@ -77,13 +102,9 @@ def check_pool(input, kernel, stride, padding, dilation, ceil_mode, op):
     if dh <= 0 or dw <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
                            f"dilationW: {dw}")
-    shape = input.shape
-    if input.ndim not in (3, 4) or any(s == 0 for s in shape[-3:]):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    for p, k, d in ((ph, kh, dh), (pw, kw, dw)):
-        if p > (d * (k - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
+    if nd not in (3, 4) or any(s == 0 for s in shape[-3:]):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(shape)}")
     c, h, w = shape[-3:]
     oh = output_size(h, kh, ph, sh, dh, ceil_mode)
     ow = output_size(w, kw, pw, sw, dw, ceil_mode)
@@ -132,7 +153,8 @@ def scatter_to_input(grad, indices, in_shape, dt):
     16-bit sum rounds at every add)."""
     hw = in_shape[-1] * in_shape[-2]
     planes = int(np.prod(in_shape[:-2], dtype=np.int64))
-    flat = indices._data.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * hw)[:, None]
+    per = indices._data.size // planes if planes else 0
+    flat = indices._data.reshape(planes, per) + (np.arange(planes, dtype=np.int64) * hw)[:, None]
     out = np.zeros(planes * hw, dt.np)
     np.add.at(out, flat.ravel(), grad._data.reshape(-1))
     return Tensor._make(out.reshape(in_shape), dt)
@@ -178,7 +200,7 @@ class MaxPool2dWithIndices(Function):
         dt = input.dtype
         a = opmath(input, dt)
         win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
-        flat = win.reshape(win.shape[:-2] + (-1,))
+        flat = win.reshape(win.shape[:-2] + (kernel[0] * kernel[1],))
         pos, vals = window_max(flat)
         kh_i, kw_i = np.divmod(pos, kernel[1])
         # a window of nothing but the lowest value keeps PyTorch's initial index: its first

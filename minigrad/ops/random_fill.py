@@ -1,5 +1,5 @@
-"""The random in-place fills: ``normal_``, ``uniform_``, ``exponential_``, ``random_``,
-``bernoulli_`` (float or tensor ``p``).
+"""The random in-place fills: ``normal_``, ``uniform_``, ``exponential_``, ``cauchy_``,
+``log_normal_``, ``geometric_``, ``random_``, ``bernoulli_`` (float or tensor ``p``).
 
 Each is a write through the dispatcher: a registered op that runs ``inplace.run_inplace``
 (autograd's in-place checks, the version bump, history rebased onto a node whose gradient is
@@ -116,6 +116,83 @@ def exponential_(self, lambd=1.0, *, generator=None):
                            f"dtype must be a floating point but you specified "
                            f"{self.dtype.scalar_name}")
     return run_inplace(self, _ExponentialFill.apply, float(lambd), generator)
+
+
+# ------------------------------------------------------------------------- cauchy_, log_normal_
+def _cauchy(input, median, sigma, generator):
+    return D.cauchy(_gen(generator), input.numel(), median, sigma).reshape(input.shape)
+
+
+def _log_normal(input, mean, std, generator):
+    return D.log_normal(_gen(generator), input.numel(), mean, std).reshape(input.shape)
+
+
+def _geometric(input, p, generator):
+    return D.geometric(_gen(generator), input.numel(), p).reshape(input.shape)
+
+
+_CauchyFill = _fill_class("CauchyBackward0", _cauchy)
+_LogNormalFill = _fill_class("LogNormalBackward0", _log_normal)
+_GeometricFill = _fill_class("GeometricBackward0", _geometric)
+
+
+@register_op("cauchy_")
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill ``self`` in place with Cauchy(median, sigma) samples (``Tensor.cauchy_``), drawn as
+    PyTorch's CPU kernel (one 53-bit uniform per element, in order); returns self.
+
+    Raises:
+        RuntimeError: ``sigma <= 0`` ("cauchy_ expects sigma > 0.0, but found sigma=0"); a
+            non-floating ``self`` ("Cauchy distribution is a continuous probability
+            distribution. dtype must be a floating point but you specified long int", the C++
+            type name, as PyTorch).
+    """
+    _check_tensor(self, "cauchy_", "self")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{self.dtype.cpp_name}")
+    return run_inplace(self, _CauchyFill.apply, float(median), float(sigma), generator)
+
+
+@register_op("log_normal_")
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill ``self`` in place with LogNormal(mean, std) samples, ``exp(N(mean, std^2))``
+    (``Tensor.log_normal_``), drawn as PyTorch's CPU kernel (``normal_distribution<double>``
+    per element, pairs cached in the generator); returns self.
+
+    Raises:
+        RuntimeError: ``std <= 0`` ("log_normal_ expects std > 0.0, but found std=0").
+        NotImplementedError: a non-floating ``self`` ('"log_normal_cpu" not implemented for
+            'Long'').
+    """
+    _check_tensor(self, "log_normal_", "self")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    if not self.dtype.is_floating_point:
+        raise _not_implemented("log_normal_cpu", self.dtype)
+    return run_inplace(self, _LogNormalFill.apply, float(mean), float(std), generator)
+
+
+@register_op("geometric_")
+def geometric_(self, p, *, generator=None):
+    """Fill ``self`` in place with Geometric(p) samples on {1, 2, ...} (the number of Bernoulli
+    trials to the first success; ``Tensor.geometric_``), drawn as PyTorch's CPU kernel; any
+    numeric dtype but bool (integers take the value converted, as PyTorch's cast). Returns self.
+
+    Raises:
+        RuntimeError: ``p`` outside (0, 1) ("geometric_ expects p to be in (0, 1), but got
+            p=0").
+        NotImplementedError: a bool ``self`` ('"geometric_cpu" not implemented for 'Bool'').
+    """
+    _check_tensor(self, "geometric_", "self")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if self.dtype is _dt.bool_:
+        raise _not_implemented("geometric_cpu", self.dtype)
+    return run_inplace(self, _GeometricFill.apply, float(p), generator)
 
 
 # ------------------------------------------------------------------------------- random_

@@ -15,12 +15,12 @@ from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._binary import arr
-from ._util import LOW as _LOW, opmath, wrap, wrap_dim, wrap_dims
+from ._util import LOW as _LOW, opmath, refuse_float8, wrap, wrap_dim, wrap_dims
 
 
-def _sum_dtype(input, dtype):
+def _sum_dtype(input, dtype, fname="sum"):
     if dtype is not None:
-        return _dt.as_dtype(dtype)
+        return _dt.dtype_arg(dtype, fname)
     d = input.dtype
     return _dt.int64 if not d.is_floating_point else d
 
@@ -75,7 +75,10 @@ _sum_apply, _sum_dim_apply = Sum.apply, _SumDim.apply
 
 @register_op("sum")
 def sum_(input, dim=None, keepdim=False, *, dtype=None):
-    """``sum(input, dim=None, keepdim=False, *, dtype=None)``; see ``Sum``."""
+    """``sum(input, dim=None, keepdim=False, *, dtype=None)``; see ``Sum``. A float8 input
+    needs a ``dtype`` (NotImplementedError '"sum_cpu" not implemented for ...', as PyTorch)."""
+    if dtype is None:
+        refuse_float8(input, "sum_cpu")
     if dim is None and not keepdim:
         return _sum_apply(input, None, False, dtype=dtype)
     return _sum_dim_apply(input, dim, keepdim, dtype=dtype)
@@ -144,7 +147,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, input, dim=None, keepdim=False, *, dtype=None):
         _check_input(input, "mean")
-        rt = input.dtype if dtype is None else _dt.as_dtype(dtype)
+        rt = input.dtype if dtype is None else _dt.dtype_arg(dtype, "mean")
         if not rt.is_floating_point:
             got = rt.scalar_name
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
@@ -176,7 +179,10 @@ _mean_apply, _mean_dim_apply = Mean.apply, _MeanDim.apply
 
 @register_op("mean")
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """``mean(input, dim=None, keepdim=False, *, dtype=None)``; see ``Mean``."""
+    """``mean(input, dim=None, keepdim=False, *, dtype=None)``; see ``Mean``. A float8 input
+    needs a ``dtype`` (NotImplementedError '"sum_cpu" not implemented for ...', as PyTorch)."""
+    if dtype is None:
+        refuse_float8(input, "sum_cpu")
     if dim is None:
         return _mean_apply(input, None, keepdim, dtype=dtype)
     return _mean_dim_apply(input, dim, keepdim, dtype=dtype)
@@ -321,6 +327,7 @@ class _DimMin(_DimMax):
 
 def _max_min(full, bydim, input, dim, keepdim):
     _check_input(input, full._op)
+    refuse_float8(input, f"{full._op}_all" if dim is None else f"{full._op}_cpu")
     if dim is None:
         return full.apply(input)
     out = bydim.apply(input, dim, keepdim)
@@ -352,6 +359,7 @@ def max_dim(input, dim, keepdim=False):
     """``max(input, dim, keepdim=False)`` -> ``(values, indices)`` (aten ``max.dim``, the
     overload ``torch.max`` with a dim dispatches to); see ``max``."""
     _check_input(input, "max")
+    refuse_float8(input, "max_cpu")
     out = _DimMax.apply(input, dim, keepdim)
     return max_ret(out[0], out[1])
 
@@ -361,6 +369,7 @@ def min_dim(input, dim, keepdim=False):
     """``min(input, dim, keepdim=False)`` -> ``(values, indices)`` (aten ``min.dim``); see
     ``max``."""
     _check_input(input, "min")
+    refuse_float8(input, "min_cpu")
     out = _DimMin.apply(input, dim, keepdim)
     return min_ret(out[0], out[1])
 
@@ -376,6 +385,7 @@ class Amax(Function):
     @classmethod
     def forward(cls, ctx, input, dim=(), keepdim=False):
         _check_input(input, cls._op)
+        refuse_float8(input, "max_values_cpu" if cls._op == "amax" else "min_values_cpu")
         dims = wrap_dims(dim, input.ndim)
         _empty_check(input, cls._op, dims, input.numel() == 0 and len(dims) == input.ndim
                      and (dim is None or dim == () or dim == []))
@@ -415,6 +425,7 @@ register_op("amax", Amax)
 
 def _arg_reduce(op, fn, input, dim, keepdim):
     _check_input(input, op)
+    refuse_float8(input, f"{op}_cpu")
     if input.dtype is _dt.bool_:
         raise RuntimeError(f"{op}(): does not support bool input")
     if dim is None:

@@ -22,7 +22,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import LOW as _LOW, wrap, wrap_dim
+from ._util import LOW as _LOW, refuse_float8, wrap, wrap_dim
 
 
 def _check(input, op):
@@ -31,9 +31,9 @@ def _check(input, op):
                         f"{type(input).__name__}")
 
 
-def _result_dtype(input, dtype):
+def _result_dtype(input, dtype, fname="cumsum"):
     if dtype is not None:
-        return _dt.as_dtype(dtype)
+        return _dt.dtype_arg(dtype, fname)
     return input.dtype if input.dtype.is_floating_point else _dt.int64
 
 
@@ -69,7 +69,7 @@ class _Scan(Function):
     def forward(cls, ctx, input, dim, *, dtype=None):
         _check(input, cls._op)
         d = wrap_dim(dim, input.ndim)
-        rt = _result_dtype(input, dtype)
+        rt = _result_dtype(input, dtype, cls._op)
         a = _acc(input, rt)
         with np.errstate(over="ignore", invalid="ignore"):
             out = cls._ufunc.accumulate(a, axis=d) if input.ndim else a.copy()
@@ -244,7 +244,7 @@ class _Prod(Function):
     @staticmethod
     def forward(ctx, input, *, dtype=None):
         _check(input, "prod")
-        rt = _result_dtype(input, dtype)
+        rt = _result_dtype(input, dtype, "prod")
         res = _prod_kernel(input, rt, None, False)
         ctx.save_for_backward(input, res)
         return res
@@ -271,7 +271,7 @@ class _ProdDim(Function):
     def forward(ctx, input, dim, keepdim=False, *, dtype=None):
         _check(input, "prod")
         d = wrap_dim(dim, input.ndim)
-        rt = _result_dtype(input, dtype)
+        rt = _result_dtype(input, dtype, "prod")
         res = _prod_kernel(input, rt, d if input.ndim else None, keepdim and input.ndim > 0)
         ctx.dim, ctx.keepdim = d, keepdim
         ctx.save_for_backward(input, res)
@@ -295,6 +295,8 @@ def prod(input, *, dtype=None):
     """``prod(input, *, dtype=None)`` (``torch.prod``): the product of all elements, 0-dim;
     integer/bool inputs give int64; empty gives 1. ``ProdBackward0`` (``grad * result /
     input``, or the zero-safe exclusive products where the input has a zero)."""
+    if dtype is None:
+        refuse_float8(input, "prod_out_cpu")
     return _Prod.apply(input, dtype=dtype)
 
 
@@ -306,4 +308,6 @@ def prod_dim(input, dim, keepdim=False, *, dtype=None):
     Raises:
         IndexError: ``dim`` out of range.
     """
+    if dtype is None:
+        refuse_float8(input, "prod_out_cpu")
     return _ProdDim.apply(input, dim, keepdim, dtype=dtype)

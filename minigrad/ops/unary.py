@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _fp8
 from .. import dtypes as _dt
 from .. import numerics as _nx
 from ..dispatch import dispatch, register_op, register_packet
@@ -136,7 +137,8 @@ class Abs(Kernel):
 
     Raises:
         NotImplementedError: for bool tensors, as PyTorch ('"abs_cpu" not implemented for
-            'Bool'').
+            'Bool''). Float8 inputs keep -0 and NaN bytes in full 64-element vectors, as
+            PyTorch's AVX512 kernel (``minigrad._fp8.abs_float8``).
     """
 
     rule = KEEP_DTYPE
@@ -150,6 +152,8 @@ class Abs(Kernel):
 
     @staticmethod
     def kernel(dtype, a):
+        if dtype.is_float8:         # PyTorch's vector/tail split (minigrad/_fp8.py)
+            return _fp8.abs_float8(a)
         return np.abs(a)
 
     @staticmethod

@@ -16,6 +16,7 @@ import math
 import ml_dtypes
 import numpy as np
 
+from .. import _fp8
 from .. import dtypes as _dt
 from ..tensor import Tensor
 
@@ -26,7 +27,7 @@ _DEFAULT_TOL = {
     "float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
     "float64": (1e-7, 1e-7),
 }
-_INT_VIEW = {2: np.int16, 4: np.int32, 8: np.int64}
+_INT_VIEW = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def default_tolerances(dtype) -> tuple:
@@ -63,6 +64,8 @@ def to_torch(t, *, requires_grad=None):
     arr = np.array(t._data, copy=True, order="C")
     if t.dtype is _dt.bfloat16:
         tt = torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
+    elif t.dtype.is_float8:         # byte for byte
+        tt = torch.from_numpy(arr.view(np.uint8)).view(getattr(torch, t.dtype.name))
     else:
         tt = torch.from_numpy(arr)
     rg = t.requires_grad if requires_grad is None else requires_grad
@@ -79,7 +82,7 @@ def from_torch(tt, *, requires_grad=None):
         requires_grad: the new leaf's flag; None copies ``tt.requires_grad``.
 
     Raises:
-        TypeError: for a non-tensor, or a dtype minigrad lacks (complex, float8, uint16...).
+        TypeError: for a non-tensor, or a dtype minigrad lacks (complex, uint16...).
     """
     if isinstance(tt, (list, tuple)):
         return type(tt)(from_torch(x, requires_grad=requires_grad) for x in tt)
@@ -94,6 +97,8 @@ def from_torch(tt, *, requires_grad=None):
     src = tt.detach().cpu().contiguous()
     if dt is _dt.bfloat16:
         arr = src.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
+    elif dt.is_float8:
+        arr = src.view(torch.uint8).numpy().view(dt.np).copy()
     else:
         arr = src.numpy().copy()
     out = Tensor._make(arr, dt)
@@ -168,6 +173,9 @@ def _round_to(arr, d):
         return arr
     if d in (_dt.float16, _dt.bfloat16) and arr.dtype == np.float64:
         return arr.astype(d.np)   # single rounding from the exact value
+    if d.is_float8 or _fp8.is_float8(arr.dtype):     # PyTorch's float8 casts
+        from ..ops.factory import _convert
+        return _convert(np.asarray(arr), d)
     return arr.astype(d.np)
 
 

@@ -36,6 +36,30 @@ CASES = [
     lambda L: _saved_modified(L, "sigmoid"),
     lambda L: _saved_modified(L, "exp"),
     lambda L: _saved_modified(L, "tanh"),
+    # a dtype name string is no dtype (TypeError naming the function and the argument)
+    lambda L: L.zeros(2, dtype="float32"),
+    lambda L: L.ones(2, dtype="float32"),
+    lambda L: L.full((2,), 1.0, dtype="float16"),
+    lambda L: L.tensor([1.0], dtype="float64"),
+    lambda L: L.as_tensor([1.0], dtype="float64"),
+    lambda L: L.zeros_like(L.zeros(2), dtype="int64"),
+    lambda L: L.zeros(2).new_ones(2, dtype="float32"),
+    lambda L: L.zeros(2).cumsum(0, dtype="float64"),
+    lambda L: L.zeros(2).softmax(0, dtype="float64"),
+    lambda L: L.zeros(2).to("float32"),
+    lambda L: L.zeros(2).type("float32"),
+    # tensor() of data with no dtype
+    lambda L: L.tensor({}),
+    lambda L: L.tensor([None]),
+    lambda L: L.tensor(object()),
+    lambda L: L.tensor("ab"),
+    lambda L: L.tensor(["a"]),
+    lambda L: L.tensor([1, "a"]),
+    # backward's grad_output shape check, shapes as Size reprs
+    lambda L: (L.ones(2, 3, requires_grad=True) * 2).backward(L.ones(3)),
+    lambda L: (L.ones(2, 3, requires_grad=True) * 2).backward(L.ones(())),
+    lambda L: L.ones(2, 3, requires_grad=True).sum().backward(L.ones(2)),
+    lambda L: L.autograd.grad(L.ones(4, requires_grad=True) * 2, L.ones(4), L.ones(2, 2)),
 ]
 
 
@@ -51,3 +75,14 @@ def test_empty_tensor_repr_names_its_dtype_as_torch():
         t = repr(torch.empty(shape, dtype=getattr(torch, dt))).replace("torch.", "")
         m = repr(mg.empty(shape, dtype=getattr(mg, dt))).replace("minigrad.", "")
         assert m == t
+
+
+def test_tensor_reads_other_python_sequences_as_lists():
+    """A deque, a range or an array.array is a sequence for ``tensor()``, as in PyTorch (the
+    REINFORCE example builds its returns with ``torch.tensor(deque)``)."""
+    import array
+    from collections import deque
+    for data in (deque([1.0, 2.5]), range(4), [deque([1, 2]), (3, 4)], array.array("d", [1.5])):
+        want, got = torch.tensor(data), mg.tensor(data)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        assert got.tolist() == want.tolist()

@@ -1,5 +1,5 @@
 """Catalogue entries for the linear algebra of issue 7 (baddbmm, addbmm, addmv, addr, outer,
-einsum, tensordot, linalg.multi_dot, bilinear).
+einsum, tensordot, linalg.multi_dot, bilinear) and issue 9's float8 ``_scaled_mm``.
 
 Bounds: products accumulate in fp32 for 16-bit and round once (addbmm: once per batch), as
 PyTorch's CPU kernels; the summation order differs from MKL's, so the bound is ``ACC`` with an
@@ -114,7 +114,26 @@ def bilinear_sample(d):
                    d.floats((o, i1, i2), "real", "finite"), bias])
 
 
+def scaled_mm_sample(d):
+    n, k, m = d.integer(1, 4), d.integer(1, 5), d.integer(1, 4)   # k=0: torch leaves garbage
+    return Sample([d.floats((n, k), "real", "finite"), d.floats((m, k), "real", "finite")],
+                  {"sa": d.choice([1.0, 0.5, 0.37]), "sb": d.choice([1.0, 2.0, 1.9]),
+                   "out": d.choice(["float32", "bfloat16", "float8_e4m3fn"])})
+
+
+def _scaled_mm(lib, F, a, b, *, sa, sb, out):
+    """``_scaled_mm`` on the float8 (e4m3fn) roundings of the samples, ``mat2`` column-major."""
+    f8 = lib.float8_e4m3fn
+    r = lib._scaled_mm(a.detach().to(f8), b.detach().to(f8).t(), lib.tensor(sa),
+                       lib.tensor(sb), out_dtype=getattr(lib, out))
+    return r.float()
+
+
 SPECS = [
+    OpSpec("_scaled_mm", _scaled_mm, scaled_mm_sample, dtypes=(F32,), differentiable=False,
+           gradcheck=False, dtype_test=False,
+           notes="oneDNN's float8 gemm reproduced bit for bit (per-product scaling, k order); "
+                 "more in tests/unit/test_float8.py"),
     OpSpec("baddbmm", lambda lib, F, c, a, b, **kw: lib.baddbmm(c, a, b, **kw), baddbmm_sample,
            dtypes=(BF16,), fwd_ulp=ACC, bwd_ulp=ACC, scale="abs", bwd_scale="abs",
            dtype_test=False, notes="fp32 product and beta*input, one rounding (16-bit)"),

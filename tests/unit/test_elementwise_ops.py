@@ -30,7 +30,7 @@ def make(shape, dtype="float32", lo=-3.0, hi=3.0, seed=0, requires_grad=False):
         vals = rng.integers(0, 2, size=shape).astype(bool)
     else:
         vals = rng.integers(-5, 6, size=shape)
-    t = mg.tensor(vals, dtype=dtype)
+    t = mg.tensor(vals, dtype=getattr(mg, dtype))
     tt = to_torch(t, requires_grad=False)
     if requires_grad:
         t.requires_grad_(True)
@@ -196,9 +196,9 @@ def test_unary_integer_dtypes(name, dtype):
 def test_special_values():
     vals = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 65504.0, 6e-8, -1.0, 1.0]
     for dtype in FLOATS:
-        a = mg.tensor(vals, dtype=dtype)
+        a = mg.tensor(vals, dtype=getattr(mg, dtype))
         ta = to_torch(a)
-        b = mg.tensor(vals[::-1], dtype=dtype)
+        b = mg.tensor(vals[::-1], dtype=getattr(mg, dtype))
         tb = to_torch(b)
         for f in (lambda L, x, y: L.maximum(x, y), lambda L, x, y: L.minimum(x, y),
                   lambda L, x, y: x / y, lambda L, x, y: L.div(x, y, rounding_mode="floor"),
@@ -238,7 +238,7 @@ def test_logical_and_reductions_bool():
     check(mg.logical_not(a > 0) if hasattr(mg, "logical_not") else ~(a > 0), ~(ta > 0))
     check((a > 0).all(), (ta > 0).all())
     check((a > 0).any(), (ta > 0).any())
-    u = mg.tensor([1, 2], dtype="uint8")
+    u = mg.tensor([1, 2], dtype=mg.uint8)
     check(u.all(), to_torch(u).all())
 
 

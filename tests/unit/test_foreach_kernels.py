@@ -11,7 +11,7 @@ import pytest
 
 from minigrad.ops import foreach_kernels as K
 
-SIZES = [1, 7, K.CHUNK - 1, 2 * K.CHUNK + 5]
+SIZES = [1, 7, K.CHUNK - 1, 2 * K.CHUNK, 2 * K.CHUNK + 5]   # one piece, whole chunks, a short last one
 
 
 def _arrays(n, seed):

@@ -298,3 +298,30 @@ def test_parameter_dtype_rules_match_torch():
                         str(run(torch, x, w, b, r, which)).split(".")[-1]
                 else:
                     assert got == want, (x, w, b, r, which)
+
+
+@pytest.mark.parametrize("low", [None, "bfloat16", "float16"])
+def test_layer_norm_dgamma_fast_row_fma_has_the_general_loops_bits(low):
+    """``thread_row_sums``' fp32 fma path (all products at once, a one-call add-and-round per
+    row, the round-to-odd check afterwards) against the general row loop that calls ``fma32``
+    per row: the same bits, 16-bit buffers included, with thread chunks (k > 1) and a halfway
+    case the check must catch (maths: fma(2**-24 (1 + 2**-15), 1 - 2**-15, 1 + 2**-23) is
+    1 + 2**-23; rounding the float64 sum twice would give 1 + 2**-22)."""
+    from minigrad import numerics as nx
+    from minigrad.ops import _normalization as norm
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: the general loop is the only path")
+    lowdt = None if low is None else getattr(minigrad, low)
+    rng = np.random.default_rng(1)
+    for k, size, n in ((1, 200, 16), (3, 37, 5)):
+        u = rng.standard_normal((k, size, n)).astype(np.float32)
+        v = (rng.standard_normal((k, size, n)) * 2.0 ** rng.integers(-30, 30, (k, size, n))
+             ).astype(np.float32)
+        u[0, 0, 0], v[0, 0, 0] = 1 + 2 ** -23, 1.0
+        u[0, 1, 0], v[0, 1, 0] = 2 ** -24 * (1 + 2 ** -15), 1 - 2 ** -15
+        want = norm._row_sums_loop(u, v, lowdt)
+        got = norm._fma_row_sums32(u, v, lowdt)
+        assert got.dtype == want.dtype == np.float32 and got.tobytes() == want.tobytes()
+        if low is None:
+            two = norm._fma_row_sums32(u[:, :2], v[:, :2], None)
+            assert two[0, 0] == np.float32(1 + 2 ** -23)

@@ -84,6 +84,17 @@ def test_tail_mask_rows_and_broadcast():
     m = nx.tail_mask((4, 8), ((4, 8), (4, 1)), 16)           # (4, 1) breaks coalescing: rows of 8
     assert m.all()
     assert nx.tail_mask((0, 3), ((0, 3),), 16) is None
+    # one thread (one parallel_for chunk) and two, on 40000 > GRAIN_SIZE elements in rows of
+    # 1000 = 992 body + 8 tail: two chunks of 20000 end on row boundaries, so the same mask
+    for threads in (1, 2):
+        with nx.num_threads(threads):
+            m = nx.tail_mask((40, 1000), ((40, 1000), (1000,)), 16)
+        assert m.shape == (40, 1000) and (m.sum(1) == 8).all() and m[:, 992:].all()
+    with nx.num_threads(2):    # a chunk boundary inside a row: rows of 30000 + 30000, split
+        m = nx.tail_mask((2, 30000), ((2, 30000),), 16)    # at 30000: each 30000 = 1875 * 16
+        assert not m.any()
+        m = nx.tail_mask((33000,), ((33000,),), 16)        # chunks of 16500 (= 1031*16 + 4)
+        assert m.sum() == 8 and m[16496:16500].all() and m[-4:].all()
 
 
 @pytest.mark.parametrize("dt", [torch.float32, torch.float64])
@@ -122,6 +133,43 @@ def test_fma():
     assert nx.fma32(a, a, np.float32(-1)) == np.float32(2 ** -11 + 2 ** -24) or not nx.HAS_FMA
     x = np.float64(1 + 2 ** -30)
     assert nx.fma64(x, x, -1.0) == 2 ** -29 + 2 ** -60 or not nx.HAS_FMA
+
+
+
+def test_fma32_shortcut_has_the_round_to_odd_paths_bits():
+    """fma32 rounds most elements straight from the float64 sum and sends only fp32 halfway
+    points and sub-normal-range sums through the round-to-odd test: every element must equal
+    the round-to-odd path's (``_fma32_exact`` on all of them), and the halfway cases the maths'
+    correctly rounded fma."""
+    if not nx.HAS_FMA:
+        pytest.skip("this build has no fma: fma32 rounds twice by design")
+    rng = np.random.default_rng(0)
+    n = 4000
+    with np.errstate(all="ignore"):
+        x, y, z = ((rng.standard_normal(n) * 2.0 ** rng.integers(-150, 128, n)).astype(np.float32)
+                   for _ in range(3))
+        # halfway cases: z with an odd last bit, x*y = half z's ulp times (1 - 2**-30) and exact
+        # sum just inside the lower half: the correct fma is z itself, a double rounding (to
+        # float64, then to even) would give z's upper neighbour
+        k = 64
+        zk = (1 + 2.0 ** -23 * (2 * rng.integers(0, 2 ** 21, k) + 1)) * 2.0 ** rng.integers(
+            -100, 100, k)
+        z[:k] = zk.astype(np.float32)
+        x[:k] = (np.spacing(z[:k]).astype(np.float64) / 2 * (1 + 2 ** -15)).astype(np.float32)
+        y[:k] = np.float32(1 - 2 ** -15)
+        x[k:k + 6] = [np.inf, np.nan, 0.0, -0.0, 3e38, 1e-30]
+        y[k:k + 6] = [0.0, 1.0, -0.0, 5.0, 10.0, 1e-30]
+        got = nx.fma32(x, y, z)
+        p = x.astype(np.float64) * y.astype(np.float64)
+        want = nx._fma32_exact(p, z.astype(np.float64), p + z.astype(np.float64))
+    assert got.tobytes() == want.tobytes()
+    assert got[:k].tobytes() == z[:k].tobytes()     # the maths: |x*y| < ulp(z) / 2
+    for args in ((np.float32(0.3), x[:9], np.float32(1)), (x[:9], y[:9], np.float32(2)),
+                 (np.float32(3), np.float32(5), np.float32(2 ** -140))):
+        p = np.asarray(args[0], np.float64) * np.asarray(args[1], np.float64)
+        z64 = np.asarray(args[2], np.float64)
+        assert np.asarray(nx.fma32(*args)).tobytes() == np.asarray(
+            nx._fma32_exact(p, z64, p + z64)).tobytes()
 
 
 _SCRIPT = textwrap.dedent("""

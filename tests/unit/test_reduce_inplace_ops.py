@@ -56,7 +56,7 @@ def test_reduction_ties_nan_and_dtypes():
     check(y.max(), ty.max())
     check(mg.tensor([True, False]).max(), torch.tensor([True, False]).max())
     check(y.mean(dtype=mg.float64), ty.mean(dtype=torch.float64))
-    h = mg.tensor([1.0, 2.0], dtype="float16")
+    h = mg.tensor([1.0, 2.0], dtype=mg.float16)
     check(h.mean(dtype=mg.float32), to_torch(h).mean(dtype=torch.float32))
     z = mg.zeros(0)
     check(z.mean(), torch.zeros(0).mean())

@@ -1,7 +1,7 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
 ``linear`` (``Identity``, ``Linear``, ``Bilinear``), ``activation``, ``dropout``, ``sparse``
 (``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``, ``conv``, ``pooling``,
-``upsampling``, ``pixelshuffle``, ``rnn``, ``normalization`` (``LayerNorm``, ``RMSNorm``,
+``upsampling``, ``pixelshuffle``, ``padding``, ``rnn``, ``normalization`` (``LayerNorm``, ``RMSNorm``,
 ``GroupNorm``, ``LocalResponseNorm``), ``batchnorm`` (``BatchNorm1d/2d/3d``), ``instancenorm``
 (``InstanceNorm1d/2d``), ``transformer`` (``Transformer``, ``TransformerEncoder(Layer)``,
 ``TransformerDecoder(Layer)``).
@@ -18,6 +18,9 @@ from .activation import (CELU, PReLU, RReLU, Hardshrink, Softmax2d, Softmin, Sof
                          Softsign, Tanhshrink, Threshold)
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .padding import (ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d,
+                       ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, CircularPad1d,
+                       CircularPad2d)
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
@@ -59,3 +62,4 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
 __all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d"]
 __all__ += ["Softmin", "Softmax2d", "PReLU", "RReLU", "CELU", "Threshold", "Hardshrink",
             "Softshrink", "Softsign", "Tanhshrink"]
+__all__ += ["ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "CircularPad1d", "CircularPad2d"]

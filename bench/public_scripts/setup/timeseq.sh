@@ -1,0 +1,1 @@
+python "$PORT_SCRIPTS/time_sequence_prediction/generate_sine_wave.py"

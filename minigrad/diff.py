@@ -1,0 +1,147 @@
+"""``python -m minigrad.diff SCRIPT [args...]``: run a PyTorch script in PyTorch and in minigrad
+and print where the two runs part, op by op.
+
+The script runs twice, each time in a fresh interpreter: once as it is, under a trace of
+PyTorch's ATen ops (a ``TorchDispatchMode``), and once with its ``torch`` imports resolved to
+minigrad (``import torch`` gives ``minigrad``, ``torch.nn`` gives ``minigrad.nn``...), under
+``minigrad.testing.TraceMode``. Each op is tagged forward, backward (while the autograd engine
+runs) or step (inside ``Optimizer.step``). The two traces are lined up and measured as by
+``minigrad.testing.compare_with_torch``, and the table plus the first op beyond the numerics
+contract (with a one-line repro) is printed.
+
+The runs start from the same weights and batches when the script seeds the generator
+(``torch.manual_seed``): minigrad draws PyTorch's CPU random numbers. Only the first
+``--max-ops`` ops (default 3000) of each run are traced, so a long training script is compared
+over its first steps.
+
+Options: ``--max-ops N``, ``--ulp N`` (the bound for every floating dtype), ``--all`` (also the
+ops only one side ran), ``--timeout S`` per run (default 600).
+
+Exit status: 0 when no op diverges, 1 when one does, 2 when a run failed.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import runpy
+import subprocess
+import sys
+import tempfile
+
+__all__ = ["main", "alias_torch_to_minigrad"]
+
+_SUBMODULES = ("nn", "nn.functional", "nn.init", "nn.utils", "optim", "optim.lr_scheduler",
+               "utils", "utils.data", "utils.checkpoint", "autograd", "cuda", "amp", "testing",
+               "profiler", "backends")
+
+
+def alias_torch_to_minigrad() -> None:
+    """Make ``import torch`` / ``import torch.X`` / ``from torch.X import Y`` give minigrad's
+    modules in this interpreter (a finder on ``sys.meta_path`` plus the common submodules
+    registered up front)."""
+    import importlib
+    import importlib.abc
+    import importlib.util
+
+    import minigrad
+
+    def target(name):
+        tname = "minigrad" + name[len("torch"):]
+        try:
+            return importlib.import_module(tname)
+        except ImportError:
+            parent, _, attr = tname.rpartition(".")
+            return getattr(importlib.import_module(parent), attr)    # lazy (minigrad.optim)
+
+    class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, name, path=None, target_=None):
+            if name == "torch" or name.startswith("torch."):
+                return importlib.util.spec_from_loader(name, self)
+            return None
+
+        def create_module(self, spec):
+            return target(spec.name)
+
+        def exec_module(self, module):
+            pass
+
+    sys.modules["torch"] = minigrad
+    for sub in _SUBMODULES:
+        try:
+            sys.modules["torch." + sub] = target("torch." + sub)
+        except (ImportError, AttributeError):
+            pass
+    sys.meta_path.insert(0, _Alias())
+
+
+def _child(lib, out_path, script, args, max_ops):
+    sys.argv = [script] + list(args)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    if lib == "minigrad":
+        alias_torch_to_minigrad()
+        from minigrad.testing.replay import TraceMode
+        mode = TraceMode(values=True, auto_phase=True, max_ops=max_ops)
+        records = mode.records
+    else:
+        from minigrad.testing.replay import _torch_ok_dtypes, _torch_trace_mode
+        _torch_ok_dtypes()
+        records = []
+        mode = _torch_trace_mode(records, ["forward"], auto_phase=True, max_ops=max_ops,
+                                 keep_args=False)
+    status = 0
+    try:
+        with mode:
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        status = 0 if e.code in (None, 0) else 2
+    for r in records:
+        r.args = None
+    with open(out_path, "wb") as f:
+        pickle.dump((status, records), f)
+
+
+def main(argv=None) -> int:
+    """The command line (see the module docstring); returns the exit status."""
+    p = argparse.ArgumentParser(prog="python -m minigrad.diff",
+                                description="Run a PyTorch script in PyTorch and in minigrad "
+                                            "and print the first op where they part.")
+    p.add_argument("script")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    p.add_argument("--max-ops", type=int, default=3000)
+    p.add_argument("--ulp", type=float, default=None)
+    p.add_argument("--all", action="store_true")
+    p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.child:
+        _child(a.child[0], a.child[1], a.script, a.args, a.max_ops)
+        return 0
+    from minigrad.testing.replay import Comparison, _align, _measure
+    traces = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for lib in ("torch", "minigrad"):
+            out = os.path.join(tmp, lib + ".pkl")
+            cmd = [sys.executable, "-m", "minigrad.diff", "--child", lib, out,
+                   "--max-ops", str(a.max_ops), a.script] + a.args
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+            if res.returncode != 0 or not os.path.exists(out):
+                sys.stderr.write(f"the {lib} run failed:\n{res.stderr[-4000:]}")
+                return 2
+            with open(out, "rb") as f:
+                status, records = pickle.load(f)
+            traces[lib] = records
+            print(f"{lib}: {len(records)} ops traced" +
+                  ("" if status == 0 else " (the script exited with an error)"))
+    rows = _align(traces["minigrad"], traces["torch"])
+    for r in rows:
+        if r.ours is not None and r.theirs is not None:
+            _measure(r, a.ulp, 4.0)
+    c = Comparison(rows, traces["minigrad"], traces["torch"])
+    print(c.table(all_rows=a.all))
+    print("\n".join(str(c).split("\n")[len(c.table().split("\n")):]))   # the verdict
+    return 1 if c.first is not None else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

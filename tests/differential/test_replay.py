@@ -1,0 +1,135 @@
+"""``compare_with_torch``: a program that matches PyTorch shows no divergence, and a one-ULP error
+injected into one op (forward, backward, optimizer step) is found at that op, first."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.dispatch import DispatchMode
+from minigrad.testing import TraceMode, compare_with_torch
+
+pytest.importorskip("torch")
+
+
+class _OneUlp(DispatchMode):
+    """Add one ULP (in the output's format) to the first element of the ``nth`` result of op
+    ``name`` (its first tensor output)."""
+
+    def __init__(self, name, nth=0):
+        self.name, self.nth, self.seen = name, nth, 0
+
+    def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
+        out = call_next(args, kwargs)
+        if op_name == self.name:
+            if self.seen == self.nth:
+                res = args[0] if out is None else out       # in-place foreach: self
+                t = res[0] if isinstance(res, (list, tuple)) else res
+                flat = t._data.reshape(-1)
+                bits = flat.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[flat.itemsize])
+                bits[0] += 1
+            self.seen += 1
+        return out
+
+
+def _setup():
+    mg.manual_seed(0)
+    model = mg.nn.Sequential(mg.nn.Linear(6, 8), mg.nn.GELU(), mg.nn.Linear(8, 3))
+    x = mg.randn(5, 6)
+    target = mg.randn(5, 3).bfloat16()
+    return model, x, target
+
+
+def _program(m, x, t, torch):
+    # a bf16 result under autocast: every op of this program is bit-exact with PyTorch's
+    return (m(x) * t).sum()
+
+
+def _sgd(params, torch):
+    return torch.optim.SGD(params, lr=0.1, momentum=0.9)
+
+
+def _compare(inject=None):
+    model, x, t = _setup()
+    # 16-bit outputs are compared bit for bit; fp32 ones (the step's, the loss) too here: they
+    # are exact for these ops, and a 1-ulp injection must show
+    kw = dict(autocast="bfloat16", optimizer=_sgd, ulp={"float32": 0, "bfloat16": 0})
+    if inject is None:
+        return compare_with_torch(_program, model, x, t, **kw)
+    with inject:
+        return compare_with_torch(_program, model, x, t, **kw)
+
+
+def test_matching_program_shows_no_divergence():
+    c = _compare()
+    assert c.first is None, str(c)
+    names = {(r.ours.phase, r.ours.base) for r in c.matched}
+    for want in [("forward", "addmm"), ("forward", "gelu"), ("forward", "sum"),
+                 ("backward", "gelu_backward"), ("backward", "mm")]:
+        assert want in names, want
+    assert any(p == "step" for p, _ in names)
+    assert "no divergence" in str(c)
+    bf16 = [r for r in c.matched if r.ours.base == "addmm"]
+    assert bf16 and all(r.ours.outputs[0][0] == "bfloat16" for r in bf16)   # autocast at work
+
+
+@pytest.mark.parametrize("phase,op", [("forward", "gelu"), ("backward", "gelu_backward"),
+                                      ("forward", "addmm")])
+def test_injected_ulp_is_found_at_its_op(phase, op):
+    c = _compare(_OneUlp(op))
+    assert c.first is not None, str(c)
+    assert (c.first.ours.phase, c.first.ours.base) == (phase, op)
+    assert c.first.max_ulp == 1
+    assert "FIRST DIVERGENCE" in str(c) and op in c.repro()
+
+
+def test_injected_ulp_in_the_optimizer_step_is_found_there():
+    clean = _compare()
+    assert any(r.ours.phase == "step" and r.ours.base == "add_" for r in clean.matched)
+    # SGD's parameter update (one _foreach_add_ per chunk here; PyTorch's for-loop: add_ per
+    # parameter): one ulp more in the first parameter
+    c = _compare(_OneUlp("_foreach_add_"))
+    assert c.first is not None and c.first.ours.phase == "step", str(c)
+    assert c.first.ours.base == "add_" and c.first.max_ulp == 1
+
+
+def test_trace_mode_records_names_depths_and_phases():
+    x = mg.randn(3, 4, requires_grad=True)
+    w = mg.randn(2, 4, requires_grad=True)
+    with TraceMode() as tr:
+        y = mg.nn.functional.linear(x, w).relu().sum()
+        tr.phase = "backward"
+        y.backward()
+    fwd = [(r.depth, r.name) for r in tr.records if r.phase == "forward"]
+    assert fwd[0] == (0, "linear") and (1, "t") in fwd and (1, "mm") in fwd or \
+        (1, "matmul") in fwd
+    assert any(r.phase == "backward" and r.base == "threshold_backward" for r in tr.records)
+    rec = tr.records[0]
+    assert rec.inputs == [("float32", (3, 4), "cpu"), ("float32", (2, 4), "cpu")]
+    assert rec.outputs == [("float32", (3, 2))]
+
+
+def test_diff_cli_runs_a_script_in_both_and_finds_no_divergence(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "torch.manual_seed(0)\n"
+        "model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)\n"
+        "x, y = torch.randn(32, 6), torch.randint(0, 3, (32,))\n"
+        "for step in range(2):\n"
+        "    opt.zero_grad()\n"
+        "    with torch.autocast('cpu', dtype=torch.bfloat16):\n"
+        "        loss = (model(x) * 0.5).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n")
+    res = subprocess.run([sys.executable, "-m", "minigrad.diff", str(script)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    out = res.stdout
+    assert "no divergence beyond the numerics contract" in out
+    for phase, op in (("forward", "addmm"), ("backward", "mm"), ("step", "add_")):
+        assert any(line.split()[1:3] == [phase, op] for line in out.splitlines()
+                   if len(line.split()) > 3), (phase, op)

@@ -1,0 +1,50 @@
+"""The teaching kit: every op it knows can be blanked (the copy still compiles and says TODO),
+the generated grading tests fail on the blank copy and pass on the reference solution."""
+from __future__ import annotations
+
+import os
+import py_compile
+import subprocess
+import sys
+
+import pytest
+
+from minigrad.assignment import OPS, new_assignment
+
+
+def test_every_known_op_is_blanked_and_the_copy_compiles(tmp_path):
+    new_assignment(str(tmp_path), list(OPS))
+    todo = 0
+    for root, _, files in os.walk(tmp_path / "minigrad"):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(root, f)
+                py_compile.compile(path, doraise=True)
+                with open(path) as fh:
+                    todo += fh.read().count('raise NotImplementedError("TODO (')
+    assert todo == len(OPS)
+    with pytest.raises(FileExistsError):
+        new_assignment(str(tmp_path), ["mul"])
+    with pytest.raises(ValueError, match="unknown op"):
+        new_assignment(str(tmp_path / "x"), ["nope"])
+
+
+def _grade(directory, *extra):
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:xdist", str(directory), *extra], capture_output=True,
+                         text=True, timeout=300, cwd=str(directory))
+    return res.returncode, res.stdout
+
+
+def test_grading_fails_the_blank_copy_and_passes_the_solution(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "minigrad.assignment", "new", str(tmp_path),
+                          "--ops", "mul,tanh,softmax", "--reveal"], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    rc, out = _grade(tmp_path)
+    assert rc != 0 and "score: 0/3" in out, out[-2000:]
+    assert "TODO (softmax backward)" in out
+    rc, out = _grade(tmp_path, "--solution")
+    assert rc == 0 and "score: 3/3" in out, out[-2000:]
+    for op in ("mul", "tanh", "softmax"):
+        assert any(line.split() == [op, "PASS"] for line in out.splitlines())
