@@ -100,7 +100,7 @@ _ALIASES = {
 }
 
 UNTOUCHED_OPS = frozenset("""
-    linalg_vector_norm add sub rsub mul div rdiv add.Scalar sub.Scalar mul.Scalar div.Scalar true_divide neg abs sign pow rpow exp exp2 log log2 log10 log1p expm1 sqrt rsqrt
+    _scaled_mm _to_copy_stochastic linalg_vector_norm add sub rsub mul div rdiv add.Scalar sub.Scalar mul.Scalar div.Scalar true_divide neg abs sign pow rpow exp exp2 log log2 log10 log1p expm1 sqrt rsqrt
     reciprocal square sin cos tan tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu mish
     hardtanh hardsigmoid hardswish softplus softsign logsigmoid threshold erf erfinv floor ceil round
     trunc frac clamp clamp_min clamp_max clip maximum minimum fmax fmin where lerp addcmul addcdiv

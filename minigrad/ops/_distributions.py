@@ -41,6 +41,35 @@ from ._avx_mathfun import log_ps, sincos_ps
 _F = np.float32
 
 
+def memory_order(arr, like):
+    """``arr`` (draws of ``like``'s shape, in C order of the draw sequence) placed as PyTorch's
+    TensorIterator writes them into a tensor with ``like``'s strides: in the order of memory
+    (dims by decreasing stride), not of the logical index. A transposed view ``x.t().uniform_()``
+    or ``randn_like(x.t())`` so gets PyTorch's numbers in PyTorch's places."""
+    if like.ndim < 2 or like.flags.c_contiguous:
+        return arr
+    perm = sorted(range(like.ndim), key=lambda d: -abs(like.strides[d]))
+    shaped = np.asarray(arr).reshape(-1).reshape([like.shape[d] for d in perm])
+    return shaped.transpose(np.argsort(perm))
+
+
+def strided_like(a, dtype):
+    """An uninitialised array of ``a``'s shape laid out in memory as ``a`` is (dims in the same
+    stride order): what PyTorch's ``empty_like`` (``preserve_format``) gives a dense tensor."""
+    perm = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
+    return np.empty([a.shape[d] for d in perm], dtype).transpose(np.argsort(perm))
+
+
+def permuted(a) -> bool:
+    """Whether ``a``'s dims (those longer than 1) are not laid out in logical order: then
+    PyTorch's ``empty_like`` (``preserve_format``) gives a tensor with that dim order (the same
+    strides when ``a`` is dense), which is not contiguous."""
+    dims = [d for d in range(a.ndim) if a.shape[d] != 1]
+    if any(a.strides[d] == 0 for d in dims):
+        return False            # an expanded tensor: PyTorch lays the result out in order
+    return sorted(dims, key=lambda d: -abs(a.strides[d])) != dims
+
+
 def _fraction(g, n, dt):
     """``n`` uniforms in [0, 1) as ATen's ``uniform_real`` makes them (float64 values): 53 bits
     of a 64-bit word for float64, 24 bits of a 32-bit word otherwise."""

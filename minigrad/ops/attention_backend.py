@@ -147,6 +147,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         ValueError: ``dropout_p`` outside [0, 1].
     """
     _check_dtypes(query, key, value, attn_mask)
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, "
+                           f"but got query.dim: {query.ndim} key.dim: {key.ndim} and "
+                           f"value.dim: {value.ndim} instead.")
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     mask_grad = isinstance(attn_mask, Tensor) and attn_mask.requires_grad

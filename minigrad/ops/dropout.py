@@ -46,7 +46,14 @@ def _check_p(p):
 def _noise(input, feature):
     """The mask tensor's shell: ``input``'s shape, or (N, C, 1, ...) for feature dropout."""
     if not feature:
-        return dispatch("empty_like", input)
+        noise = dispatch("empty_like", input)
+        a = input._data
+        if a.ndim > 1 and D.permuted(a):
+            # PyTorch's empty_like keeps the input's dim order, and bernoulli_ then fills it in
+            # memory order: the mask of a transposed input (MultiheadAttention's batch_first
+            # output) holds PyTorch's numbers in PyTorch's places
+            noise._data = D.strided_like(a, noise._data.dtype)
+        return noise
     if input.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
@@ -124,6 +131,8 @@ class NativeDropout(Function):
         else:
             # the CPU kernel: mask.bernoulli_(1 - p), keep with probability 1 - p
             mask = D.bernoulli_scalar(_gen(generator), input.numel(), 1 - p).reshape(input.shape)
+            if D.permuted(input._data):       # the mask is empty_like(input): input's layout
+                mask = D.memory_order(mask, input._data)
             scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
         ctx.scale = scale
         m = Tensor._make(mask, _dt.bool_)

@@ -465,6 +465,13 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
     """``randn`` with ``input``'s shape (``torch.randn_like``); dtype and device default to
     ``input``'s."""
     shape, dt = _like(input, dtype, "randn_like")
+    a = input._data
+    if a.ndim > 1 and D.permuted(a):
+        # PyTorch's empty_like keeps the strides, and normal_ on a non-contiguous tensor draws
+        # normal_distribution<double> element by element, in memory order
+        arr = D.memory_order(D.normal(_gen(None), a.size, 0.0, 1.0, dt, False), a)
+        return _finish(Tensor._make(np.ascontiguousarray(arr), dt), requires_grad,
+                       _device_of(input, device))
     return randn(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
 
 
@@ -473,7 +480,11 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_for
     """``rand`` with ``input``'s shape (``torch.rand_like``); dtype and device default to
     ``input``'s."""
     shape, dt = _like(input, dtype, "rand_like")
-    return rand(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
+    out = rand(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
+    a = input._data
+    if a.ndim > 1 and D.permuted(a):
+        out._data = np.ascontiguousarray(D.memory_order(out._data, a))   # (a fresh tensor)
+    return out
 
 
 @register_op("randint")

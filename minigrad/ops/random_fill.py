@@ -35,7 +35,8 @@ def _fill_class(node_name, draw):
     """A ``_RandomFill`` whose forward is ``draw(input, *args) -> array``."""
     def forward(ctx, input, *args):
         ctx._n_args = 1 + len(args)
-        return Tensor._make(_convert(np.asarray(draw(input, *args)), input.dtype), input.dtype)
+        arr = D.memory_order(np.asarray(draw(input, *args)), input._data)
+        return Tensor._make(_convert(arr, input.dtype), input.dtype)
     return type(node_name.replace("Backward", "Fill"), (_RandomFill,),
                 {"_backward_name": node_name, "forward": staticmethod(forward)})
 
@@ -286,7 +287,8 @@ class _BernoulliFillTensor(_RandomFill):
 
     @staticmethod
     def forward(ctx, input, p, generator):
-        return Tensor._make(_convert(_bern_tensor(input, p, generator), input.dtype), input.dtype)
+        arr = D.memory_order(_bern_tensor(input, p, generator), input._data)
+        return Tensor._make(_convert(arr, input.dtype), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -118,3 +118,40 @@ def test_state_errors_are_torchs():
     with pytest.raises(RuntimeError, match="CPUGeneratorImplState of size 5056 but found the "
                                            "input RNG state size to be 10"):
         mg.set_rng_state(mg.zeros(10, dtype=mg.uint8))
+
+
+_LAYOUT_PROGRAMS = {
+    "uniform_ on a transposed view": lambda L: L.zeros(3, 4).t().uniform_(),
+    "normal_ on a transposed view (serial path)": lambda L: L.zeros(30, 8).t().normal_(),
+    "bernoulli_ on a transposed view": lambda L: L.zeros(3, 5).t().bernoulli_(0.3),
+    "uniform_ on a sliced transposed view": lambda L: L.zeros(4, 6).t()[::2].uniform_(),
+    "randn_like of a transposed tensor": lambda L: L.randn_like(L.ones(30, 40).t()),
+    "randn_like of a sliced transposed tensor": lambda L: L.randn_like(L.ones(40, 6).t()[::2]),
+    "randn_like of an expanded tensor": lambda L: L.randn_like(L.ones(1, 40).expand(3, 40)),
+    "rand_like of a transposed tensor": lambda L: L.rand_like(L.ones(3, 4).t()),
+    "dropout of a transposed tensor": lambda L: L.nn.functional.dropout(L.ones(3, 4).t(), 0.5),
+    "dropout of a permuted tensor": lambda L: L.nn.functional.dropout(
+        L.ones(2, 3, 4).permute(1, 0, 2), 0.5),
+    "dropout of an expanded tensor": lambda L: L.nn.functional.dropout(
+        L.ones(1, 40).expand(3, 40), 0.5),
+}
+
+
+@pytest.mark.parametrize("name", list(_LAYOUT_PROGRAMS))
+def test_fills_follow_the_memory_order_as_torch(name):
+    """PyTorch writes random numbers in memory order (and ``empty_like`` keeps a tensor's dim
+    order), so a transposed target gets them in transposed places."""
+    fn = _LAYOUT_PROGRAMS[name]
+    torch.manual_seed(0)
+    want = fn(torch).detach().numpy()
+    mg.manual_seed(0)
+    got = fn(mg).detach().numpy()
+    assert got.shape == want.shape and got.tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+def test_transformer_layer_with_dropout_and_batch_first_matches_torch():
+    def run(L):
+        L.manual_seed(0)
+        layer = L.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1, batch_first=True)
+        return layer(L.randn(3, 5, 16)).detach().numpy()
+    assert np.abs(run(torch) - run(mg)).max() < 1e-5    # dropout1 acts on attention's view
