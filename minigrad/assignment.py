@@ -5,7 +5,8 @@ backward formulas are removed: each ``backward`` body becomes ``raise NotImpleme
 ...")`` with a hint of the formula. Beside it go the grading tests (``DIR/test_assignment.py``,
 ``DIR/conftest.py``): per op, ``gradcheck`` in float64 against finite differences, and the
 gradient compared with PyTorch's (or, where PyTorch is not installed, with the reference
-solution's gradients, stored at generation time in ``DIR/reference_grads.npz``). ``pytest DIR``
+solution's gradients, stored at generation time in ``DIR/reference_grads.npz``), also with only
+one input requiring grad at a time (as data and constants do in real use). ``pytest DIR``
 grades: one line per op and a score.
 
 ``reveal DIR`` writes the reference solution (the original backward bodies) into
@@ -246,6 +247,13 @@ def test_op(op):
         want = [REF[f"{op}:{i}"] for i in range(len(xs))]
     for x, g in zip(xs, want):
         np.testing.assert_allclose(x.grad.numpy(), g, rtol=1e-10, atol=1e-12)
+    # as in real use, inputs that do not require grad (data, constants): one input at a time
+    if len(arrays) > 1:
+        for i in range(len(arrays)):
+            xs = [minigrad.tensor(a, dtype=minigrad.float64, requires_grad=(j == i))
+                  for j, a in enumerate(arrays)]
+            fn(minigrad, *xs).backward(minigrad.tensor(w, dtype=minigrad.float64))
+            np.testing.assert_allclose(xs[i].grad.numpy(), want[i], rtol=1e-10, atol=1e-12)
 '''
 
 
@@ -264,7 +272,12 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.cmd == "new":
         ops = [o.strip() for o in a.ops.split(",") if o.strip()]
-        new_assignment(a.directory, ops, force=a.force)
+        if not ops:
+            p.error("--ops names no op; the kit knows: " + ",".join(OPS))
+        try:
+            new_assignment(a.directory, ops, force=a.force)
+        except (ValueError, FileExistsError) as e:
+            p.error(str(e))
         print(f"wrote {a.directory}: minigrad with {len(ops)} backward(s) to write "
               f"({', '.join(ops)}); grade with: pytest {a.directory}")
         if a.reveal:

@@ -316,9 +316,14 @@ class Tensor(TensorOpsMixin, StorageMixin):
                                    "and the tensor are on the same device")
             if value.dtype is not self.dtype:
                 raise RuntimeError(f"attempting to assign a gradient with dtype "
-                                   f"'{value.dtype.name}' to a tensor with dtype "
-                                   f"'{self.dtype.name}'. The gradient must match the tensor's "
-                                   "dtype.")
+                                   f"'{value.dtype.cpp_name}' to a tensor with "
+                                   f"grad_dtype '{self.dtype.scalar_name}'. The gradient must "
+                                   "match the tensor's grad_dtype (defaults to the tensor's "
+                                   "dtype). You can set the tensor's grad_dtype attribute with a "
+                                   "specific dtype, or None to allow any dtype. Set grad_dtype "
+                                   "with caution. Diverging the dtypes of a tensor and its "
+                                   "gradient may break downstream systems that assume they "
+                                   "match.")
         self._grad = value
 
     @grad.deleter
@@ -358,7 +363,10 @@ class Tensor(TensorOpsMixin, StorageMixin):
 
     @requires_grad.setter
     def requires_grad(self, value):
-        """Mirrors ``torch.Tensor.requires_grad``."""
+        """Mirrors ``torch.Tensor.requires_grad`` (its own wording for a non-floating dtype)."""
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True):
@@ -374,8 +382,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
                                "you want to use a computed variable in a subgraph that doesn't "
                                "require differentiation use var_no_grad = var.detach().")
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._inference and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")

@@ -56,6 +56,9 @@ def _finish(t, requires_grad, device=None):
             _devices.state.cuda_seen = True
             _devices.track_storage(t)
     if requires_grad:
+        if not t.dtype.is_floating_point:       # a factory's own wording (PyTorch's)
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         t.requires_grad_(True)
     return t
 

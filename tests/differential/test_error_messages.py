@@ -60,6 +60,13 @@ CASES = [
     lambda L: (L.ones(2, 3, requires_grad=True) * 2).backward(L.ones(())),
     lambda L: L.ones(2, 3, requires_grad=True).sum().backward(L.ones(2)),
     lambda L: L.autograd.grad(L.ones(4, requires_grad=True) * 2, L.ones(4), L.ones(2, 2)),
+    # the trial's wording differences (16): requires_grad_ / the attribute / a .grad of a dtype
+    lambda L: L.ones(2, dtype=L.int64).requires_grad_(),
+    lambda L: setattr(L.ones(2, dtype=L.int64), "requires_grad", True),
+    lambda L: setattr(L.ones(2), "grad", L.ones(2, dtype=L.float64)),
+    lambda L: setattr(L.ones(2, dtype=L.float16), "grad", L.ones(2, dtype=L.bfloat16)),
+    lambda L: L.nn.functional.scaled_dot_product_attention(L.tensor(0.), L.zeros(1, 1, 2, 2),
+                                                           L.zeros(1, 1, 2, 2)),
 ]
 
 

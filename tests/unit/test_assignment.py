@@ -41,9 +41,16 @@ def test_grading_fails_the_blank_copy_and_passes_the_solution(tmp_path):
                           "--ops", "mul,tanh,softmax", "--reveal"], capture_output=True,
                          text=True, timeout=120)
     assert res.returncode == 0, res.stderr
+    # a student's mul that assumes both inputs require grad (it breaks on w * data): graded FAIL
+    path = tmp_path / "minigrad" / "ops" / "elementwise.py"
+    src = path.read_text()
+    todo = src[src.index('raise NotImplementedError("TODO (mul backward)'):]
+    todo = todo[:todo.index("\n")]
+    path.write_text(src.replace(todo, "a, b = ctx.saved_tensors; return grad * b, grad * a"))
     rc, out = _grade(tmp_path)
     assert rc != 0 and "score: 0/3" in out, out[-2000:]
     assert "TODO (softmax backward)" in out
+    assert any(line.split() == ["mul", "FAIL"] for line in out.splitlines())
     rc, out = _grade(tmp_path, "--solution")
     assert rc == 0 and "score: 3/3" in out, out[-2000:]
     for op in ("mul", "tanh", "softmax"):
