@@ -133,3 +133,25 @@ def test_diff_cli_runs_a_script_in_both_and_finds_no_divergence(tmp_path):
     for phase, op in (("forward", "addmm"), ("backward", "mm"), ("step", "add_")):
         assert any(line.split()[1:3] == [phase, op] for line in out.splitlines()
                    if len(line.split()) > 3), (phase, op)
+
+
+def test_module_twins_seeds_and_the_step_verdict():
+    """RNN and attention modules get torch twins; the generators are seeded alike (dropout
+    matches); a nesterov/weight-decay step whose ops interleave differently is judged by the
+    parameters it leaves."""
+    mg.manual_seed(0)
+    x = mg.randn(2, 5, 8)
+    for m, f in ((mg.nn.LSTM(8, 4, batch_first=True), lambda m, x: m(x)[0].sum()),
+                 (mg.nn.MultiheadAttention(8, 2, batch_first=True),
+                  lambda m, x: m(x, x, x)[0].sum())):
+        c = compare_with_torch(f, m, x)
+        assert c.first is None and len(c.matched) > 5, str(c)
+    c = compare_with_torch(lambda x, torch: torch.nn.functional.dropout(x, 0.5).sum(),
+                           mg.randn(4, 6, requires_grad=True))
+    assert c.first is None, str(c)
+    lin = mg.nn.Sequential(mg.nn.Linear(6, 8), mg.nn.ReLU(), mg.nn.Linear(8, 3))
+    c = compare_with_torch(lambda m, x: m(x).pow(2).sum(), lin, mg.randn(5, 6),
+                           optimizer=lambda p, torch: torch.optim.SGD(
+                               p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-2))
+    assert c.first is None, str(c)
+    assert sum(r.ours.name.startswith("parameter ") for r in c.matched) == 4
