@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
-__all__ = ["cat", "stack", "split", "chunk", "unbind"]
+__all__ = ["cat", "stack", "split", "chunk", "unbind", "tensor_split"]
 
 
 def cat(tensors, dim=0):
@@ -110,3 +110,41 @@ def unbind(input, dim=0):
         raise TypeError(f"unbind(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     return dispatch("unbind", input, dim)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Split ``input`` along ``dim`` (``torch.tensor_split``): into ``n`` pieces when given an
+    int (the first ``size % n`` one element longer), or at the given indices (clamped to the
+    size; pieces may be empty). Returns a tuple of slices (``SliceBackward0``), as PyTorch.
+
+    Raises:
+        RuntimeError: a 0-dim input ("tensor_split expected at least a 1-dimensional tensor,
+            but got a tensor with 0 dims"); ``n`` < 1 ("number of sections must be larger than
+            0, got 0"). TypeError: neither an int, a sequence of ints nor a tensor.
+        IndexError: ``dim`` out of range.
+    """
+    if isinstance(input, Tensor) and input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    dim = _check_split_input("tensor_split", input, dim)
+    n = input.shape[dim]
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        spec = spec.tolist() if spec.ndim == 1 else int(spec.item())
+    if isinstance(spec, bool) or not isinstance(spec, (int, list, tuple)):
+        raise TypeError("tensor_split() received an invalid combination of arguments - got "
+                        f"(Tensor, {type(spec).__name__})")
+    if isinstance(spec, int):
+        if spec < 1:
+            raise RuntimeError(f"number of sections must be larger than 0, got {spec}")
+        q, r = divmod(n, spec)
+        bounds, start = [], 0
+        for i in range(spec):
+            stop = start + q + (1 if i < r else 0)
+            bounds.append((start, stop))
+            start = stop
+    else:
+        cuts = [min(max(int(c) if int(c) >= 0 else n + int(c), 0), n) for c in spec]
+        edges = [0] + cuts + [n]
+        bounds = [(edges[i], max(edges[i], edges[i + 1])) for i in range(len(edges) - 1)]
+    return tuple(input.narrow(dim, a, b - a) for a, b in bounds)     # SliceBackward0 views

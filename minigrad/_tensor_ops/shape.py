@@ -139,6 +139,11 @@ class ShapeMixin:
         """Mirrors ``torch.Tensor.chunk``: ``minigrad.chunk`` (a tuple of views)."""
         return _fns().chunk(self, chunks, dim)
 
+    def tensor_split(self, indices_or_sections, dim=0):
+        """Mirrors ``torch.Tensor.tensor_split``: ``minigrad.tensor_split`` (a tuple of
+        views)."""
+        return _fns().tensor_split(self, indices_or_sections, dim)
+
     def unbind(self, dim=0):
         """Mirrors ``torch.Tensor.unbind``: ``minigrad.unbind`` (a tuple of views)."""
         return _fns().unbind(self, dim)

@@ -93,3 +93,25 @@ def test_tensor_reads_other_python_sequences_as_lists():
         want, got = torch.tensor(data), mg.tensor(data)
         assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
         assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_tensor_split_isin_and_one_argument_where_as_torch(case):
+    progs = [
+        lambda L: [p.tolist() for p in L.tensor_split(L.arange(10.), 3)],
+        lambda L: [p.tolist() for p in L.tensor_split(L.arange(10.), [2, 5, 20])],
+        lambda L: [p.tolist() for p in L.arange(12.).reshape(3, 4).tensor_split([-1], dim=1)],
+        lambda L: L.tensor_split(L.arange(10.), 0),
+        lambda L: L.tensor_split(L.tensor(1.), 2),
+        lambda L: L.isin(L.arange(6), L.tensor([1, 4])).tolist(),
+        lambda L: (L.isin(L.arange(6.), 3.0).tolist(), L.isin(3.0, L.arange(6.)).item(),
+                   L.isin(L.arange(4), L.tensor([0, 3]), invert=True).tolist()),
+        lambda L: [t.tolist() for t in L.where(L.tensor([[0, 2], [3, 0]]) > 0)],
+        lambda L: L.tensor_split(L.arange(6., requires_grad=True), 2)[1].grad_fn.name(),
+    ]
+    def res(L):
+        try:
+            return progs[case](L)
+        except Exception as e:      # noqa: BLE001
+            return type(e), str(e)
+    assert res(mg) == res(torch)
