@@ -67,8 +67,10 @@ SPECS = [
            lambda d: Sample([d.floats(d.shape(), "real", "smooth"),
                              d.choice([-1.0, 2.5, -0.0, 0.0, 3])]), gradcheck=False),
     OpSpec("ldexp", lambda lib, F, a, b: lib.ldexp(a, b), _ldexp_sample,
-           fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max",
-           notes="a * 2**b in opmath; float exponents: exp2 correctly rounded"),
+           fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 2, 2), bwd_scale="max",
+           notes="a * 2**b in opmath; float exponents: exp2 correctly rounded; 16-bit "
+                 "gradient of a broadcast exponent: a sum of 16-bit terms in another order "
+                 "than PyTorch's (2 ulp, found by CI's hypothesis draws)"),
     OpSpec("nextafter", lambda lib, F, a, b: lib.nextafter(a, b), _two_tensors(),
            gradcheck=False, notes="steps of one ulp (no finite differences)"),
     OpSpec("gcd", lambda lib, F, a, b: lib.gcd(a, b), _two_tensors(), dtypes=_INTS,
@@ -88,7 +90,9 @@ SPECS = [
     OpSpec("xlogy.Scalar_Other", lambda lib, F, a, b: lib.xlogy(a, b), _number_sample(False),
            fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max"),
     OpSpec("xlogy.Scalar_Self", lambda lib, F, a, b: lib.xlogy(a, b), _number_sample(True),
-           fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max"),
+           fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 2, 2), bwd_scale="max",
+           notes="16-bit gradient grad * self / other: PyTorch rounds the product before the "
+                 "division (2 ulp here, found by CI's hypothesis draws)"),
 ]
 
 _WHY = ("in-place form of a special pointwise op (values are its kernel's): values, node, "
