@@ -792,15 +792,21 @@ def _storage_from_args(data, shape, dtype_name):
     return np.frombuffer(data, dtype=dtype.np).reshape(shape).copy(), dtype
 
 
-def _rebuild(data, *args):
-    """Unpickles a Tensor: ``(bytes, shape, dtype_name, requires_grad, device)``, or the
-    older ``(ndarray, dtype_name, requires_grad, device)``."""
+def _rebuild_args(data, args):
+    """``(array, dtype, requires_grad, device)`` from a pickled Tensor's or Parameter's
+    arguments: ``(bytes, shape, dtype_name, requires_grad, device)``, or the older
+    ``(ndarray, dtype_name, requires_grad, device)``."""
     if isinstance(data, np.ndarray):
         shape, (dtype_name, requires_grad, *dev) = data.shape, args
     else:
         shape, dtype_name, requires_grad, *dev = args
-    device = dev[0] if dev else "cpu"
     arr, dtype = _storage_from_args(data, shape, dtype_name)
+    return arr, dtype, requires_grad, dev[0] if dev else "cpu"
+
+
+def _rebuild(data, *args):
+    """Unpickles a Tensor (the argument forms of ``_rebuild_args``)."""
+    arr, dtype, requires_grad, device = _rebuild_args(data, args)
     t = Tensor._make(arr, dtype)
     t._requires_grad = requires_grad
     dev = restore_device(device)

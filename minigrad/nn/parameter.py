@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..devices import restore_device, track_storage
-from ..tensor import Tensor, _storage_args, _storage_from_args
+from ..tensor import Tensor, _rebuild_args, _storage_args
 
 __all__ = ["Parameter", "typename"]
 
@@ -67,12 +67,7 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(data, *args):
     """Unpickles a Parameter (the argument forms of ``minigrad.tensor._rebuild``)."""
-    if isinstance(data, np.ndarray):
-        shape, (dtype_name, requires_grad, *dev) = data.shape, args
-    else:
-        shape, dtype_name, requires_grad, *dev = args
-    device = dev[0] if dev else "cpu"
-    arr, dtype = _storage_from_args(data, shape, dtype_name)
+    arr, dtype, requires_grad, device = _rebuild_args(data, args)
     p = Parameter._make(arr, dtype, requires_grad)
     dev = restore_device(device)
     if dev is not p._device:
