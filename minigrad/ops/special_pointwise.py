@@ -216,7 +216,9 @@ class Ldexp(Kernel):
         # 0 for a negative exponent (measured: ldexp(x, tensor([-2])) gives x.grad == 0)
         pi = p if e.dtype.is_floating_point else _d("masked_fill", p, _d("lt", e, 0), 0.0)
         gx = _d("mul", grad, pi) if nig[0] else None
-        ge = _d("mul", _d("mul", _d("mul", grad, x), math.log(2.0)), p) if nig[1] else None
+        # d/d other = grad * result * ln 2, in PyTorch's order (16-bit: each product rounded;
+        # grad * result may overflow where grad * x * ln 2 * 2**other would not)
+        ge = _d("mul", _d("mul", grad, _d("mul", x, p)), math.log(2.0)) if nig[1] else None
         return gx, ge
 
 

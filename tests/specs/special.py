@@ -68,11 +68,10 @@ SPECS = [
                              d.choice([-1.0, 2.5, -0.0, 0.0, 3])]), gradcheck=False),
     OpSpec("ldexp", lambda lib, F, a, b: lib.ldexp(a, b), _ldexp_sample,
            fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 8, 8), bwd_scale="max",
-           notes="a * 2**b in opmath; float exponents: exp2 correctly rounded; 16-bit "
-                 "gradient of a broadcast exponent: a sum of 16-bit terms rounded in another "
-                 "order than PyTorch's, each within 1 ulp of its own size; terms of opposite "
-                 "signs cancel, so the sum is bounded by 8 ulp of the result (CI's hypothesis "
-                 "draws: 4 ulp, an absolute 1 ulp of the terms)"),
+           notes="a * 2**b in opmath; float exponents: exp2 correctly rounded; the exponent's "
+                 "gradient is grad * (a * 2**b) * ln 2 in PyTorch's order (16-bit overflow "
+                 "included); a broadcast exponent sums 16-bit terms, so terms of opposite "
+                 "signs cancel: 8 ulp of the result"),
     OpSpec("nextafter", lambda lib, F, a, b: lib.nextafter(a, b), _two_tensors(),
            gradcheck=False, notes="steps of one ulp (no finite differences)"),
     OpSpec("gcd", lambda lib, F, a, b: lib.gcd(a, b), _two_tensors(), dtypes=_INTS,
