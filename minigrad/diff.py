@@ -95,9 +95,7 @@ def _child(lib, out_path, script, args, max_ops):
             runpy.run_path(script, run_name="__main__")
     except SystemExit as e:
         status = 0 if e.code in (None, 0) else 2
-    for r in records:
-        r.args = None
-    with open(out_path, "wb") as f:
+    with open(out_path, "wb") as f:        # (OpRecord pickles without its arguments)
         pickle.dump((status, records), f)
 
 

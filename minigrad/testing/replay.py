@@ -466,7 +466,7 @@ class Comparison:
         if r is None:
             return ""
         shapes = ", ".join(f"{d}{list(s)}" for d, s, _ in r.theirs.inputs)
-        return (f"torch.ops.aten.{r.theirs.name.replace('.', '.', 1)}(*inputs)  # inputs: "
+        return (f"torch.ops.aten.{r.theirs.name}(*inputs)  # inputs: "
                 f"{shapes}; minigrad: minigrad.dispatch.dispatch({r.ours.name!r}, *inputs)")
 
     def __str__(self):
