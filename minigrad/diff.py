@@ -6,8 +6,9 @@ PyTorch's ATen ops (a ``TorchDispatchMode``), and once with its ``torch`` import
 minigrad (``import torch`` gives ``minigrad``, ``torch.nn`` gives ``minigrad.nn``...), under
 ``minigrad.testing.TraceMode``. Each op is tagged forward, backward (while the autograd engine
 runs) or step (inside ``Optimizer.step``). The two traces are lined up and measured as by
-``minigrad.testing.compare_with_torch``, and the table plus the first op beyond the numerics
-contract (with a one-line repro) is printed.
+``minigrad.testing.compare_with_torch``, an op beyond the contract is replayed in PyTorch on
+minigrad's own inputs to it (an op that agrees there only inherited the difference), and the
+table plus the first op beyond the numerics contract (with a one-line repro) is printed.
 
 The runs start from the same weights and batches when the script seeds the generator
 (``torch.manual_seed``): minigrad draws PyTorch's CPU random numbers. Only the first
@@ -115,7 +116,7 @@ def main(argv=None) -> int:
     if a.child:
         _child(a.child[0], a.child[1], a.script, a.args, a.max_ops)
         return 0
-    from minigrad.testing.replay import Comparison, _align, _measure
+    from minigrad.testing.replay import Comparison, _align, _measure, replay_divergences
     traces = {}
     with tempfile.TemporaryDirectory() as tmp:
         for lib in ("torch", "minigrad"):
@@ -135,6 +136,7 @@ def main(argv=None) -> int:
     for r in rows:
         if r.ours is not None and r.theirs is not None:
             _measure(r, a.ulp, 4.0)
+    replay_divergences(rows, a.ulp, 4.0)
     c = Comparison(rows, traces["minigrad"], traces["torch"])
     print(c.table(all_rows=a.all))
     print("\n".join(str(c).split("\n")[len(c.table().split("\n")):]))   # the verdict

@@ -20,11 +20,16 @@ largest reference magnitude (summation order differs between NumPy's BLAS and Py
 integer and bool outputs equal. ``ulp=`` overrides the bound (one number, or a dict per dtype
 name).
 
-Limits: each op's output is compared as the two programs computed it, so an fp32 op deep in a
-graph inherits the (contract-sized) differences of the ops before it and may cross the bound
-without being wrong itself; repeated same-shaped ops (an RNN's cells) can pair up wrongly, which
-the report repairs when another twin matches (``_repair``). 16-bit programs, bit-exact op by op,
-do not have the first problem. An optimizer step is also judged by the parameters it leaves.
+Same-input replay: each op's output is first compared as the two programs computed it, so an
+op deep in a graph sees the (contract-sized) differences of the ops before it and may cross the
+bound without being wrong itself (an fp32 ``pow`` multiplies its input's relative error by the
+exponent). A pair beyond the contract is therefore replayed: PyTorch's op runs again on
+*minigrad's own inputs* to that op (copied when the op was called), and when that result is
+within the contract the row is marked inherited (ok, with the replay's ULP distance in its note).
+The first divergence is the first op that also departs on the same inputs. ``replay=False``
+turns this off. Repeated same-shaped ops (an RNN's cells) can pair up wrongly, which the report
+repairs when another twin matches (``_repair``). An optimizer step is also judged by the
+parameters it leaves.
 
 Deliberate differences: PyTorch's CUDA side is used only when a GPU is present; otherwise a
 ``device="cuda"`` comparison runs PyTorch on its CPU (with autocast's cpu table, noted in the
@@ -60,10 +65,15 @@ class OpRecord:
         outputs: ``(dtype name, shape)`` per tensor result.
         values: copies of the results' arrays (in their own format), when recorded.
         args: the arguments (for a repro), when values are recorded.
+        in_values: copies of the tensor arguments' arrays taken before the op ran (minigrad's
+            side, when values are recorded): the inputs of a same-input replay.
+        func: the ATen op (PyTorch's side): what a same-input replay runs (its name, e.g.
+            ``"add.Tensor"``, once pickled), with ``skeleton``: the arguments with each tensor
+            replaced by a placeholder.
     """
 
     __slots__ = ("index", "name", "base", "depth", "phase", "inputs", "outputs", "values",
-                 "args", "scale")
+                 "args", "scale", "in_values", "func", "skeleton")
 
     def __init__(self, index, name, depth, phase, inputs):
         self.index, self.name, self.depth, self.phase = index, name, depth, phase
@@ -71,12 +81,18 @@ class OpRecord:
         self.inputs = inputs
         self.outputs, self.values, self.args = [], [], None
         self.scale = None           # the inputs' magnitude (``_input_scale``), once computed
+        self.in_values = self.func = self.skeleton = None
 
     def __getstate__(self):
-        return {k: getattr(self, k) for k in self.__slots__ if k != "args"}
+        state = {k: getattr(self, k) for k in self.__slots__ if k not in ("args", "func")}
+        if self.func is not None:       # the ATen op by name; the arguments as their skeleton
+            state["func"] = self.name
+            if self.skeleton is None and self.args is not None:
+                state["skeleton"] = _skeleton(self.args)
+        return state
 
     def __setstate__(self, state):
-        self.args = None
+        self.args = self.func = self.skeleton = None
         for k, v in state.items():
             setattr(self, k, v)
 
@@ -144,6 +160,8 @@ class TraceMode(DispatchMode):
         self.records.append(rec)
         if self.values:
             rec.args = (args, dict(kwargs))
+            rec.in_values = [(t.dtype.name, np.array(t._data, copy=True))
+                             for t in _tensors(args)]
         self._depth += 1
         try:
             out = call_next(args, kwargs)
@@ -203,7 +221,9 @@ def _torch_trace_mode(records, phase_box, auto_phase=False, max_ops=None, keep_a
                     rec.values.append(from_torch(t.detach())._data.copy()
                                       if t.dtype in _TORCH_OK else None)
             rec.args = (args, kwargs)
-            if not keep_args:                   # for pickling: keep only their magnitude
+            rec.func = func
+            if not keep_args:
+                rec.skeleton = _skeleton(rec.args)                   # for pickling: keep only their magnitude
                 rec.scale = _input_scale(rec)
                 rec.args = None
             return out
@@ -320,11 +340,11 @@ def _copy(t):
 class Row:
     """One line of the comparison: our op record and PyTorch's (either may be None)."""
 
-    __slots__ = ("ours", "theirs", "max_ulp", "max_abs", "max_rel", "ok", "note")
+    __slots__ = ("ours", "theirs", "max_ulp", "max_abs", "max_rel", "ok", "note", "replay_ulp")
 
     def __init__(self, ours, theirs):
         self.ours, self.theirs = ours, theirs
-        self.max_ulp = self.max_abs = self.max_rel = None
+        self.max_ulp = self.max_abs = self.max_rel = self.replay_ulp = None
         self.ok, self.note = True, ""
 
 
@@ -452,7 +472,8 @@ class Comparison:
                 status = "only torch" if a is None else "only minigrad"
                 nums = f"{'':>8} {'':>10} {'':>10}"
             else:
-                status = "ok" if r.ok else "DIVERGES: " + r.note
+                status = "DIVERGES: " + r.note if not r.ok else "ok" if r.replay_ulp is None \
+                    else f"ok (inherited: {r.replay_ulp:.0f} ulp on minigrad's inputs)"
                 nums = f"{'':>8} {'':>10} {'':>10}" if r.max_ulp is None else \
                     f"{r.max_ulp:>8.0f} {r.max_abs:>10.3g} {r.max_rel:>10.3g}"
             lines.append(f"{i:>4} {rec.phase:<8} {'  ' * (a.depth if a else 0) + rec.name:<34} "
@@ -554,7 +575,7 @@ def _align(ours, theirs):
 
 def compare_with_torch(fn, *inputs, autocast=None, device: str = "cpu", backward: bool = True,
                        grad=None, optimizer=None, ulp=None, abs_factor: float = 4.0,
-                       seed=0) -> Comparison:
+                       seed=0, replay: bool = True) -> Comparison:
     """Run ``fn`` in minigrad and in PyTorch on the same inputs and compare op by op.
 
     Args:
@@ -580,6 +601,9 @@ def compare_with_torch(fn, *inputs, autocast=None, device: str = "cpu", backward
             input magnitude (times the terms per result, for reductions and products).
         seed: both frameworks' generators are seeded with it before ``fn`` runs (dropout and
             other random ops then draw the same numbers); None leaves them as they are.
+        replay: replay each op beyond the contract in PyTorch on minigrad's own inputs to it,
+            and mark it inherited when that agrees (see the module docstring). Random ops are
+            replayed unseeded and so stay divergences.
 
     Returns:
         ``Comparison``: print it for the table and the first divergence.
@@ -649,6 +673,8 @@ def compare_with_torch(fn, *inputs, autocast=None, device: str = "cpu", backward
             if note and autocast and not r.ok and r.note.startswith("dtype"):
                 r.ok, r.note = True, r.note + " (cuda vs cpu autocast table)"
     _repair(rows, theirs, ulp, abs_factor)
+    if replay:
+        replay_divergences(rows, ulp, abs_factor)
     if optimizer is not None:
         rows.extend(_final_params(xs_ours, xs_theirs, ulp, abs_factor))
         step = [r for r in rows if r.ours is not None and r.ours.phase == "step"]
@@ -660,6 +686,84 @@ def compare_with_torch(fn, *inputs, autocast=None, device: str = "cpu", backward
                 if not r.ok and r.theirs is not None:
                     r.ok, r.note = True, r.note + " (paired by occurrence; parameters agree)"
     return Comparison(rows, ours.records, theirs, note)
+
+
+class _Slot:
+    """Where a tensor argument was, in a ``skeleton`` (picklable)."""
+
+    def __repr__(self):
+        return "<tensor>"
+
+
+_SLOT = _Slot()
+
+
+def _skeleton(args_kwargs):
+    """``(args, kwargs)`` with every torch tensor replaced by ``_SLOT``."""
+    import torch
+    return torch.utils._pytree.tree_map(
+        lambda v: _SLOT if isinstance(v, torch.Tensor) else v, args_kwargs)
+
+
+def _replay(row, ulp, abs_factor):
+    """Same-input replay of a pair beyond the contract (see the module docstring): PyTorch's
+    op on minigrad's own inputs to it. Marks the row inherited (ok) when that agrees within
+    the contract; records the replay's ULP distance in ``row.replay_ulp``. Rows whose inputs
+    were not recorded, or do not line up with the ATen op's tensor arguments (dtype and shape,
+    in order), are left as they are."""
+    import torch
+    from torch.utils._pytree import tree_flatten, tree_unflatten
+    a, b = row.ours, row.theirs
+    if a.in_values is None or b.func is None or (b.args is None and b.skeleton is None):
+        return
+    func = b.func
+    if isinstance(func, str):
+        packet, _, overload = func.partition(".")
+        func = getattr(getattr(torch.ops.aten, packet), overload or "default", None)
+        if func is None:
+            return
+    leaves, spec = tree_flatten(b.skeleton if b.skeleton is not None else _skeleton(b.args))
+    slots = [i for i, v in enumerate(leaves) if isinstance(v, _Slot)]
+    if len(slots) != len(a.in_values) or len(slots) != len(b.inputs):
+        return
+    for (dname, arr), (tname, tshape, _) in zip(a.in_values, b.inputs):
+        if dname != tname or tuple(arr.shape) != tuple(tshape):
+            return
+    for i, (dname, arr), (_, _, dev) in zip(slots, a.in_values, b.inputs):
+        t = to_torch(Tensor._make(np.array(arr, copy=True), _dt.as_dtype(dname)),
+                     requires_grad=False)
+        leaves[i] = t if dev == "cpu" else t.to(dev)
+    args, kwargs = tree_unflatten(leaves, spec)
+    try:
+        with torch.no_grad():
+            out = func(*args, **kwargs)
+    except Exception:          # an op PyTorch will not run on these inputs: no verdict
+        return
+    trial = OpRecord(b.index, b.name, b.depth, b.phase, b.inputs)
+    for t in (out if isinstance(out, (list, tuple)) else [out]):
+        if isinstance(t, torch.Tensor):
+            trial.outputs.append((str(t.dtype).split(".")[1], tuple(t.shape)))
+            trial.values.append(from_torch(t.detach())._data.copy()
+                                if t.dtype in _TORCH_OK else None)
+    trial.args = (args, kwargs)
+    check = Row(a, trial)
+    _measure(check, ulp, abs_factor)
+    row.replay_ulp = check.max_ulp
+    size = "" if check.max_ulp is None else f" ({check.max_ulp:.0f} ulp)"
+    if check.ok:
+        row.ok = True
+        row.note = f"inherited: {row.note}; on minigrad's own inputs PyTorch agrees{size}"
+    else:
+        row.note += f"; also on minigrad's own inputs{size}"
+
+
+def replay_divergences(rows, ulp=None, abs_factor: float = 4.0):
+    """Same-input replay (``_replay``) of every matched row beyond the contract, in place.
+    Dtype and shape mismatches are not replayed: they are divergences whatever the inputs."""
+    for r in rows:
+        if r.ours is not None and r.theirs is not None and not r.ok \
+                and not r.note.startswith(("dtype", "shape")):
+            _replay(r, ulp, abs_factor)
 
 
 def _repair(rows, theirs, ulp, abs_factor):

@@ -155,3 +155,62 @@ def test_module_twins_seeds_and_the_step_verdict():
                                p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-2))
     assert c.first is None, str(c)
     assert sum(r.ours.name.startswith("parameter ") for r in c.matched) == 4
+
+
+class _UlpsUp(DispatchMode):
+    """Add ``n`` ULPs to every element of each fp32 result of op ``name``."""
+
+    def __init__(self, name, n):
+        self.name, self.n = name, n
+
+    def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
+        out = call_next(args, kwargs)
+        if op_name == self.name:
+            out._data.reshape(-1).view(np.uint32)[:] += self.n
+        return out
+
+
+def _amplified(inject, replay):
+    # pow(., 60) multiplies its input's relative error by 60: exp's contract-sized error
+    # (1 ulp) becomes ~60 ulp in pow's result, although pow itself is exact on its inputs
+    x = mg.rand(64) + 0.5
+    with inject:
+        return compare_with_torch(lambda x: (x.exp() ** 60).sum(), x, backward=False,
+                                  replay=replay, ulp={"float32": 4})
+
+
+def test_same_input_replay_tells_inherited_from_own_divergence():
+    c = _amplified(_UlpsUp("exp", 1), replay=False)
+    assert c.first is not None and c.first.ours.base == "pow", str(c)   # as computed
+    c = _amplified(_UlpsUp("exp", 1), replay=True)
+    assert c.first is None, str(c)      # exp within 4 ulp; pow exact on exp's output
+    pow_row = next(r for r in c.matched if r.ours.base == "pow")
+    assert pow_row.ok and pow_row.replay_ulp <= 1 and "inherited" in pow_row.note
+    assert "inherited" in c.table()
+    c = _amplified(_UlpsUp("exp", 8), replay=True)
+    assert c.first is not None and c.first.ours.base == "exp" and c.first.max_ulp == 8, str(c)
+    assert c.first.replay_ulp == 8
+
+
+def test_same_input_replay_survives_pickling():
+    import pickle
+    import torch
+    from minigrad.testing.replay import (OpRecord, Row, _measure, _torch_ok_dtypes,
+                                         _torch_trace_mode, replay_divergences)
+    _torch_ok_dtypes()
+    x = mg.rand(16) + 0.5
+    with TraceMode(values=True) as tr, _UlpsUp("exp", 1):
+        (x.exp() ** 60).sum()
+    recs, tx = [], torch.from_numpy(x.numpy())
+    with _torch_trace_mode(recs, ["forward"], keep_args=False):
+        (tx.exp() ** 60).sum()
+    ours, theirs = pickle.loads(pickle.dumps((tr.records, recs)))
+    assert [r.name for r in ours] == [r.name for r in theirs] == \
+        ["exp", "pow.Tensor_Scalar", "sum"]
+    assert all(isinstance(r, OpRecord) and r.args is None for r in ours + theirs)
+    rows = [Row(a, b) for a, b in zip(ours, theirs)]
+    for r in rows:
+        _measure(r, 4, 4.0)
+    assert not rows[1].ok           # pow, as computed
+    replay_divergences(rows, 4, 4.0)
+    assert rows[1].ok and rows[1].replay_ulp is not None
