@@ -1,10 +1,11 @@
 """minigrad.testing: comparing tensors (``assert_close`` with ULP bounds), PyTorch bridges, and
 op-level replay against PyTorch (``compare_with_torch``, ``TraceMode``).
 
-Mirrors ``torch.testing``. ``to_torch``/``from_torch`` import PyTorch lazily, so minigrad
-itself never needs it.
+Mirrors ``torch.testing``. ``to_torch``/``from_torch`` (tensors, modules, optimizer and
+GradScaler state) import PyTorch lazily, so minigrad itself never needs it.
 """
-from .compare import assert_close, default_tolerances, from_torch, to_torch, ulp_distance
+from .bridge import from_torch, to_torch
+from .compare import assert_close, default_tolerances, ulp_distance
 from .replay import Comparison, TraceMode, compare_with_torch
 
 __all__ = ["assert_close", "ulp_distance", "to_torch", "from_torch", "default_tolerances",

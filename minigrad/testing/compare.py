@@ -1,4 +1,4 @@
-"""``assert_close`` with per-dtype ULP bounds, and bridges to and from PyTorch tensors.
+"""``assert_close`` with per-dtype ULP bounds (the bridges to and from PyTorch are in ``bridge``).
 
 ULP distance: two values of one floating format are ``k`` ULPs apart when ``k - 1``
 representable values of that format lie strictly between them (``+0`` and ``-0`` are 0 apart).
@@ -19,6 +19,7 @@ import numpy as np
 from .. import _fp8
 from .. import dtypes as _dt
 from ..tensor import Tensor
+from .bridge import _is_torch_tensor, from_torch, to_torch
 
 __all__ = ["assert_close", "ulp_distance", "to_torch", "from_torch", "default_tolerances"]
 
@@ -34,78 +35,6 @@ def default_tolerances(dtype) -> tuple:
     """``(rtol, atol)`` that ``torch.testing.assert_close`` uses for ``dtype`` ((0, 0) for
     integer and bool dtypes)."""
     return _DEFAULT_TOL.get(_dt.as_dtype(dtype).name, (0.0, 0.0))
-
-
-# ---------------------------------------------------------------------------------- bridges
-def _is_torch_tensor(x) -> bool:
-    return type(x).__module__.startswith("torch") and hasattr(x, "detach")
-
-
-def to_torch(t, *, requires_grad=None):
-    """A ``torch.Tensor`` (CPU, contiguous, own storage) with the same bits and dtype as ``t``.
-
-    Args:
-        t: a minigrad ``Tensor`` (or a list/tuple of them, converted element by element).
-        requires_grad: the new tensor's flag; None copies ``t.requires_grad``. The result is
-            always a leaf (no graph is carried over).
-
-    Returns:
-        ``torch.Tensor`` of the matching ``torch.dtype`` (bfloat16 stays bfloat16, bit for bit).
-
-    Raises:
-        ImportError: when PyTorch is not installed (imported lazily, on first use).
-        TypeError: when ``t`` is not a minigrad Tensor.
-    """
-    import torch
-    if isinstance(t, (list, tuple)):
-        return type(t)(to_torch(x, requires_grad=requires_grad) for x in t)
-    if not isinstance(t, Tensor):
-        raise TypeError(f"to_torch() expects a minigrad Tensor, got {type(t).__name__}")
-    arr = np.array(t._data, copy=True, order="C")
-    if t.dtype is _dt.bfloat16:
-        tt = torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
-    elif t.dtype.is_float8:         # byte for byte
-        tt = torch.from_numpy(arr.view(np.uint8)).view(getattr(torch, t.dtype.name))
-    else:
-        tt = torch.from_numpy(arr)
-    rg = t.requires_grad if requires_grad is None else requires_grad
-    if rg:
-        tt.requires_grad_(True)
-    return tt
-
-
-def from_torch(tt, *, requires_grad=None):
-    """A minigrad ``Tensor`` with the same bits and dtype as the torch tensor ``tt``.
-
-    Args:
-        tt: a ``torch.Tensor`` (detached and copied; any device PyTorch can move to CPU).
-        requires_grad: the new leaf's flag; None copies ``tt.requires_grad``.
-
-    Raises:
-        TypeError: for a non-tensor, or a dtype minigrad lacks (complex, uint16...).
-    """
-    if isinstance(tt, (list, tuple)):
-        return type(tt)(from_torch(x, requires_grad=requires_grad) for x in tt)
-    if not _is_torch_tensor(tt):
-        raise TypeError(f"from_torch() expects a torch.Tensor, got {type(tt).__name__}")
-    import torch
-    name = str(tt.dtype).replace("torch.", "")
-    try:
-        dt = _dt.as_dtype(name)
-    except TypeError:
-        raise TypeError(f"from_torch(): minigrad has no dtype for {tt.dtype}") from None
-    src = tt.detach().cpu().contiguous()
-    if dt is _dt.bfloat16:
-        arr = src.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
-    elif dt.is_float8:
-        arr = src.view(torch.uint8).numpy().view(dt.np).copy()
-    else:
-        arr = src.numpy().copy()
-    out = Tensor._make(arr, dt)
-    rg = tt.requires_grad if requires_grad is None else requires_grad
-    if rg and dt.is_floating_point:
-        out.requires_grad_(True)
-    return out
 
 
 # ---------------------------------------------------------------------------------- ULPs

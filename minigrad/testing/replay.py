@@ -47,7 +47,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..dispatch import DispatchMode, flat_tensors
 from ..tensor import Tensor
-from .compare import from_torch, to_torch, ulp_distance
+from .bridge import _module_to_torch, from_torch, to_torch
+from .compare import ulp_distance
 
 __all__ = ["TraceMode", "OpRecord", "Comparison", "compare_with_torch"]
 
@@ -240,65 +241,6 @@ def _torch_ok_dtypes():
         _TORCH_OK.update({torch.float16, torch.bfloat16, torch.float32, torch.float64,
                           torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
                           torch.bool})
-
-
-def _module_to_torch(m):
-    """The ``torch.nn`` twin of a ``minigrad.nn`` module tree, with the same parameters and
-    buffers (bit for bit) and the same plain attributes."""
-    import importlib
-
-    import torch
-    cls = getattr(torch.nn, type(m).__name__, None)
-    mod = type(m).__module__
-    if cls is None and mod.startswith("minigrad.nn.modules."):     # e.g. the attention's
-        try:                                                      # NonDynamicallyQuantizable-
-            tmod = importlib.import_module("torch" + mod[len("minigrad"):])      # Linear
-            cls = getattr(tmod, type(m).__name__, None)
-        except ImportError:
-            cls = None
-    if cls is None or not mod.startswith("minigrad.nn"):
-        raise TypeError(f"compare_with_torch: cannot build a torch twin of {type(m).__name__} "
-                        "(only minigrad.nn modules are converted; pass a function of the "
-                        "library instead, see the docstring)")
-    t = cls.__new__(cls)
-    torch.nn.Module.__init__(t)
-    internals = _module_internals()
-    for k, v in vars(m).items():
-        if k in internals or isinstance(v, Tensor) or k.startswith("__"):
-            continue            # (private plain attributes are copied: _qkv_same_embed_dim...)
-        if callable(v) and getattr(v, "__module__", "").startswith("minigrad"):
-            v = getattr(torch.nn.functional, getattr(v, "__name__", ""), None)   # F.relu...
-            if v is None:
-                continue
-        try:
-            setattr(t, k, v)
-        except (AttributeError, TypeError):
-            pass
-    for k, p in m._parameters.items():
-        t._parameters[k] = None if p is None else torch.nn.Parameter(
-            to_torch(p.detach()), requires_grad=p.requires_grad)
-    for k, b in m._buffers.items():
-        t._buffers[k] = None if b is None else to_torch(b)
-    for k, sub in m._modules.items():
-        t._modules[k] = None if sub is None else _module_to_torch(sub)
-    if isinstance(t, torch.nn.RNNBase):     # its forward reads the flat weight list
-        t._flat_weights_names = list(m._parameters)
-        t._all_weights = [list(m._parameters)]
-        t._init_flat_weights()
-    return t
-
-
-_INTERNALS = []
-
-
-def _module_internals():
-    """The attribute names ``torch.nn.Module.__init__`` itself sets (and minigrad's own
-    bookkeeping): not copied onto a twin."""
-    if not _INTERNALS:
-        import torch
-        from ..nn import Module
-        _INTERNALS.append(set(vars(torch.nn.Module())) | set(vars(Module())))
-    return _INTERNALS[0]
 
 
 def _convert(x, to):
