@@ -66,6 +66,8 @@ class _State(threading.local):
         self.cache = {}          # (id(tensor), dtype) -> (tensor, cast)
         self.regions = []        # the live region modes, innermost last
         self.excluded = 0        # > 0 while a listed op's kernel runs
+        self.watchers = 0        # > 0 while a trace records decisions (minigrad.testing)
+        self.decision = None     # then: (op, category, casts) of the op about to run
 
 
 _state = _State()
@@ -222,6 +224,7 @@ class _AutocastMode:
         cat = st.policy[dev]._table.get(op)
         if cat is None or cat is _U:
             return call_next(args, kwargs)
+        args0, kwargs0 = args, kwargs
         low = st.dtype[dev]
         if cat is _L or cat is _F:
             target = low if cat is _L else _F32
@@ -242,11 +245,35 @@ class _AutocastMode:
                 kwargs = {k: _cast(v, target, st, low) for k, v in kwargs.items()}
         elif cat is _B:
             raise RuntimeError(BANNED_BCE_MESSAGE)
+        if st.watchers:         # a trace (minigrad.testing.TraceMode) records the decision
+            st.decision = (op, cat, _casts_made(args0, kwargs0, args, kwargs))
         st.excluded += 1
         try:
             return call_next(args, kwargs)
         finally:
             st.excluded -= 1
+
+
+def _casts_made(args0, kwargs0, args, kwargs):
+    """What the mode changed: ``(argument, from dtype name, to dtype name)`` per tensor it cast
+    (``argument``: the position, or the keyword; ``"name[i]"`` inside a tensor list) and
+    ``("dtype", None, name)`` for a ``dtype=`` it added."""
+    out = []
+
+    def one(key, a, b):
+        if isinstance(a, Tensor) and b is not a:
+            out.append((key, a.dtype.name, b.dtype.name))
+        elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and b is not a:
+            for i, (x, y) in enumerate(zip(a, b)):
+                one(f"{key}[{i}]", x, y)
+    for i, (a, b) in enumerate(zip(args0, args)):
+        one(i, a, b)
+    for k, v in kwargs.items():
+        if k in kwargs0:
+            one(k, kwargs0[k], v)
+        elif k == "dtype":
+            out.append(("dtype", None, v.name))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------- autocast

@@ -66,6 +66,11 @@ class OpRecord:
         outputs: ``(dtype name, shape)`` per tensor result.
         values: copies of the results' arrays (in their own format), when recorded.
         args: the arguments (for a repro), when values are recorded.
+        attrs: the non-tensor arguments: ``(positional, keyword)``, tensors left out (a
+            positional tensor's place holds None).
+        autocast: the autocast decision when an autocast region acted on the op: ``(category,
+            casts)``, the category's name (``"lower_precision_fp"``, ``"fp32"``...) and per
+            cast ``(argument, from dtype, to dtype)``; None when autocast left it alone.
         in_values: copies of the tensor arguments' arrays taken before the op ran (minigrad's
             side, when values are recorded): the inputs of a same-input replay.
         func: the ATen op (PyTorch's side): what a same-input replay runs (its name, e.g.
@@ -74,7 +79,7 @@ class OpRecord:
     """
 
     __slots__ = ("index", "name", "base", "depth", "phase", "inputs", "outputs", "values",
-                 "args", "scale", "in_values", "func", "skeleton")
+                 "args", "scale", "in_values", "func", "skeleton", "attrs", "autocast")
 
     def __init__(self, index, name, depth, phase, inputs):
         self.index, self.name, self.depth, self.phase = index, name, depth, phase
@@ -83,6 +88,7 @@ class OpRecord:
         self.outputs, self.values, self.args = [], [], None
         self.scale = None           # the inputs' magnitude (``_input_scale``), once computed
         self.in_values = self.func = self.skeleton = None
+        self.attrs = self.autocast = None
 
     def __getstate__(self):
         state = {k: getattr(self, k) for k in self.__slots__ if k not in ("args", "func")}
@@ -93,17 +99,29 @@ class OpRecord:
         return state
 
     def __setstate__(self, state):
-        self.args = self.func = self.skeleton = None
+        self.args = self.func = self.skeleton = self.attrs = self.autocast = None
         for k, v in state.items():
             setattr(self, k, v)
 
     def __repr__(self):
         ins = ", ".join(f"{d}{list(s)}" for d, s, _ in self.inputs)
         outs = ", ".join(f"{d}{list(s)}" for d, s in self.outputs)
-        return f"<{self.phase} {'  ' * self.depth}{self.name}({ins}) -> {outs}>"
+        amp = "" if self.autocast is None else \
+            f" [autocast {self.autocast[0]}, {len(self.autocast[1])} cast(s)]"
+        return f"<{self.phase} {'  ' * self.depth}{self.name}({ins}) -> {outs}{amp}>"
 
 
 _tensors = flat_tensors
+
+
+def _autocast_state():
+    """amp_emu's autocast state (where regions leave their decisions), or None without
+    amp_emu."""
+    import importlib
+    try:        # (the module: ``amp_emu.autocast`` the attribute is the context manager)
+        return importlib.import_module("amp_emu.autocast")._state
+    except ImportError:
+        return None
 
 
 class TraceMode(DispatchMode):
@@ -121,6 +139,7 @@ class TraceMode(DispatchMode):
     """
 
     def __init__(self, values: bool = False, auto_phase: bool = False, max_ops=None):
+        self._amp = None
         self.values = values
         self.records = []
         self.phase = "forward"
@@ -137,12 +156,17 @@ class TraceMode(DispatchMode):
         if self.auto_phase:
             from ..profiler.record_function import observers
             observers.append(self._observe)
+        self._amp = _autocast_state()
+        if self._amp is not None:
+            self._amp.watchers += 1
         return super().__enter__()
 
     def __exit__(self, *exc):
         if self.auto_phase:
             from ..profiler.record_function import observers
             observers.remove(self._observe)
+        if self._amp is not None:
+            self._amp.watchers -= 1
         return super().__exit__(*exc)
 
     def _current_phase(self):
@@ -159,6 +183,13 @@ class TraceMode(DispatchMode):
         ins = [(t.dtype.name, tuple(t.shape), t.device.type) for t in _tensors(args)]
         rec = OpRecord(len(self.records), op_name, self._depth, self._current_phase(), ins)
         self.records.append(rec)
+        rec.attrs = (tuple(None if _tensors([a]) else a for a in args),
+                     {k: v for k, v in kwargs.items() if not _tensors([v])})
+        amp = self._amp
+        if amp is not None and amp.decision is not None and amp.decision[0] == op_name:
+            # a region inside this trace has just decided on this op
+            rec.autocast = (amp.decision[1].value, amp.decision[2])
+            amp.decision = None
         if self.values:
             rec.args = (args, dict(kwargs))
             rec.in_values = [(t.dtype.name, np.array(t._data, copy=True))
@@ -168,6 +199,10 @@ class TraceMode(DispatchMode):
             out = call_next(args, kwargs)
         finally:
             self._depth -= 1
+        if amp is not None and rec.autocast is None and amp.decision is not None \
+                and amp.decision[0] == op_name:     # a region outside this trace decided
+            rec.autocast = (amp.decision[1].value, amp.decision[2])
+            amp.decision = None
         if out is None and op_name.endswith("_") and args:
             out = args[0]           # an in-place op (``_foreach_add_``): its results are self
         for t in _tensors(out if isinstance(out, (list, tuple)) else [out]):

@@ -214,3 +214,28 @@ def test_same_input_replay_survives_pickling():
     assert not rows[1].ok           # pow, as computed
     replay_divergences(rows, 4, 4.0)
     assert rows[1].ok and rows[1].replay_ulp is not None
+
+
+@pytest.mark.parametrize("trace_outside", [True, False])
+def test_trace_records_attributes_and_the_autocast_decision(trace_outside):
+    import contextlib
+    x, t = mg.randn(3, 4), mg.randn(3, 4)
+    a = x.bfloat16()
+    tr = TraceMode()
+    region = mg.autocast("cpu", dtype=mg.bfloat16)
+    outer, inner = (tr, region) if trace_outside else (region, tr)
+    with outer, inner:
+        mg.nn.functional.mse_loss(a, t)       # fp32 list: the bf16 input is cast up
+        mg.cat([a, t], dim=1)                 # promote: to the widest input dtype
+        a.sum(0, keepdim=True)                # not listed: autocast leaves it
+        with contextlib.nullcontext():
+            mg.mm(x, t.t())                   # lower precision: both cast down
+    rec = {r.base: r for r in tr.records if r.depth == 0}
+    assert rec["mse_loss"].autocast == ("fp32", ((0, "bfloat16", "float32"),))
+    assert rec["cat"].autocast == ("promote", (("0[0]", "bfloat16", "float32"),))
+    assert rec["sum"].autocast is None
+    assert rec["mm"].autocast == ("lower_precision_fp", ((0, "float32", "bfloat16"),
+                                                         (1, "float32", "bfloat16")))
+    assert rec["cat"].attrs == ((None, 1), {})            # the tensor list's place: None
+    assert rec["sum"].attrs == ((None, 0, True), {"dtype": None})
+    assert "[autocast promote, 1 cast(s)]" in repr(rec["cat"])
