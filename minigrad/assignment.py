@@ -6,8 +6,9 @@ backward formulas are removed: each ``backward`` body becomes ``raise NotImpleme
 ``DIR/conftest.py``): per op, ``gradcheck`` in float64 against finite differences, and the
 gradient compared with PyTorch's (or, where PyTorch is not installed, with the reference
 solution's gradients, stored at generation time in ``DIR/reference_grads.npz``), also with only
-one input requiring grad at a time (as data and constants do in real use). ``pytest DIR``
-grades: one line per op and a score.
+one input requiring grad at a time (as data and constants do in real use), and the op's
+properties: gradcheck again on the shapes where the engine's rules bite (broadcasting, size-1
+and 0-dim inputs: ``PROPERTY_SHAPES``). ``pytest DIR`` grades: one line per op and a score.
 
 ``reveal DIR`` writes the reference solution (the original backward bodies) into
 ``DIR/solution/minigrad``; ``pytest DIR --solution`` grades it (every op passes).
@@ -26,7 +27,7 @@ import shutil
 import sys
 import textwrap
 
-__all__ = ["main", "OPS", "new_assignment", "reveal"]
+__all__ = ["main", "OPS", "PROPERTY_SHAPES", "new_assignment", "reveal"]
 
 # --ops name -> (registered op, hint, the program: Python source of a function of (torch, *xs),
 #                input shapes)
@@ -142,10 +143,25 @@ def new_assignment(directory: str, ops, force: bool = False) -> None:
 _POSITIVE = {"log": (0,), "sqrt": (0,), "div": (1,)}
 
 
-def _inputs(o):
+# the op's properties: more input shapes per op, where the engine's rules matter (a gradient
+# summed over broadcast dims, size-1 and 0-dim tensors, a softmax over a middle-sized batch)
+_BINARY = [[(3, 1), (1, 4)], [(4,), (2, 3, 4)], [(), (2, 3)]]
+_UNARY = [[()], [(1, 5)], [(2, 1, 3)]]
+PROPERTY_SHAPES = {
+    **{o: _BINARY for o in ("add", "mul", "div")},
+    **{o: _UNARY for o in ("exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt",
+                           "pow")},
+    "mm": [[(1, 4), (4, 1)], [(5, 1), (1, 3)]],
+    "softmax": [[(1, 5)], [(2, 3, 5)]],
+    "log_softmax": [[(1, 5)], [(2, 3, 5)]],
+    "layer_norm": [[(2, 3, 5), (5,), (5,)], [(1, 5), (5,), (5,)]],
+}
+
+
+def _inputs(o, shapes=None):
     import numpy as np
-    rng = np.random.default_rng(sum(map(ord, o)))
-    xs = [rng.standard_normal(s) for s in OPS[o][3]]
+    rng = np.random.default_rng(sum(map(ord, o)) + (0 if shapes is None else len(shapes)))
+    xs = [rng.standard_normal(s) for s in (OPS[o][3] if shapes is None else shapes)]
     for i in _POSITIVE.get(o, ()):
         xs[i] = np.abs(xs[i]) + 0.5
     return xs
@@ -217,7 +233,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad.assignment import OPS, _inputs, _weights
+from minigrad.assignment import OPS, PROPERTY_SHAPES, _inputs, _weights
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ASSIGNED = json.load(open(os.path.join(HERE, "assignment.json")))["ops"]
@@ -254,6 +270,16 @@ def test_op(op):
                   for j, a in enumerate(arrays)]
             fn(minigrad, *xs).backward(minigrad.tensor(w, dtype=minigrad.float64))
             np.testing.assert_allclose(xs[i].grad.numpy(), want[i], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("op", ASSIGNED)
+def test_op_properties(op):
+    """The same op on the shapes where the rules bite: broadcasting, size-1 dims, 0-dim."""
+    fn = eval(OPS[op][2])
+    for shapes in PROPERTY_SHAPES[op]:
+        xs = [minigrad.tensor(a, dtype=minigrad.float64, requires_grad=True)
+              for a in _inputs(op, shapes)]
+        assert minigrad.autograd.gradcheck(lambda *t: fn(minigrad, *t), tuple(xs)), shapes
 '''
 
 
