@@ -102,6 +102,10 @@ from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)
 from ._functional import FAMILIES as _FAMILIES  # noqa: E402
+from ._functional.out_argument import OUT_FUNCTIONS as _OUT_FUNCTIONS, with_out as _with_out  # noqa: E402,E501
+
+# PyTorch's out= keyword on the torch-level functions that have it (see _functional.out_argument)
+globals().update({_n: _with_out(globals()[_n]) for _n in _OUT_FUNCTIONS if _n in globals()})
 
 _fn_all = [name for family in _FAMILIES for name in family.__all__]
 
