@@ -147,11 +147,11 @@ class DelayedScaling:
         """Forget every call site's state (the next region starts with scale 1)."""
         self.fp8_meta.clear()
 
-    def _site(self, k, op):
+    def _site(self, k, op, device):
         if k == len(self.fp8_meta):
             f = self.fp8_format
             self.fp8_meta.append(Fp8GemmMeta(op, self.amax_history_len, f.fwd_dtype,
-                                             f.bwd_dtype))
+                                             f.bwd_dtype, device))
         return self.fp8_meta[k]
 
     def _update(self, roles):
@@ -246,7 +246,7 @@ class _Fp8Mode:
         else:
             return call_next(args, kwargs)    # mixed dtypes: the op's own error
         recipe = region.recipe
-        site = recipe._site(_state.sites, op)
+        site = recipe._site(_state.sites, op, x.device)
         _state.sites += 1
         if recipe not in _state.recipes:
             _state.recipes.append(recipe)
@@ -267,8 +267,11 @@ class fp8_autocast:
         TypeError: ``fp8_recipe`` not a ``DelayedScaling``.
 
     Nesting: an inner region's recipe and ``enabled`` apply to the gemms inside it; call sites
-    are numbered across the whole outermost region. Combine with ``autocast`` (either order) to
-    get the gemms' outputs in bfloat16/float16.
+    are numbered across the whole outermost region. With ``autocast`` OUTSIDE
+    (``with autocast("cpu"): with fp8_autocast(): ...``) the gemms cast the original (float32)
+    operands to float8 and give their outputs in autocast's dtype; with ``autocast`` inside,
+    autocast first casts the operands to bfloat16/float16 (one more rounding before the float8
+    cast), as its table says for those ops.
     """
 
     def __init__(self, enabled=True, fp8_recipe=None):

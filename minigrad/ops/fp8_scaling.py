@@ -48,10 +48,11 @@ class Fp8TensorMeta:
 
     __slots__ = ("amax_history", "scale", "scale_inv", "fp8_dtype", "fp8_max")
 
-    def __init__(self, amax_history_len, fp8_dtype):
-        self.amax_history = dispatch("zeros", (amax_history_len,), dtype=_dt.float32)
-        self.scale = dispatch("ones", (1,), dtype=_dt.float32)
-        self.scale_inv = dispatch("ones", (1,), dtype=_dt.float32)
+    def __init__(self, amax_history_len, fp8_dtype, device=None):
+        f32 = _dt.float32
+        self.amax_history = dispatch("zeros", (amax_history_len,), dtype=f32, device=device)
+        self.scale = dispatch("ones", (1,), dtype=f32, device=device)
+        self.scale_inv = dispatch("ones", (1,), dtype=f32, device=device)
         self.fp8_dtype = _dt.as_dtype(fp8_dtype)
         self.fp8_max = float(_dt.finfo(self.fp8_dtype).max)
 
@@ -63,15 +64,16 @@ class Fp8TensorMeta:
 class Fp8GemmMeta:
     """The three roles of one gemm call site: ``input``, ``weight`` (forward format) and
     ``grad_output`` (backward format), each an ``Fp8TensorMeta``; ``op`` names the op that
-    the site intercepted ("linear", "addmm", "mm", "matmul")."""
+    the site intercepted ("linear", "addmm", "mm", "matmul"). The state tensors live on
+    ``device`` (the gemm's)."""
 
     __slots__ = ("op", "input", "weight", "grad_output")
 
-    def __init__(self, op, amax_history_len, fwd_dtype, bwd_dtype):
+    def __init__(self, op, amax_history_len, fwd_dtype, bwd_dtype, device=None):
         self.op = op
-        self.input = Fp8TensorMeta(amax_history_len, fwd_dtype)
-        self.weight = Fp8TensorMeta(amax_history_len, fwd_dtype)
-        self.grad_output = Fp8TensorMeta(amax_history_len, bwd_dtype)
+        self.input = Fp8TensorMeta(amax_history_len, fwd_dtype, device)
+        self.weight = Fp8TensorMeta(amax_history_len, fwd_dtype, device)
+        self.grad_output = Fp8TensorMeta(amax_history_len, bwd_dtype, device)
 
     def __repr__(self):
         return f"Fp8GemmMeta({self.op!r}, input={self.input}, weight={self.weight}, " \
