@@ -192,26 +192,21 @@ def _gemm_args(op, args, kwargs):
     """``(input, weight, bias, weight_transposed)`` of a gemm the fp8 path takes, else None:
     linear(input, weight, bias=None); mm(input, mat2); matmul(input, other) with a 2-D
     ``other``; addmm(bias, mat1, mat2) with a 1-D bias and beta = alpha = 1. The input is at
-    least 2-D (exactly 2-D for mm and addmm); every tensor float32, bfloat16 or float16."""
-    kw = dict(kwargs)
-    if "out" in kw:
-        return None
-    if op == "linear":
+    least 2-D (exactly 2-D for mm and addmm), the shapes fit (a bias of n elements); every
+    tensor float32, bfloat16 or float16."""
+    if op == "linear" and 2 <= len(args) <= 3 and set(kwargs) <= {"bias"}:
         x, w = args[0], args[1]
-        b = args[2] if len(args) > 2 else kw.pop("bias", None)
+        b = args[2] if len(args) == 3 else kwargs.get("bias")
         got = (x, w, b, True)
-    elif op == "mm" or op == "matmul":
-        if len(args) != 2 or kw:
-            return None
+    elif op in ("mm", "matmul") and len(args) == 2 and not kwargs:
         got = (args[0], args[1], None, False)
-    elif op == "addmm":
-        if len(args) != 3 or kw.get("beta", 1) != 1 or kw.get("alpha", 1) != 1:
-            return None
+    elif op == "addmm" and len(args) == 3 and set(kwargs) <= {"beta", "alpha"} \
+            and kwargs.get("beta", 1) == 1 and kwargs.get("alpha", 1) == 1:
         got = (args[1], args[2], args[0], False)
         if not isinstance(args[0], Tensor) or args[0].ndim != 1:
             return None
     else:
-        return None
+        return None             # another op, out=, or arguments the fp8 path does not take
     x, w, b = got[:3]
     if not (isinstance(x, Tensor) and isinstance(w, Tensor)) or w.ndim != 2 or x.ndim < 2 \
             or (x.ndim != 2 and op in ("mm", "addmm")):
@@ -219,6 +214,9 @@ def _gemm_args(op, args, kwargs):
     if x.dtype not in _FLOATS or w.dtype not in _FLOATS or \
             (b is not None and (not isinstance(b, Tensor) or b.dtype not in _FLOATS)):
         return None
+    k, n = (w.shape[1], w.shape[0]) if got[3] else tuple(w.shape)
+    if x.shape[-1] != k or (b is not None and tuple(b.shape) != (n,)):
+        return None             # the op itself raises its shape error
     return got
 
 

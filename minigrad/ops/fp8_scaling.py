@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 
@@ -88,9 +89,10 @@ def quantize(x, meta, record):
     there. Returns ``(x_fp8, scale_inv)``, ``scale_inv`` a copy (the state moves on later)."""
     xf = x if x.dtype is _dt.float32 else dispatch("_to_copy", x, dtype=_dt.float32)
     if record:
-        slot = meta.amax_history[0:1]
-        amax = dispatch("reshape", dispatch("amax", dispatch("abs", xf)), (1,))
-        dispatch("copy_", slot, dispatch("maximum", slot, amax))
+        with no_grad():     # the state never joins a graph (a create_graph backward included)
+            slot = meta.amax_history[0:1]
+            amax = dispatch("reshape", dispatch("amax", dispatch("abs", xf)), (1,))
+            dispatch("copy_", slot, dispatch("maximum", slot, amax))
     scaled = dispatch("clamp", dispatch("mul", xf, meta.scale), -meta.fp8_max, meta.fp8_max)
     return dispatch("_to_copy", scaled, dtype=meta.fp8_dtype), dispatch("clone", meta.scale_inv)
 

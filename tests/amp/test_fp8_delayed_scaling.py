@@ -295,3 +295,16 @@ def test_recipe_errors():
     r = DelayedScaling()
     assert (r.margin, r.fp8_format, r.amax_history_len, r.amax_compute_algo) == \
         (0, Format.HYBRID, 1024, "max")
+
+
+def test_the_state_never_joins_a_graph():
+    lin = mg.nn.Linear(4, 2)
+    x = mg.randn(3, 4, requires_grad=True)
+    recipe = DelayedScaling(amax_history_len=2)
+    with fp8_autocast(fp8_recipe=recipe):
+        y = lin(x)
+    (gx,) = mg.autograd.grad(y.sum(), x, create_graph=True)
+    meta = recipe.fp8_meta[0]
+    assert gx.shape == x.shape and meta.grad_output.amax_history.tolist() == [1.0, 0.0]
+    for m in (meta.input, meta.weight, meta.grad_output):
+        assert not any(t.requires_grad for t in (m.amax_history, m.scale, m.scale_inv))
