@@ -165,8 +165,9 @@ class DelayedScaling:
 class _State(threading.local):
     def __init__(self):
         self.regions = []       # live fp8_autocast regions, innermost last
-        self.sites = 0          # gemm call sites met since the outermost region began
-        self.recipes = []       # recipes used since then (their forward scales update at exit)
+        # since the outermost region began: id(recipe) -> [recipe, gemm call sites met]; these
+        # recipes' forward scales update when it exits
+        self.used = {}
 
 
 _state = _State()
@@ -244,10 +245,9 @@ class _Fp8Mode:
         else:
             return call_next(args, kwargs)    # mixed dtypes: the op's own error
         recipe = region.recipe
-        site = recipe._site(_state.sites, op, x.device)
-        _state.sites += 1
-        if recipe not in _state.recipes:
-            _state.recipes.append(recipe)
+        count = _state.used.setdefault(id(recipe), [recipe, 0])
+        site = recipe._site(count[1], op, x.device)
+        count[1] += 1
         return dispatch("_fp8_gemm", x, w, b, site, transposed, out_dtype, is_grad_enabled())
 
 
@@ -282,10 +282,10 @@ class fp8_autocast:
 
     def __enter__(self):
         st = _state
-        if self.enabled and not st.regions:   # the backward since the last step recorded
-            self.recipe._update(("grad_output",))   # gradient amaxes: their scales move now
+        if self.enabled:    # a backward since this recipe's last region recorded gradient
+            self.recipe._update(("grad_output",))   # amaxes: their scales move now
         if not st.regions:
-            st.sites, st.recipes = 0, []
+            st.used = {}
         st.regions.append(self)
         self._mode = _Fp8Mode(self)
         push_mode(self._mode)
@@ -299,8 +299,8 @@ class fp8_autocast:
             st.regions.pop()
             self._mode = None
         if not st.regions:
-            recipes, st.recipes = st.recipes, []
+            used, st.used = st.used, {}
             if exc_type is None and is_grad_enabled():
-                for r in recipes:
-                    r._update(("input", "weight"))
+                for recipe, _ in used.values():
+                    recipe._update(("input", "weight"))
         return False

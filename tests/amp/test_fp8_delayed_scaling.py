@@ -308,3 +308,19 @@ def test_the_state_never_joins_a_graph():
     assert gx.shape == x.shape and meta.grad_output.amax_history.tolist() == [1.0, 0.0]
     for m in (meta.input, meta.weight, meta.grad_output):
         assert not any(t.requires_grad for t in (m.amax_history, m.scale, m.scale_inv))
+
+
+def test_nested_regions_number_call_sites_per_recipe():
+    a, b = DelayedScaling(amax_history_len=2), DelayedScaling(amax_history_len=2)
+    w = mg.randn(3, 4)
+    with fp8_autocast(fp8_recipe=a):
+        mg.nn.functional.linear(mg.randn(2, 4), w)
+        with fp8_autocast(fp8_recipe=b):
+            mg.nn.functional.linear(mg.randn(2, 4), w)
+            with fp8_autocast(enabled=False, fp8_recipe=a):
+                plain = mg.nn.functional.linear(mg.ones(2, 4), w)
+        mg.nn.functional.linear(mg.randn(2, 4), w)
+    assert len(a.fp8_meta) == 2 and len(b.fp8_meta) == 1
+    assert plain.grad_fn is None or plain.grad_fn.name() != "Fp8GemmBackward"
+    for site in a.fp8_meta + b.fp8_meta:        # every site's forward scales moved at the exit
+        assert site.input.scale.item() != 1.0 and site.weight.scale.item() != 1.0
