@@ -324,3 +324,27 @@ def test_nested_regions_number_call_sites_per_recipe():
     assert plain.grad_fn is None or plain.grad_fn.name() != "Fp8GemmBackward"
     for site in a.fp8_meta + b.fp8_meta:        # every site's forward scales moved at the exit
         assert site.input.scale.item() != 1.0 and site.weight.scale.item() != 1.0
+
+
+def test_e4m3_format_casts_gradients_to_e4m3fn_too():
+    torch = pytest.importorskip("torch")
+    mg.manual_seed(6)
+    lin = mg.nn.Linear(8, 4, bias=False)
+    recipe = DelayedScaling(fp8_format=Format.E4M3)
+    x = mg.randn(6, 8, requires_grad=True)
+    with fp8_autocast(fp8_recipe=recipe):
+        y = lin(x)
+    g = mg.randn(6, 4)
+    y.backward(g)
+    meta = recipe.fp8_meta[0]
+    assert meta.grad_output.fp8_dtype is mg.float8_e4m3fn
+    one = torch.tensor(1.0)
+    g8 = _cast(torch, torch.from_numpy(g.numpy()), one, torch.float8_e4m3fn, 448)
+    w8 = _cast(torch, torch.from_numpy(lin.weight.detach().numpy()), one,
+               torch.float8_e4m3fn, 448)
+    x8 = _cast(torch, torch.from_numpy(x.detach().numpy()), one, torch.float8_e4m3fn, 448)
+    # one float8 dtype: oneDNN's path, reproduced bit for bit by minigrad's _scaled_mm
+    dx = torch._scaled_mm(g8, w8, one, one, out_dtype=torch.float32)
+    dw = torch._scaled_mm(g8.t(), x8, one, one, out_dtype=torch.float32)
+    assert np.array_equal(x.grad.numpy(), dx.numpy())
+    assert np.array_equal(lin.weight.grad.numpy(), dw.numpy())
