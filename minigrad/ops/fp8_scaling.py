@@ -17,8 +17,8 @@ step, ``_fp8_amax_and_scale_update_`` rolls the history and computes the next sc
   amax_compute_algo)``: TE's ``amax_and_scale_update`` kernel, in place.
 
 Every step is a dispatched op (``abs``, ``amax``, ``maximum``, ``copy_``, ``mul``, ``clamp``,
-``_to_copy``, ``_scaled_mm``, ``t``, ``reshape``, ``sum``), so a profiler, the tracer or the numerics
-monitor sees the casts and the scaled gemms. Not PyTorch ops: PyTorch has ``_scaled_mm`` but
+``_to_copy``, ``_scaled_mm``, ``t``, ``reshape``, ``sum``), so a profiler, the tracer or the
+numerics monitor sees the casts and the scaled gemms. Not PyTorch ops: PyTorch has ``_scaled_mm`` but
 leaves scaling recipes to libraries (TE, torchao); these mirror TE's semantics.
 """
 from __future__ import annotations
