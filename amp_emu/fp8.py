@@ -16,8 +16,9 @@ The recipe, ``DelayedScaling`` (TE's names and defaults):
 - ``amax_history_len`` (default 1024) and ``amax_compute_algo`` ("max" over the history, the
   default, or "most_recent"); ``margin`` (default 0):
   ``scale = (fp8_max / amax) / 2**margin``, so the tensor's amax lands ``margin`` binades below
-  the format's max. An amax of 0, inf or NaN keeps the previous scale; the first step casts with
-  scale 1 (the history is empty, as in TE).
+  the format's max. An amax of 0 (the tensor was all zeros, or not used) leaves the history and
+  the scale as they are; an inf or NaN amax keeps the previous scale (a NaN entry of the history
+  is skipped by "max"); the first step casts with scale 1 (the history is empty, as in TE).
 
 State: per gemm call site, three ``Fp8TensorMeta`` (``input``, ``weight``, ``grad_output``) with
 ``amax_history``, ``scale`` and ``scale_inv`` (float32 tensors), in ``recipe.fp8_meta``. Call
@@ -35,10 +36,19 @@ modules are called). When the state moves (TE's current behaviour for the forwar
    (TE updates them right after the backward of the first module; minigrad's engine offers a
    mode no end-of-backward hook, and the next backward sees the same scales either way.)
 
+Why a region of its own rather than an ``autocast`` ``Policy`` whose low-precision dtype is
+float8: autocast's cast is a plain ``_to_copy`` per argument, with no scale, no state and the
+op's own backward; a delayed-scaled gemm needs a per-tensor scale on each operand, a state that
+outlives the region, and a backward that scales the gradient. The region composes with
+``autocast`` instead (``fp8_autocast`` docstring), which decides the output dtype.
+
 Deliberate differences from TE: the state lives in the recipe (minigrad's ``nn.Linear`` is a plain
-module, so TE's per-module ``fp8_meta`` has no home), keyed by call order; the custom-callable
-``amax_compute_algo`` / ``scaling_factor_compute_algo``, ``calibrating``, amax reduction across
-processes and fp8 attention are not provided; gemm dimensions need not be multiples of 16.
+module, so TE's per-module ``fp8_meta`` has no home), keyed by call order; an inference (no_grad)
+forward records no amax (TE's kernels record it and merge it into the next training step's);
+the custom-callable ``amax_compute_algo`` / ``scaling_factor_compute_algo``, ``calibrating``,
+amax reduction across processes and fp8 attention are not provided; gemm dimensions need not be
+multiples of 16; the saturating cast is ``clamp`` then PyTorch's cast (TE's ``satfinite``
+conversion gives the same values).
 """
 from __future__ import annotations
 
