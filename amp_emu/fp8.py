@@ -44,7 +44,7 @@ outlives the region, and a backward that scales the gradient. The region compose
 
 Deliberate differences from TE: the state lives in the recipe (minigrad's ``nn.Linear`` is a plain
 module, so TE's per-module ``fp8_meta`` has no home), keyed by call order; an inference (no_grad)
-forward records no amax (TE's kernels record it and merge it into the next training step's);
+forward records no amax (our choice: the scales follow the training steps only);
 the custom-callable ``amax_compute_algo`` / ``scaling_factor_compute_algo``, ``calibrating``,
 amax reduction across processes and fp8 attention are not provided; gemm dimensions need not be
 multiples of 16; the saturating cast is ``clamp`` then PyTorch's cast (TE's ``satfinite``
