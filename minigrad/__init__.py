@@ -102,6 +102,8 @@ from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)
 from ._functional import FAMILIES as _FAMILIES  # noqa: E402
+from .memory_layout import (memory_format, contiguous_format, channels_last,  # noqa: E402,F401
+                            channels_last_3d, preserve_format)
 from ._functional.out_argument import OUT_FUNCTIONS as _OUT_FUNCTIONS, with_out as _with_out  # noqa: E402,E501
 
 # PyTorch's out= keyword on the torch-level functions that have it (see _functional.out_argument)
@@ -129,7 +131,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
            "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-           "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError"
+           "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError", "memory_format",
+           "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 
