@@ -35,6 +35,7 @@ import numpy as np
 
 from ..autograd.grad_mode import _grad_state
 from ..dispatch import dispatch, flat_tensors
+from ..ops.inplace import _can_cast
 from ..tensor import Tensor
 
 __all__ = ["OUT_FUNCTIONS", "with_out"]
@@ -86,13 +87,6 @@ _RESIZED = ("An output with one or more elements was resized since it had shape 
 _OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to "
             "tensor refer to a single memory location. Please clone() the tensor before "
             "performing the operation.")
-
-
-def _can_cast(src, dst) -> bool:
-    """PyTorch's ``canCast``: no float -> integral, no non-bool -> bool."""
-    if src.is_floating_point and not dst.is_floating_point:
-        return False
-    return not (dst.name == "bool" and src.name != "bool")
 
 
 def _check_dtype(name, result, out):
