@@ -339,6 +339,10 @@ class Row:
         self.max_ulp = self.max_abs = self.max_rel = self.replay_ulp = None
         self.ok, self.note = True, ""
 
+    def phase_of(self):
+        """The phase of the op on either side."""
+        return (self.ours or self.theirs).phase
+
 
 def _bound(dtype_name, ulp):
     if isinstance(ulp, dict):
@@ -464,8 +468,10 @@ class Comparison:
                 status = "only torch" if a is None else "only minigrad"
                 nums = f"{'':>8} {'':>10} {'':>10}"
             else:
-                status = "DIVERGES: " + r.note if not r.ok else "ok" if r.replay_ulp is None \
-                    else f"ok (inherited: {r.replay_ulp:.0f} ulp on minigrad's inputs)"
+                status = "DIVERGES: " + r.note if not r.ok else \
+                    f"ok (inherited: {r.replay_ulp:.0f} ulp on minigrad's inputs)" \
+                    if r.replay_ulp is not None else \
+                    f"ok ({r.note})" if r.note.startswith("inherited") else "ok"
                 nums = f"{'':>8} {'':>10} {'':>10}" if r.max_ulp is None else \
                     f"{r.max_ulp:>8.0f} {r.max_abs:>10.3g} {r.max_rel:>10.3g}"
             lines.append(f"{i:>4} {rec.phase:<8} {'  ' * (a.depth if a else 0) + rec.name:<34} "
@@ -478,6 +484,8 @@ class Comparison:
         r = self.first
         if r is None:
             return ""
+        if r.theirs.func is None:       # a parameter's values after the step: no op to run
+            return f"{r.ours.name}: compare the parameters after optimizer.step()"
         shapes = ", ".join(f"{d}{list(s)}" for d, s, _ in r.theirs.inputs)
         return (f"torch.ops.aten.{r.theirs.name}(*inputs)  # inputs: "
                 f"{shapes}; minigrad: minigrad.dispatch.dispatch({r.ours.name!r}, *inputs)")
@@ -508,11 +516,19 @@ def _split_foreach(recs):
     out = []
     for r in recs:
         if r.base.startswith("_foreach_") and len(r.outputs) > 0:
+            k = len(r.outputs)
+            # the tensor arguments are k-long lists, flattened in order: the i-th op takes the
+            # i-th of each (its own inputs, for a same-input replay); any other layout (a
+            # shared tensor besides the lists) keeps them all, and is not replayed
+            per_op = len(r.inputs) % k == 0
             for i, meta in enumerate(r.outputs):
-                sub = OpRecord(r.index, r.name[len("_foreach_"):], r.depth, r.phase, r.inputs)
+                ins = r.inputs[i::k] if per_op else r.inputs
+                sub = OpRecord(r.index, r.name[len("_foreach_"):], r.depth, r.phase, ins)
                 sub.outputs = [meta]
                 sub.values = [r.values[i]] if i < len(r.values) else []
                 sub.args = r.args
+                if per_op and r.in_values is not None:
+                    sub.in_values = r.in_values[i::k]
                 out.append(sub)
         else:
             out.append(r)
@@ -672,6 +688,21 @@ def compare_with_torch(fn, *inputs, autocast=None, device: str = "cpu", backward
         rows.extend(_final_params(xs_ours, xs_theirs, ulp, abs_factor))
         step = [r for r in rows if r.ours is not None and r.ours.phase == "step"]
         finals = [r for r in step if r.ours.name.startswith("parameter ")]
+        inner = [r for r in rows if r.phase_of() == "step" and r not in finals]
+        matched = [r for r in inner if r.ours is not None and r.theirs is not None]
+        if finals and matched and all(r.ok for r in matched):
+            # every op of the step agrees on minigrad's own inputs (some perhaps only
+            # inherited): a parameter that still differs inherited it from its gradient,
+            # unless an op that only one side runs departs, which no replay can tell
+            for r in finals:
+                if r.ok:
+                    continue
+                if len(matched) == len(inner):
+                    r.ok, r.note = True, "inherited: every op of the step agrees on " \
+                        "minigrad's own inputs"
+                else:
+                    r.note += "; every matched op of the step agrees on minigrad's own " \
+                        "inputs (inherited, unless an op only one side runs departs)"
         if finals and all(r.ok for r in finals):
             # the step's ops are paired by occurrence; when every parameter ends up within the
             # contract, a mismatch in between is a pairing of two same-shaped ops, not a bug

@@ -269,3 +269,18 @@ def test_a_module_class_of_ones_own_runs_through_a_twin():
                            optimizer=_sgd)
     assert c.first is None and len(c.matched) > 6, str(c)
     assert sum(r.ours.name.startswith("parameter ") for r in c.matched) == 4
+
+
+def test_the_step_inherits_a_gradient_difference():
+    # one ulp more in a gradient: the optimizer's foreach ops (split into PyTorch's per-tensor
+    # ops) are replayed on minigrad's own inputs, each its own, and read inherited; a
+    # parameter that differs after the step says so
+    c = _compare(_OneUlp("gelu_backward"))
+    assert c.first is not None and c.first.ours.base == "gelu_backward", str(c)
+    step = [r for r in c.matched if r.ours.phase == "step"]
+    ops = [r for r in step if not r.ours.name.startswith("parameter ")]
+    assert ops and all(r.ok for r in ops), str(c)
+    assert any(r.replay_ulp == 0 for r in ops), str(c)        # replayed, not skipped
+    params = [r for r in step if r.ours.name.startswith("parameter ")]
+    assert any(not r.ok for r in params)
+    assert all(r.ok or "every matched op of the step agrees" in r.note for r in params), str(c)
