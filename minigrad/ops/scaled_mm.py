@@ -91,7 +91,9 @@ def _scaled_mm(input, mat2, scale_a, scale_b, bias=None, scale_result=None, out_
     Raises:
         TypeError: a matrix or scale that is not a Tensor (PyTorch's argument message).
         RuntimeError: "mat1 must be a matrix", "mat2 must be a matrix", "mat1 and mat2 shapes
-            cannot be multiplied (16x32 and 16x16)", "Bias must be size 16 but got 15", and
+            cannot be multiplied (16x32 and 16x16)", "Expected mat1 to be Float8 matrix got
+            Float" (two matrices of one dtype that is not float8), "Bias must be size 16 but
+            got 15", and
             oneDNN's "itensor_view_from_dense expects float/bfloat16/half/int8/fp8 tensor
             inputDouble" for a dtype it lacks.
         ValueError: "Invalid scaling configuration. ..." (non-float8 matrices, scales of
@@ -111,6 +113,8 @@ def _scaled_mm(input, mat2, scale_a, scale_b, bias=None, scale_result=None, out_
                            f"({input.shape[0]}x{input.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
     m, n = input.shape[0], mat2.shape[1]
+    if input.dtype is mat2.dtype and not input.dtype.is_float8:     # (mixed: the config error)
+        raise RuntimeError(f"Expected mat1 to be Float8 matrix got {input.dtype.scalar_name}")
     f8 = input.dtype.is_float8 and mat2.dtype.is_float8
     if f8 and scale_a.numel() == 1 and scale_b.numel() == 1:
         sa = np.float32(_f32(scale_a).reshape(()))

@@ -294,6 +294,9 @@ def test_scaled_mm_paths_rowwise_and_general_values():
 
 _SMM_ERRORS = [
     ("a float32", lambda L, a, b, s: L._scaled_mm(a.float(), b, s, s)),
+    ("both float32", lambda L, a, b, s: L._scaled_mm(a.float(), b.float(), s, s)),
+    ("both float16", lambda L, a, b, s: L._scaled_mm(a.half(), b.half(), s, s)),
+    ("bfloat16 and float16", lambda L, a, b, s: L._scaled_mm(a.bfloat16(), b.half(), s, s)),
     ("scale two elements", lambda L, a, b, s: L._scaled_mm(a, b, L.ones(2), s)),
     ("row-wise wrong shape", lambda L, a, b, s: L._scaled_mm(a, b, L.ones(4, 1), L.ones(4, 1))),
     ("mat1 3-d", lambda L, a, b, s: L._scaled_mm(a[None], b, s, s)),
