@@ -86,9 +86,9 @@ def quantize(x, meta, record):
     ``fp8 = cast(clamp(float32(x) * scale, -fp8_max, fp8_max))`` (the clamp is TE's saturating
     conversion; NaN stays NaN). With ``record`` the amax of ``x`` (``abs(x).amax()`` in float32:
     NaN when ``x`` holds a NaN) goes into ``meta.amax_history[0]``, as the maximum with what is
-    there. Returns ``(x_fp8, scale_inv)``, ``scale_inv`` a copy (the state moves on later)."""
+    there (an empty ``x`` records nothing). Returns ``(x_fp8, scale_inv)``, ``scale_inv`` a copy (the state moves on later)."""
     xf = x if x.dtype is _dt.float32 else dispatch("_to_copy", x, dtype=_dt.float32)
-    if record:
+    if record and xf.numel():     # an empty tensor has no amax: the history stays as it is
         with no_grad():     # the state never joins a graph (a create_graph backward included)
             slot = meta.amax_history[0:1]
             amax = dispatch("reshape", dispatch("amax", dispatch("abs", xf)), (1,))

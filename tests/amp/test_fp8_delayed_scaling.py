@@ -230,6 +230,28 @@ def test_zero_input_keeps_the_scale_and_overflow_saturates():
     assert meta.input.scale.item() == F32(F32(448) / F32(1000))
 
 
+def test_an_empty_batch_runs_and_records_no_amax():
+    # a batch of 0 rows: F.linear's (0, 3) result and zero gradients, as PyTorch's; no amax to
+    # record for the input and the gradient (like an amax of 0: their
+    # histories and scales stay)
+    import torch
+    recipe = DelayedScaling(amax_history_len=4)
+    w = mg.randn(3, 4, requires_grad=True)
+    x = mg.zeros(0, 4, requires_grad=True)
+    with fp8_autocast(fp8_recipe=recipe):
+        y = mg.nn.functional.linear(x, w)
+    y.sum().backward()
+    tw = torch.zeros(3, 4, requires_grad=True)
+    ty = torch.nn.functional.linear(torch.zeros(0, 4), tw)
+    ty.sum().backward()
+    assert tuple(y.shape) == tuple(ty.shape) and w.grad.tolist() == tw.grad.tolist()
+    with fp8_autocast(fp8_recipe=recipe):
+        pass
+    meta = recipe.fp8_meta[0]
+    for m in (meta.input, meta.grad_output):        # the weight's amax is recorded
+        assert m.amax_history.tolist() == [0.0] * 4 and m.scale.item() == 1.0
+
+
 def test_modes_see_the_casts_and_the_scaled_gemms():
     seen = []
 
