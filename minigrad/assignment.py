@@ -8,7 +8,8 @@ gradient compared with PyTorch's (or, where PyTorch is not installed, with the r
 solution's gradients, stored at generation time in ``DIR/reference_grads.npz``), also with only
 one input requiring grad at a time (as data and constants do in real use), and the op's
 properties: gradcheck again on the shapes where the engine's rules bite (broadcasting, size-1
-and 0-dim inputs: ``PROPERTY_SHAPES``). ``pytest DIR`` grades: one line per op and a score.
+and 0-dim inputs: ``PROPERTY_SHAPES``; a Python number as the other operand of add, mul and
+div: ``SCALAR_PROGRAMS``). ``pytest DIR`` grades: one line per op and a score.
 
 ``reveal DIR`` writes the reference solution (the original backward bodies) into
 ``DIR/solution/minigrad``; ``pytest DIR --solution`` grades it (every op passes).
@@ -27,7 +28,7 @@ import shutil
 import sys
 import textwrap
 
-__all__ = ["main", "OPS", "PROPERTY_SHAPES", "new_assignment", "reveal"]
+__all__ = ["main", "OPS", "PROPERTY_SHAPES", "SCALAR_PROGRAMS", "new_assignment", "reveal"]
 
 # --ops name -> (registered op, hint, the program: Python source of a function of (torch, *xs),
 #                input shapes)
@@ -158,6 +159,16 @@ PROPERTY_SHAPES = {
 }
 
 
+# the binary ops with a Python number for an operand (``x * 2.5``, ``x + 2.5``, the ``alpha`` of
+# ``add``): PyTorch wraps the number as a 0-dim tensor that needs no gradient, and the backward
+# has its own branch for it (mul and div scale the gradient by the number)
+SCALAR_PROGRAMS = {
+    "add": ["lambda torch, a: a + 2.5", "lambda torch, a: torch.add(a, a, alpha=3.0)"],
+    "mul": ["lambda torch, a: a * 2.5", "lambda torch, a: -1.5 * a"],
+    "div": ["lambda torch, a: a / 2.5"],
+}
+
+
 def _inputs(o, shapes=None):
     import numpy as np
     rng = np.random.default_rng(sum(map(ord, o)) + (0 if shapes is None else len(shapes)))
@@ -233,7 +244,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad.assignment import OPS, PROPERTY_SHAPES, _inputs, _weights
+from minigrad.assignment import OPS, PROPERTY_SHAPES, SCALAR_PROGRAMS, _inputs, _weights
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ASSIGNED = json.load(open(os.path.join(HERE, "assignment.json")))["ops"]
@@ -280,6 +291,10 @@ def test_op_properties(op):
         xs = [minigrad.tensor(a, dtype=minigrad.float64, requires_grad=True)
               for a in _inputs(op, shapes)]
         assert minigrad.autograd.gradcheck(lambda *t: fn(minigrad, *t), tuple(xs)), shapes
+    for src in SCALAR_PROGRAMS.get(op, ()):          # a Python number as the other operand
+        x = minigrad.tensor(_inputs(op, [(2, 3)])[0], dtype=minigrad.float64,
+                            requires_grad=True)
+        assert minigrad.autograd.gradcheck(lambda t: eval(src)(minigrad, t), (x,)), src
 '''
 
 

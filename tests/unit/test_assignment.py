@@ -55,3 +55,20 @@ def test_grading_fails_the_blank_copy_and_passes_the_solution(tmp_path):
     assert rc == 0 and "score: 3/3" in out, out[-2000:]
     for op in ("mul", "tanh", "softmax"):
         assert any(line.split() == [op, "PASS"] for line in out.splitlines())
+
+
+def test_a_mul_that_forgets_the_python_number_fails(tmp_path):
+    # right for two tensors, wrong for x * 2.5 (the gradient is not scaled): graded FAIL (the
+    # reference solution passes these programs: the test above)
+    new_assignment(str(tmp_path), ["mul"])
+    path = tmp_path / "minigrad" / "ops" / "elementwise.py"
+    src = path.read_text()
+    todo = src[src.index('raise NotImplementedError("TODO (mul backward)'):]
+    todo = todo[:todo.index("\n")]
+    body = ("if ctx.scalar is not None: return grad, None\n"
+            "        a, b = ctx.saved_tensors\n"
+            "        return (None if b is None else grad * b), (None if a is None else grad * a)")
+    path.write_text(src.replace(todo, body))
+    rc, out = _grade(tmp_path)
+    assert rc != 0 and "score: 0/1" in out, out[-2000:]
+    assert "FAILED test_assignment.py::test_op_properties[mul]" in out   # test_op passed
