@@ -20,11 +20,55 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "randint", "randperm", "randn_like", "rand_like", "normal"]
 
 
+# the factories with PyTorch's out= (``torch.zeros(2, 3, out=buf)``): the values are made in
+# out's dtype and on its device, then written into it through the dispatcher (resize_, copy_)
+_OUT_FACTORIES = frozenset(("zeros", "ones", "full", "empty", "arange", "randn", "rand"))
+_ARANGE_RESIZED = ("The number of elements in the out tensor of shape {old} is {n_old} which "
+                   "does not match the computed number of elements {n}. Note that this may "
+                   "occur as a result of rounding error. The out tensor will be resized to a "
+                   "tensor of shape ({n},).")
+
+
+def _into_out(op_name, args, kwargs, out):
+    """``op_name(*args, **kwargs)`` written into ``out`` (PyTorch's ``zeros.out``...), which
+    is returned.
+
+    Raises:
+        TypeError: ``out`` not a Tensor.
+        RuntimeError: ``out`` requires grad under grad mode (PyTorch's autograd message); a
+            ``dtype`` other than out's ("dtype Double does not match dtype of out parameter
+            (Float)").
+    """
+    import warnings
+    from ..autograd.grad_mode import _grad_state
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op_name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _grad_state.enabled and out.requires_grad:
+        raise RuntimeError(f"aten::{op_name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    dtype = kwargs.get("dtype")
+    if dtype is not None and _dt.as_dtype(dtype) is not out.dtype:
+        raise RuntimeError(f"dtype {_dt.as_dtype(dtype).scalar_name} does not match dtype of "
+                           f"out parameter ({out.dtype.scalar_name})")
+    result = dispatch(op_name, *args, **{**kwargs, "dtype": out.dtype, "device": out.device})
+    if op_name == "arange" and out.numel() == result.numel():
+        result = dispatch("reshape", result, tuple(out.shape))   # arange keeps out's shape
+    if tuple(out.shape) != tuple(result.shape):
+        if op_name == "arange" and out.numel():
+            warnings.warn(_ARANGE_RESIZED.format(old=list(out.shape), n_old=out.numel(),
+                                                 n=result.numel()), UserWarning, stacklevel=3)
+        dispatch("resize_", out, tuple(result.shape))
+    dispatch("copy_", out, result)
+    return out
+
+
 def _dispatched(op_name, kernel):
     """The torch-level function of factory op ``op_name``: same signature and docstring as the
-    kernel, one ``dispatch`` call."""
+    kernel, one ``dispatch`` call (and, with ``out=``, the writes into it)."""
     @functools.wraps(kernel)
     def factory(*args, **kwargs):
+        if op_name in _OUT_FACTORIES and kwargs.get("out") is not None:
+            return _into_out(op_name, args, kwargs, kwargs.pop("out"))
         return dispatch(op_name, *args, **kwargs)
     return factory
 
@@ -46,6 +90,8 @@ def _sized(op_name, kernel):
             if args:
                 raise TypeError(f"{op_name}() got multiple values for argument 'size'")
             args = (kwargs.pop("size"),)
+        if op_name in _OUT_FACTORIES and kwargs.get("out") is not None:
+            return _into_out(op_name, args, kwargs, kwargs.pop("out"))
         return dispatch(op_name, *args, **kwargs)
     return factory
 

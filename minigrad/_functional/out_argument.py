@@ -9,12 +9,14 @@ see every write: the op itself (``add``), ``resize_`` when ``out`` has another s
   arguments don't support automatic differentiation, but one of the arguments requires
   grad.");
 - the device: ``out`` on the result's device;
-- the dtype, per op family (``_RULES``): most ops (TensorIterator's) write any dtype the result
+- the dtype, per op family: most ops (TensorIterator's) write any dtype the result
   can be cast to ("result type Float can't be cast to the desired output type Long"); the
   matrix products, softmax, gather, tril/triu and a few more want exactly the result's dtype
   ("Expected out tensor to have dtype float, but got double instead", or the op's own
   message); ``sum``/``prod``/``cumsum``/``cumprod`` compute in ``out``'s dtype, as if given
-  ``dtype=out.dtype``;
+  ``dtype=out.dtype`` (a ``dtype`` given too must be out's); ``cat``/``stack`` raise
+  PyTorch's TypeError for a dtype they cannot write; the ``(values, indices)`` outs must have
+  exactly the values' dtype and int64;
 - the shape: ``out`` is resized to the result's shape, with PyTorch's deprecation warning when
   it had elements;
 - partial overlap of ``out`` with an input is refused ("unsupported operation: some elements
@@ -33,6 +35,7 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.grad_mode import _grad_state
 from ..dispatch import dispatch, flat_tensors
 from ..ops.inplace import _can_cast
@@ -76,8 +79,20 @@ _STRICT = {
     "masked_select": "masked_select(): self and result must have the same scalar type",
     "index_select": "index_select(): self and result must have the same scalar type",
 }
-# ops that compute in out's dtype (PyTorch passes it on as ``dtype``)
+# ops that compute in out's dtype (PyTorch passes it on as ``dtype``); a ``dtype`` given too
+# must be out's (``_EXPECTED``)
 _OUT_DTYPE = frozenset(("sum", "prod", "cumsum", "cumprod"))
+# (values, indices) ops: both outs want exactly the result's dtype (int64 indices); the messages
+# per op, for the values and for the indices
+_PAIR = {
+    "kthvalue": ("output values must be of same type as input",
+                 "output indices must be of scalar type Long"),
+    "median": ("Expected tensor for 'values' to have the same type as tensor for argument #2 "
+               "'self'; but type {got_type} does not equal {want_type} (while checking "
+               "arguments for median)",
+               "Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+               "{got_type} instead (while checking arguments for median)"),
+}
 
 _RESIZED = ("An output with one or more elements was resized since it had shape {old}, which "
             "does not match the required output shape {new}. This behavior is deprecated, and "
@@ -89,10 +104,16 @@ _OVERLAP = ("unsupported operation: some elements of the input tensor and the wr
             "performing the operation.")
 
 
-def _check_dtype(name, result, out):
+def _check_dtype(name, result, out, pair=None):
     if out.dtype is result.dtype:
         return
-    msg = _STRICT.get(name)
+    msg = _STRICT.get(name) if pair is None else _PAIR.get(name, (_EXPECTED,) * 2)[pair]
+    if pair is not None:
+        raise RuntimeError(msg.format(want=result.dtype.cpp_name, got=out.dtype.cpp_name,
+                                      want_type=result.type(), got_type=out.type()))
+    if name in ("cat", "stack") and not _can_cast(result.dtype, out.dtype):
+        raise TypeError("torch.cat(): input types can't be cast to the desired output type "
+                        f"{out.dtype.scalar_name}")
     if msg is not None:
         raise RuntimeError(msg.format(want=result.dtype.cpp_name, got=out.dtype.cpp_name,
                                       Want=result.dtype.scalar_name,
@@ -117,13 +138,13 @@ def _check_overlap(out, inputs):
             raise RuntimeError(_OVERLAP)
 
 
-def _write(name, result, out):
+def _write(name, result, out, pair=None):
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if out.device != result.device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got "
                            f"{out.device} instead")
-    _check_dtype(name, result, out)
+    _check_dtype(name, result, out, pair)
     if tuple(out.shape) != tuple(result.shape):
         if out.numel() != 0:
             warnings.warn(_RESIZED.format(old=list(out.shape), new=list(result.shape)),
@@ -157,13 +178,22 @@ def with_out(fn):
         for o in outs:
             if isinstance(o, Tensor):
                 _check_overlap(o, inputs)
-        if name in _OUT_DTYPE and kwargs.get("dtype") is None and isinstance(out, Tensor):
-            kwargs = {**kwargs, "dtype": out.dtype}
+        if name in _OUT_DTYPE and isinstance(out, Tensor):
+            dt = kwargs.get("dtype")
+            if dt is None:
+                kwargs = {**kwargs, "dtype": out.dtype}
+            elif _dt.as_dtype(dt) is not out.dtype:
+                raise RuntimeError(_EXPECTED.format(want=_dt.as_dtype(dt).cpp_name,
+                                                    got=out.dtype.cpp_name))
         result = fn(*args, **kwargs)
         if isinstance(result, tuple):           # (values, indices)
             if not isinstance(out, (tuple, list)) or len(out) != len(result):
                 raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
                                 f"{type(out).__name__}")
+            pairs = list(enumerate(zip(result, out)))
+            for i, (r, o) in pairs[::-1] if name == "median" else pairs:   # PyTorch's order
+                if isinstance(o, Tensor):
+                    _check_dtype(name, r, o, pair=i)
             for r, o in zip(result, out):
                 _write(name, r, o)
             return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
