@@ -53,12 +53,33 @@ def _check(fmt, ndim):
         raise RuntimeError(f"required rank {_ORDER[fmt][0]} tensor to use {fmt.name} format")
 
 
+def check_format_arg(fmt, fn_name):
+    """PyTorch's argument check of a ``memory_format=`` argument of ``fn_name``.
+
+    Raises:
+        TypeError: ``fmt`` not a ``memory_format`` (nor None): "contiguous(): argument
+            'memory_format' must be torch.memory_format, not str".
+    """
+    if fmt is not None and not isinstance(fmt, memory_format):
+        raise TypeError(f"{fn_name}(): argument 'memory_format' must be torch.memory_format, "
+                        f"not {_torch_type_name(fmt)}")
+
+
+def _torch_type_name(x):
+    from .dtypes import DType
+    return "torch.dtype" if isinstance(x, DType) else type(x).__name__
+
+
 def is_contiguous_as(arr, fmt=contiguous_format) -> bool:
     """Whether ``arr`` (a NumPy array) is laid out densely in ``fmt`` (``Tensor.is_contiguous``:
     a 4-D/5-D test for the channels-last formats, False for other ranks).
 
     ``preserve_format`` asks about row-major order, as PyTorch's does.
+
+    Raises:
+        TypeError: ``fmt`` not a ``memory_format`` (PyTorch's ``is_contiguous()`` message).
     """
+    check_format_arg(fmt, "is_contiguous")
     if fmt is contiguous_format or fmt is None or fmt is preserve_format:
         return bool(arr.flags.c_contiguous)
     rank, order = _ORDER[fmt]

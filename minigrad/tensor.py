@@ -776,13 +776,24 @@ class Tensor(TensorOpsMixin, StorageMixin):
     def contiguous(self, memory_format=None):
         """Mirrors ``torch.Tensor.contiguous``: self when already dense in ``memory_format``
         (default ``contiguous_format``), else the ``clone`` op in that format (its errors apply).
+
+        Raises:
+            TypeError: ``memory_format`` not a memory format.
+            RuntimeError: ``preserve_format`` for a tensor that is not row-major ("preserve
+                memory format is unsupported by the contiguous operator").
         """
         if memory_format is None:
             if self._data.flags.c_contiguous:
                 return self
             from .memory_layout import contiguous_format as memory_format
-        elif self.is_contiguous(memory_format):
-            return self
+        else:
+            from . import memory_layout as _mf
+            _mf.check_format_arg(memory_format, "contiguous")
+            if self.is_contiguous(memory_format):
+                return self
+            if memory_format is _mf.preserve_format:
+                raise RuntimeError("preserve memory format is unsupported by the contiguous "
+                                   "operator")
         return dispatch("clone", self, memory_format=memory_format)
 
     def clone(self, *, memory_format=None):

@@ -505,14 +505,17 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
     """``randn`` with ``input``'s shape (``torch.randn_like``); dtype and device default to
     ``input``'s."""
     shape, dt = _like(input, dtype, "randn_like")
-    a = input._data
-    if a.ndim > 1 and D.permuted(a):
-        # PyTorch's empty_like keeps the strides, and normal_ on a non-contiguous tensor draws
-        # normal_distribution<double> element by element, in memory order
-        arr = D.memory_order(D.normal(_gen(None), a.size, 0.0, 1.0, dt, False), a)
-        return _finish(Tensor._make(np.ascontiguousarray(arr), dt), requires_grad,
-                       _device_of(input, device))
-    return randn(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
+    lay = _like_layout(input, dt, memory_format)
+    if lay is not None and not lay.flags.c_contiguous:
+        # PyTorch's empty_like lays the result out so, and normal_ on a non-contiguous tensor
+        # draws normal_distribution<double> element by element, in memory order
+        np.copyto(lay, D.memory_order(D.normal(_gen(None), lay.size, 0.0, 1.0, dt, False), lay))
+        return _finish(Tensor._make(lay, dt), requires_grad, _device_of(input, device))
+    out = randn(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
+    if lay is not None:             # dense in row-major order too (size-1 dims): the strides
+        np.copyto(lay, out._data)
+        out._data = lay
+    return out
 
 
 @register_op("rand_like")
@@ -521,10 +524,27 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_for
     ``input``'s."""
     shape, dt = _like(input, dtype, "rand_like")
     out = rand(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
-    a = input._data
-    if a.ndim > 1 and D.permuted(a):
-        out._data = np.ascontiguousarray(D.memory_order(out._data, a))   # (a fresh tensor)
+    lay = _like_layout(input, dt, memory_format)
+    if lay is not None:         # the draws in memory order (a fresh tensor)
+        np.copyto(lay, D.memory_order(out._data, lay))
+        out._data = lay
     return out
+
+
+def _like_layout(input, dt, memory_format):
+    """The uninitialised array ``empty_like(input, dtype=dt, memory_format=...)`` gives, when
+    its strides are not row-major ones (a permuted input under ``preserve_format``,
+    ``channels_last``...), else None. A random ``*_like`` fills it in memory order, as PyTorch's
+    kernels do."""
+    from .. import memory_layout as _mf
+    a = input._data
+    fmt = _mf.preserve_format if memory_format is None else memory_format
+    if fmt is _mf.preserve_format and (a.ndim < 2 or not D.permuted(a)):
+        return None
+    if fmt is _mf.contiguous_format:
+        return None
+    lay = _mf.layout_like(a, dt.np, fmt)
+    return None if lay.strides == np.empty(lay.shape, dt.np).strides else lay
 
 
 @register_op("randint")

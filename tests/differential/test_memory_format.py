@@ -69,6 +69,47 @@ def test_no_copy_when_already_in_the_format_and_errors():
     assert isinstance(mg.channels_last, mg.memory_format)
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (3, 1, 4, 4)])
+@pytest.mark.parametrize("src", ["plain", "cl", "t"])
+@pytest.mark.parametrize("fmt", [None, "channels_last", "contiguous_format", "preserve_format"])
+@pytest.mark.parametrize("fn", ["rand_like", "randn_like"])
+def test_random_likes_take_the_format_and_draw_in_memory_order(fn, fmt, src, shape):
+    # (memory_format was ignored, and a permuted input's strides dropped): PyTorch's strides,
+    # and its numbers in its places after the same seed
+    got = {}
+    for L in (mg, torch):
+        x = L.zeros(*shape)
+        x = x.contiguous(memory_format=L.channels_last) if src == "cl" else \
+            x.transpose(1, 3) if src == "t" else x
+        kw = {} if fmt is None else {"memory_format": getattr(L, fmt)}
+        L.manual_seed(3)
+        try:
+            got[L] = getattr(L, fn)(x, **kw)
+        except RuntimeError as e:
+            got[L] = str(e)
+    ours, theirs = got[mg], got[torch]
+    if isinstance(theirs, str):
+        assert ours == theirs
+        return
+    assert ours.stride() == theirs.stride()
+    assert np.array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_format_argument_errors_as_torch():
+    for L in (mg, torch):
+        y = L.zeros(2, 3, 4, 5).contiguous(memory_format=L.channels_last)
+        with pytest.raises(RuntimeError, match="^preserve memory format is unsupported by the "
+                                               "contiguous operator$"):
+            y.contiguous(memory_format=L.preserve_format)
+        assert L.zeros(2, 3).contiguous(memory_format=L.preserve_format).is_contiguous()
+        for bad, name in (("channels_last", "str"), (L.float32, "torch.dtype")):
+            with pytest.raises(TypeError, match=f"^contiguous\\(\\): argument 'memory_format' "
+                                                f"must be torch.memory_format, not {name}$"):
+                y.contiguous(memory_format=bad)
+            with pytest.raises(TypeError, match=r"^is_contiguous\(\): argument 'memory_format'"):
+                y.is_contiguous(memory_format=bad)
+
+
 def test_channels_last_trains_like_contiguous():
     mg.manual_seed(0)
     conv = mg.nn.Conv2d(3, 4, 3)
