@@ -80,6 +80,39 @@ def _parse(equation, operands):
     return parsed, out, ell_dims
 
 
+def _check_sizes(operands, parsed, ell_dims):
+    """PyTorch's size check, operand by operand: a subscript's size (and each dim the ellipsis
+    covers, right-aligned) must equal the size seen before it, or one of the two be 1.
+
+    Raises:
+        RuntimeError: "einsum(): subscript j has size 4 for operand 1 which does not broadcast
+            with previously seen size 3" (the ellipsis: PyTorch's message, its missing space
+            included).
+    """
+    seen, ell_seen = {}, [1] * ell_dims
+    for i, (op, labels) in enumerate(zip(operands, parsed)):
+        first = labels.index("...") if "..." in labels else 0
+        n_ell = labels.count("...")
+        for d, c in enumerate(labels):
+            n = op.shape[d]
+            if c == "...":
+                k = ell_dims - n_ell + d - first
+                if n != 1 and ell_seen[k] != 1 and n != ell_seen[k]:
+                    raise RuntimeError(f"einsum(): dimension {k} covered by ellipsis in operand "
+                                       f"{i}has size {n} which does not broadcast with "
+                                       f"previously seen ellipsis with size {ell_seen[k]} for "
+                                       "the respective dimension")
+                ell_seen[k] = n if ell_seen[k] == 1 else ell_seen[k]
+                continue
+            if c in labels[:d]:
+                continue                # a diagonal: ``_take_diagonals`` checks it
+            m = seen.get(c, 1)
+            if n != 1 and m != 1 and n != m:
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
+                                   f"does not broadcast with previously seen size {m}")
+            seen[c] = n if m == 1 else m
+
+
 def _take_diagonals(op, labels, i):
     """Collapse each label repeated within operand ``i`` to one dim (a diagonal, ``"ii->i"``), as
     PyTorch: ``diagonal`` of the two dims, moved back to the first one's place."""
@@ -201,6 +234,7 @@ def einsum(equation, *operands):
     if "..." not in out:          # ellipsis dims missing from the output are summed too
         contracted = [("...", k) for k in range(ell_dims)] + contracted
     order = out_keys + contracted
+    _check_sizes(operands, parsed, ell_dims)
     ops = [_aligned(*_take_diagonals(op, labels, i), order, ell_dims)
            for i, (op, labels) in enumerate(zip(operands, parsed))]
     n_out = len(out_keys)

@@ -284,6 +284,15 @@ def test_linalg_errors_match_torch():
                  lambda: TF.bilinear(a[0], b[0], torch.zeros(2, 3, 5)))
     _raises_like(lambda: mg.einsum("ii->i", mg.zeros(3, 2)),
                  lambda: torch.einsum("ii->i", torch.zeros(3, 2)))
+    # sizes that do not broadcast: a subscript, an ellipsis dim (and size 1 broadcasts)
+    for eq, x, y in (("ij,jk->ik", (2, 3), (4, 4)), ("ij,ij->i", (2, 3), (2, 4)),
+                     ("ij,kk->ik", (2, 3), (3, 5)), ("...j,...j->...", (3, 4), (2, 5, 4)),
+                     ("...j,...j->...", (2, 3, 4), (2, 5, 4))):
+        _raises_like(lambda: mg.einsum(eq, mg.ones(x), mg.ones(y)),
+                     lambda: torch.einsum(eq, torch.ones(x), torch.ones(y)))
+    for eq, x, y in (("ij,jk->ik", (2, 1), (4, 4)), ("...j,...j->...", (1, 3, 4), (2, 1, 4))):
+        assert tuple(mg.einsum(eq, mg.ones(x), mg.ones(y)).shape) == \
+            tuple(torch.einsum(eq, torch.ones(x), torch.ones(y)).shape)
 
 
 def test_linalg_tensor_methods_and_aliases():
