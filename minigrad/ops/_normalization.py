@@ -207,8 +207,9 @@ def _fma_row_sums32(u3, v3, low):
     even ``r`` whose sum was inexact to its odd neighbour (round-to-odd) before rounding to fp32.
     Here all rows' products are taken at once, and the sequential loop only adds and rounds
     (``Z[j + 1] = fp32(p[j] + Z[j])``); afterwards ``fma32``'s test for the round-to-odd fix runs
-    on every row at once, keeping the elements where the fix changes the fp32 result (rare: only
-    an ``r`` on an fp32 halfway point). If there is one, the first such row's buffer is
+    on every row at once (after a cheap filter: only an ``r`` on an fp32 halfway point or a
+    nonzero one below fp32's normal range can need it; an exact zero sum never does), keeping
+    the elements where the fix changes the fp32 result (rare). If there is one, the first such row's buffer is
     recomputed with ``fma32`` itself and the loop resumes from the next row."""
     k, size, n = u3.shape
     with np.errstate(all="ignore"):
@@ -221,9 +222,14 @@ def _fma_row_sums32(u3, v3, low):
                 np.add(p[j], z[j], out=z[j + 1], casting="unsafe")
                 if low is not None:
                     z[j + 1] = z[j + 1].astype(low.np)
-            # fma32's round-to-odd condition, on rows start.. at once
+            # fma32's round-to-odd condition, on rows start.. at once; first its cheap filter
+            # (an fp32 halfway point or a nonzero sum below fp32's normal range): usually clear
             ps, zs = p[start:], z[start:size].astype(np.float64)
             rs = ps + zs
+            low_word = rs.reshape(-1).view(np.uint32)[_nx._LOW_WORD::2]
+            if not (((low_word & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)).any()
+                    or ((np.abs(rs) < 2.0 ** -126) & (rs != 0)).any()):
+                return z[size]
             bb = rs - ps
             e = (ps - (rs - bb)) + (zs - bb)
             fix = (e != 0) & ((rs.view(np.int64) & 1) == 0) & np.isfinite(rs)

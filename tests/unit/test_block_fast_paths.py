@@ -31,3 +31,27 @@ def test_gelu_blockwise_matches_whole_array(monkeypatch, dtype, approximate):
            sa.GeluBackward.kernel(dtype, dy, x, approximate))
     for g, w in zip(got, want):
         assert _bits(g) == _bits(w)
+
+
+@pytest.mark.parametrize("low", [None, "bfloat16"])
+def test_dgamma_row_fma_filter_keeps_subnormal_and_halfway_rows(low):
+    """``_fma_row_sums32``'s cheap filter before the round-to-odd check lets through every row
+    the check could change: sums below fp32's normal range (products near 2**-140, where a
+    double rounding happens on the subnormal grid), zeros, and halfway points; the result is
+    the general per-row ``fma32`` loop's, bit for bit."""
+    from minigrad import numerics as nx
+    from minigrad.ops import _normalization as norm
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: the general loop is the only path")
+    lowdt = None if low is None else getattr(mg, low)
+    rng = np.random.default_rng(2)
+    k, size, n = 2, 40, 24
+    u = rng.standard_normal((k, size, n)).astype(np.float32)
+    v = (rng.standard_normal((k, size, n)) * 2.0 ** rng.integers(-75, -60, (k, size, n))
+         ).astype(np.float32)
+    u[:, ::5] = 0
+    u[1, 3, 0], v[1, 3, 0] = 1 + 2 ** -23, 1.0
+    u[1, 4, 0], v[1, 4, 0] = 2 ** -24 * (1 + 2 ** -15), 1 - 2 ** -15
+    want = norm._row_sums_loop(u, v, lowdt)
+    got = norm._fma_row_sums32(u, v, lowdt)
+    assert got.tobytes() == want.tobytes()
