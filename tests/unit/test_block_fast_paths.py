@@ -55,3 +55,23 @@ def test_dgamma_row_fma_filter_keeps_subnormal_and_halfway_rows(low):
     want = norm._row_sums_loop(u, v, lowdt)
     got = norm._fma_row_sums32(u, v, lowdt)
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("taps", [(2, 2), (3, 3), (1, 5)])
+def test_max_pool_tap_loop_matches_argmax_path(monkeypatch, dtype, taps):
+    """``window_max``'s per-tap loop (small windows) against its argmax path on the same
+    windows: ties (first maximum), NaNs (the last one), -inf-only windows, a strided view."""
+    from minigrad.ops import pooling
+    rng = np.random.default_rng(3)
+    a = rng.integers(-3, 3, (5, 7, 6) + taps).astype(dtype)
+    if dtype != np.int64:
+        a[rng.random(a.shape) < 0.1] = np.nan
+        a[0, 0] = -np.inf
+    win = a[:, ::2]                                   # a strided view
+    got = pooling.window_max(win, axes=2)
+    monkeypatch.setattr(pooling, "_TAP_LOOP_MAX", 0)
+    want = pooling.window_max(win, axes=2)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
