@@ -159,19 +159,30 @@ def window_max(flat, axes=1):
 
 def _window_max_taps(win, taps):
     """``window_max`` as PyTorch's loop, one tap (an index into the window axes ``taps``) at a
-    time; ``win`` may be a strided view."""
+    time; ``win`` may be a strided view.
+
+    Without NaNs and negative zeros (one check) the maximum is a chain of ``np.maximum`` and the
+    position the first tap equal to it (taps in reverse, blended in by integer arithmetic:
+    ``np.where`` and masked copies are several times slower); otherwise the loop's own steps."""
     lead = (Ellipsis,)
-    best = win[lead + (0,) * len(taps)].copy()
+    steps = list(np.ndindex(*taps))
+    if win.dtype.kind != "f" or not (np.isnan(win).any() or
+                                     (np.signbit(win) & (win == 0)).any()):
+        best = win[lead + steps[0]].copy()
+        for tap in steps[1:]:
+            np.maximum(best, win[lead + tap], out=best)
+        pos = np.zeros(best.shape, np.int64)
+        for t in range(len(steps) - 1, -1, -1):          # pos += (t - pos) where tap t hits
+            hit = win[lead + steps[t]] == best
+            pos += (t - pos) * hit
+        return pos, best
+    best = win[lead + steps[0]].copy()
     pos = np.zeros(best.shape, np.int64)
-    for t, tap in enumerate(np.ndindex(*taps)):
-        if t == 0:
-            continue
+    for t, tap in enumerate(steps[1:], 1):
         val = win[lead + tap]
-        take = val > best
-        if win.dtype.kind == "f":
-            take |= np.isnan(val)
+        take = (val > best) | np.isnan(val)
         np.copyto(best, val, where=take)
-        pos[take] = t
+        np.copyto(pos, t, where=take)
     return pos, best
 
 

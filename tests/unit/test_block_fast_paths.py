@@ -59,15 +59,20 @@ def test_dgamma_row_fma_filter_keeps_subnormal_and_halfway_rows(low):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
 @pytest.mark.parametrize("taps", [(2, 2), (3, 3), (1, 5)])
-def test_max_pool_tap_loop_matches_argmax_path(monkeypatch, dtype, taps):
-    """``window_max``'s per-tap loop (small windows) against its argmax path on the same
-    windows: ties (first maximum), NaNs (the last one), -inf-only windows, a strided view."""
+@pytest.mark.parametrize("special", [None, "nan", "negzero"])
+def test_max_pool_tap_loop_matches_argmax_path(monkeypatch, dtype, taps, special):
+    """``window_max``'s per-tap loop (small windows; its maximum-chain shortcut when there are
+    no NaNs or negative zeros) against its argmax path on the same windows: ties (the first
+    maximum), NaNs (the last one), signed zeros, -inf-only windows, a strided view."""
     from minigrad.ops import pooling
     rng = np.random.default_rng(3)
     a = rng.integers(-3, 3, (5, 7, 6) + taps).astype(dtype)
     if dtype != np.int64:
-        a[rng.random(a.shape) < 0.1] = np.nan
         a[0, 0] = -np.inf
+        if special == "nan":
+            a[rng.random(a.shape) < 0.1] = np.nan
+        elif special == "negzero":
+            a[rng.random(a.shape) < 0.3] = -0.0
     win = a[:, ::2]                                   # a strided view
     got = pooling.window_max(win, axes=2)
     monkeypatch.setattr(pooling, "_TAP_LOOP_MAX", 0)
