@@ -154,7 +154,8 @@ def thread_row_sums(u, v, buf_dtype):
     rounded into the result dtype).
 
     The fp32 fma case runs ``_fma_row_sums32`` (a few NumPy calls per row instead of
-    ``fma32``'s twenty; the same bits); everything else ``_row_sums_loop``."""
+    ``fma32``'s twenty; the same bits), plain sums into an opmath buffer one ``accumulate``;
+    everything else ``_row_sums_loop``."""
     cd = u.dtype
     m, n = u.shape
     chunks = _nx.parallel_chunks(m, 1)
@@ -170,6 +171,11 @@ def thread_row_sums(u, v, buf_dtype):
     low = low if low in LOW else None
     if v3 is not None and cd == np.float32 and _nx.HAS_FMA and size:
         buf = _fma_row_sums32(u3, v3, low)
+    elif v3 is None and low is None and size:
+        # the plain sums (dbeta) as one running sum along the rows (``accumulate`` adds in
+        # order, as the loop); ``+ 0`` turns a -0.0 into the loop's 0 + -0.0 = 0.0
+        with np.errstate(invalid="ignore", over="ignore"):
+            buf = np.add.accumulate(u3, axis=1)[:, -1] + cd.type(0)
     else:
         buf = _row_sums_loop(u3, v3, low)
     with np.errstate(invalid="ignore", over="ignore"):
