@@ -102,3 +102,27 @@ def test_dbeta_row_sums_accumulate_matches_row_loop(dtype):
     for t in range(k):
         want = want + buf[t]
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("case", [
+    ((2, 24, 4, 4), (48, 24, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((2, 12, 5, 6), (8, 6, 3, 2), (2, 1), (1, 0), (1, 2), 2),
+    ((1, 16, 3, 7), (4, 16, 2, 3), (1, 3), (0, 2), (2, 1), 1),
+    ((2, 12, 9), (4, 6, 3), (2,), (1,), (1,), 2),
+])
+def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
+    """``_corr_t``'s channels-last buffer (many channels, narrow maps) against the (N, g,
+    Cin/g, *S) buffer: the same adds in the same order, so the same bits (strides, padding,
+    dilation, groups, 1-d)."""
+    from minigrad.ops import conv
+    xs, ws, stride, padding, dilation, groups = case
+    rng = np.random.default_rng(5)
+    w = (rng.standard_normal(ws) * 8).astype(dtype)
+    x = np.zeros(xs, dtype)
+    y = conv._corr(x, w, stride, padding, dilation, groups)
+    g = (rng.standard_normal(y.shape) * 8).astype(dtype)
+    got = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
+    monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
+    want = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
+    assert got.shape == want.shape and got.tobytes() == want.tobytes()
