@@ -57,6 +57,20 @@ def _columns(x, kernel, stride, padding, dilation, groups, out=None):
     if out is None:
         out = tuple((xp.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
                     for i in range(nd))
+    n, c = x.shape[:2]
+    cg = c // groups
+    if _CHANNELS_LAST_COL2IM and cg >= out[-1] and all(o > 0 for o in out):
+        # the same columns, written one kernel tap at a time from a channels-last copy of the
+        # input: each copy then reads the channels contiguously instead of rows of O[-1]
+        # elements (2x faster for the CNN's 24-channel 4x4 map); same array, same bits
+        xg = np.ascontiguousarray(np.moveaxis(xp.reshape((n, groups, cg) + xp.shape[2:]),
+                                              (1, 2), (0, -1)))       # (g, N, *padded, C/g)
+        cols = np.empty((groups, n) + out + (cg,) + tuple(kernel), x.dtype)
+        for tap in itertools.product(*(range(k) for k in kernel)):
+            sl = tuple(slice(tap[i] * dilation[i], tap[i] * dilation[i] +
+                             stride[i] * (out[i] - 1) + 1, stride[i]) for i in range(nd))
+            cols[(Ellipsis,) + tap] = xg[(slice(None),) * 2 + sl]
+        return cols.reshape(groups, n * math.prod(out), cg * math.prod(kernel)), out
     st = xp.strides
     win = np.lib.stride_tricks.as_strided(
         xp, xp.shape[:2] + out + tuple(kernel),
@@ -130,7 +144,8 @@ def _corr_t(y, w, size, stride, padding, dilation, groups):
                                                                         tuple(size))
 
 
-#: ``_corr_t`` may take its channels-last buffer (False: always the (N, g, Cin/g, *S) one)
+#: ``_columns`` / ``_corr_t`` may take their channels-last paths (False: always the
+#: channel-first window view and (N, g, Cin/g, *S) buffer)
 _CHANNELS_LAST_COL2IM = True
 
 

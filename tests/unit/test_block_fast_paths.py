@@ -126,3 +126,24 @@ def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
     want = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
     assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("case", [
+    ((2, 24, 4, 4), (3, 3), (1, 1), (1, 1), (1, 1), 1, None),
+    ((2, 12, 5, 6), (3, 2), (2, 1), (1, 0), (1, 2), 2, None),
+    ((1, 16, 3, 7), (2, 3), (1, 3), (0, 2), (2, 1), 1, (1, 2)),
+    ((2, 12, 9), (3,), (2,), (1,), (1,), 2, None),
+])
+def test_im2col_channels_last_matches_window_view(monkeypatch, dtype, case):
+    """``_columns``' tap-by-tap copy from a channels-last input (many channels, narrow maps)
+    against the strided window view's copy: the same column matrix, bit for bit (strides,
+    padding, dilation, groups, a given output size, 1-d)."""
+    from minigrad.ops import conv
+    xs, kernel, stride, padding, dilation, groups, out = case
+    x = (np.random.default_rng(6).standard_normal(xs) * 8).astype(dtype)
+    got = conv._columns(x, kernel, stride, padding, dilation, groups, out)
+    monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
+    want = conv._columns(x, kernel, stride, padding, dilation, groups, out)
+    assert got[1] == want[1] and got[0].shape == want[0].shape
+    assert got[0].tobytes() == want[0].tobytes()
