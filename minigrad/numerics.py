@@ -397,8 +397,9 @@ def fma32(x, y, z):
             p = np.float64(r)
             z = np.float64(z)
             return _fma32_exact(p, z, p + z)
-        r = np.add(r, z, out=r, dtype=np.float64) if r.shape == np.broadcast_shapes(
-            r.shape, np.shape(z)) else np.add(r, z, dtype=np.float64)
+        zshape = np.shape(z)
+        r = np.add(r, z, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
+            np.add(r, z, dtype=np.float64)
         out = r.astype(np.float32)
         low = r.reshape(-1).view(np.uint32)[_LOW_WORD::2].reshape(r.shape)
         suspect = (low & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)
