@@ -233,8 +233,9 @@ def _fma_row_sums32(u3, v3, low):
             ps, zs = p[start:], z[start:size].astype(np.float64)
             rs = ps + zs
             low_word = rs.reshape(-1).view(np.uint32)[_nx._LOW_WORD::2]
+            tiny = np.abs(rs) < 2.0 ** -126
             if not (((low_word & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)).any()
-                    or ((np.abs(rs) < 2.0 ** -126) & (rs != 0)).any()):
+                    or (tiny.any() and (tiny & (rs != 0)).any())):
                 return z[size]
             bb = rs - ps
             e = (ps - (rs - bb)) + (zs - bb)
