@@ -393,7 +393,7 @@ def fma32(x, y, z):
             return np.float32(x) * np.float32(y) + np.float32(z) if np.ndim(x) == 0 else \
                 np.asarray(x, np.float32) * np.asarray(y, np.float32) + np.asarray(z, np.float32)
         r = np.multiply(x, y, dtype=np.float64)
-        if r.ndim == 0:
+        if r.ndim == 0 and np.ndim(z) == 0:
             p = np.float64(r)
             z = np.float64(z)
             return _fma32_exact(p, z, p + z)

@@ -147,3 +147,26 @@ def test_im2col_channels_last_matches_window_view(monkeypatch, dtype, case):
     want = conv._columns(x, kernel, stride, padding, dilation, groups, out)
     assert got[1] == want[1] and got[0].shape == want[0].shape
     assert got[0].tobytes() == want[0].tobytes()
+
+
+def test_fma32_shapes_match_round_to_odd_path():
+    """``fma32``'s one-buffer shortcut for every operand layout (scalar product with an array
+    addend, broadcasting addends of a larger shape, 0-d arrays) equals the round-to-odd path
+    (``_fma32_exact``) elementwise, halfway cases included."""
+    from minigrad import numerics as nx
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: fma32 rounds twice by design")
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    c = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    tie = np.float32(1 + 2 ** -23), np.float32(1), np.float32(2 ** -24 * (1 + 2 ** -15))
+    cases = [(np.float32(3), np.float32(0.1), c), (np.array(np.float32(3)), b, c),
+             (a, b, c), (a, b, np.float32(0.5)), (b, a, a), (tie[0], tie[1], np.full(5, tie[2]))]
+    for x, y, z in cases:
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
+        p = (np.asarray(x, np.float64) * np.asarray(y, np.float64)) + np.zeros(shape)
+        z64 = np.asarray(z, np.float64) + np.zeros(shape)
+        want = nx._fma32_exact(p, z64, p + z64)
+        got = nx.fma32(x, y, z)
+        assert np.shape(got) == shape and np.asarray(got).tobytes() == np.asarray(want).tobytes()
