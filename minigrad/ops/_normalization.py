@@ -215,8 +215,8 @@ def _fma_row_sums32(u3, v3, low):
     (``Z[j + 1] = fp32(p[j] + Z[j])``); afterwards ``fma32``'s test for the round-to-odd fix runs
     on every row at once (after a cheap filter: only an ``r`` on an fp32 halfway point or a
     nonzero one below fp32's normal range can need it; an exact zero sum never does), keeping
-    the elements where the fix changes the fp32 result (rare). If there is one, the first such row's buffer is
-    recomputed with ``fma32`` itself and the loop resumes from the next row."""
+    the elements where the fix changes the fp32 result (rare). If there is one, the first such
+    row's buffer is recomputed with ``fma32`` itself and the loop resumes from the next row."""
     k, size, n = u3.shape
     with np.errstate(all="ignore"):
         p = np.ascontiguousarray((u3.astype(np.float64) * v3.astype(np.float64))
