@@ -74,13 +74,13 @@ def time_case(build, to_numpy, reps, warmup, timed=True):
 def run_worker(script, args, threads):
     """Run ``script`` as a worker subprocess with ``args``; returns its last stdout line as JSON.
 
-    ``threads`` pins BLAS and OpenMP to that many threads (both frameworks the same).
-    Raises SystemExit with the worker's stderr when it fails.
+    ``threads`` pins BLAS and OpenMP to that many threads (both frameworks the same; None
+    leaves the libraries' defaults). Raises SystemExit with the worker's stderr when it fails.
     """
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.abspath(script)))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    for var in THREAD_VARS:
+    for var in THREAD_VARS if threads else ():
         env[var] = str(threads)
     out = subprocess.run([sys.executable, os.path.abspath(script), *args], env=env,
                          capture_output=True, text=True)
