@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 
+import rows
+
 F32 = np.float32
 
 
@@ -256,37 +258,23 @@ class Floor:
             rng = np.random.default_rng(0)
             a0, b0 = (rng.standard_normal((4, 4), dtype=F32) for _ in range(2))
             if kind == "numpy_add":
-                def forward_np():
-                    x = a0
-                    for _ in range(n):
-                        x = x + b0
-                    return x
-                return forward_np
+                return rows.add_chain("chain_fwd", a0, b0, n, None, None)
             a, b = Var(a0), Var(b0)
 
-            def forward():
-                x = a
-                for _ in range(n):
-                    x = x + b
-                return x
-            if kind == "chain_fwd":
-                def recorded():
-                    out = forward()
-                    _TAPE.clear()     # a graph that is never run backward is dropped
-                    return out
-                return recorded
-            if kind == "chain_nograd":
-                def nograd():
-                    with no_grad():
-                        return forward()
-                return nograd
-
-            def fwd_bwd():
-                tape_backward(forward().sum())
+            def backward(out):
+                tape_backward(out.sum())
                 grad = a.grad
                 a.grad = b.grad = None
                 return grad
-            return fwd_bwd
+            run = rows.add_chain(kind, a, b, n, no_grad, backward)
+            if kind != "chain_fwd":
+                return run
+
+            def recorded():
+                out = run()
+                _TAPE.clear()             # a graph that is never run backward is dropped
+                return out
+            return recorded
         return build
 
     def mlp(self, kind, sizes, batch, precision="fp32"):

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 import fw_floor
+import rows
 
 F32 = np.float32
 
@@ -25,13 +26,15 @@ def _softmax(xp, s):
 
 
 def _cross_entropy(xp, logits, y):
+    """Mean cross-entropy from ``xp``'s ops (log-sum-exp with the row max subtracted)."""
     m = xp.max(logits, axis=1, keepdims=True)
     lse = xp.log(xp.sum(xp.exp(logits - m), axis=1)) + m[:, 0]
     return xp.mean(lse - logits[np.arange(len(y)), y])
 
 
 def mlp_loss(xp, params, x, y, cross_entropy=_cross_entropy):
-    """Cross-entropy of the ReLU MLP ``params`` (``[(W (out, in), b), ...]``) on ``(x, y)``."""
+    """Cross-entropy of the ReLU MLP ``params`` (``[(W (out, in), b), ...]``) on ``(x, y)``;
+    ``cross_entropy(xp, logits, y)``: the library's own loss where it has one."""
     h = x
     for i, (W, b) in enumerate(params):
         h = xp.matmul(h, xp.transpose(W)) + b
@@ -69,7 +72,48 @@ def _causal_mask(T):
     return np.triu(np.full((T, T), -np.inf, F32), 1)
 
 
-class MyGrad:
+class _NumpyAPI:
+    """What the two libraries share: the builders of the MLP step (fp32: neither has autocast)
+    and of the explicit-ops block, over ``value_and_grad(f, params)``, which a subclass defines:
+    it returns a closure computing ``f(params)`` and its gradients (a structure like params)."""
+
+    def __init__(self):
+        self.builders = {"chain_fwd": self.chain, "chain_fwd_bwd": self.chain,
+                         "chain_nograd": self.chain, "mlp": self.mlp,
+                         "transformer": self.transformer}
+
+    def mlp(self, kind, sizes, batch, precision="fp32"):
+        """The MLP step in fp32: ``mlp_loss``, its gradients, fw_floor.sgd_momentum_."""
+        if precision != "fp32":
+            return None
+
+        def build():
+            params, x, y = fw_floor.mlp_init(sizes, batch)
+            vg = self.value_and_grad(lambda ps: mlp_loss(self.xp, ps, x, y, self.cross_entropy),
+                                     params)
+            bufs = []
+
+            def step():
+                loss, grads = vg()
+                fw_floor.sgd_momentum_(params, grads, bufs)
+                return loss
+            return step
+        return build
+
+    def transformer(self, kind, B, T, d, heads, fused=False):
+        """The block's forward+backward, explicit ops (neither library has fused ones)."""
+        if fused:
+            return None
+
+        def build():
+            p, x = fw_floor.block_init(B, T, d)
+            mask = _causal_mask(T)
+            vg = self.value_and_grad(lambda q: block_loss(self.xp, q, x, heads, mask), p)
+            return lambda: vg()[0]
+        return build
+
+
+class MyGrad(_NumpyAPI):
     """MyGrad 2.x's workload builders (tensors and ``backward()``), memory guarding off
     (``mygrad.turn_memory_guarding_off()``, MyGrad's documented switch for speed: it stops
     locking the arrays of a graph read-only; with it on, the small MLP step takes ~1.3x)."""
@@ -79,15 +123,29 @@ class MyGrad:
         import mygrad
         import mygrad.nnet
         mygrad.turn_memory_guarding_off()
+        super().__init__()
         self.xp, self.version = mygrad, mygrad.__version__
-        self.builders = {"chain_fwd": self.chain, "chain_fwd_bwd": self.chain,
-                         "chain_nograd": self.chain, "mlp": self.mlp,
-                         "transformer": self.transformer}
+
+    @staticmethod
+    def cross_entropy(xp, logits, y):
+        """MyGrad's own fused loss, ``mygrad.nnet.softmax_crossentropy``."""
+        return xp.nnet.softmax_crossentropy(logits, y)
 
     @staticmethod
     def to_numpy(out):
         """A result (a Tensor or an array) as an array."""
         return np.asarray(getattr(out, "data", out))
+
+    def value_and_grad(self, f, params):
+        """Tensors sharing ``params``' arrays (updates in place reach them); ``backward()``."""
+        mg = self.xp
+        leaves = [mg.tensor(a, copy=False) for a in _leaves(params)]
+
+        def vg():
+            loss = f(_rebuild(params, iter(leaves)))
+            loss.backward()
+            return loss, _rebuild(params, (t.grad for t in leaves))
+        return vg
 
     def chain(self, kind, n=100):
         """The 4x4 add chain (forward / forward+backward / under ``mygrad.no_autodiff``)."""
@@ -97,84 +155,36 @@ class MyGrad:
             rng = np.random.default_rng(0)
             a, b = (mg.tensor(rng.standard_normal((4, 4), dtype=F32)) for _ in range(2))
 
-            def forward():
-                x = a
-                for _ in range(n):
-                    x = x + b
-                return x
-            if kind == "chain_fwd":
-                return forward
-            if kind == "chain_nograd":
-                def nograd():
-                    with mg.no_autodiff:
-                        return forward()
-                return nograd
-
-            def fwd_bwd():
-                forward().sum().backward()
+            def backward(out):
+                out.sum().backward()
                 return a.grad
-            return fwd_bwd
-        return build
-
-    def mlp(self, kind, sizes, batch, precision="fp32"):
-        """The MLP step in fp32 (loss ``mygrad.nnet.softmax_crossentropy``)."""
-        if precision != "fp32":
-            return None
-        mg = self.xp
-
-        def build():
-            params, x, y = fw_floor.mlp_init(sizes, batch)
-            tparams = [(mg.tensor(W), mg.tensor(b)) for W, b in params]
-            bufs = []
-
-            def step():
-                loss = mlp_loss(mg, tparams, x, y,
-                                lambda xp, z, t: mg.nnet.softmax_crossentropy(z, t))
-                loss.backward()
-                fw_floor.sgd_momentum_([(W.data, b.data) for W, b in tparams],
-                                       [(W.grad, b.grad) for W, b in tparams], bufs)
-                return loss
-            return step
-        return build
-
-    def transformer(self, kind, B, T, d, heads, fused=False):
-        """The block's forward+backward, explicit ops (there are no fused ones)."""
-        if fused:
-            return None
-        mg = self.xp
-
-        def build():
-            p, x = fw_floor.block_init(B, T, d)
-            tp = {k: mg.tensor(v) for k, v in p.items()}
-            mask = _causal_mask(T)
-
-            def step():
-                loss = block_loss(mg, tp, x, heads, mask)
-                loss.backward()
-                return loss
-            return step
+            return rows.add_chain(kind, a, b, n, lambda: mg.no_autodiff, backward)
         return build
 
 
-class HipsAutograd:
+class HipsAutograd(_NumpyAPI):
     """HIPS autograd 1.x's workload builders (functional ``value_and_grad``)."""
     name = "autograd"
+    cross_entropy = staticmethod(_cross_entropy)
 
     def __init__(self):
         import importlib.metadata
 
         import autograd
         import autograd.numpy
+        super().__init__()
         self.ag, self.xp = autograd, autograd.numpy
         self.version = importlib.metadata.version("autograd")
-        self.builders = {"chain_fwd": self.chain, "chain_fwd_bwd": self.chain,
-                         "chain_nograd": self.chain, "mlp": self.mlp,
-                         "transformer": self.transformer}
 
     @staticmethod
     def to_numpy(out):
         """A result as an array."""
         return np.asarray(out)
+
+    def value_and_grad(self, f, params):
+        """``autograd.value_and_grad(f)(params)``."""
+        vg = self.ag.value_and_grad(f)
+        return lambda: vg(params)
 
     def chain(self, kind, n=100):
         """The 4x4 add chain: forward traced (``make_vjp`` without calling the vjp),
@@ -200,32 +210,15 @@ class HipsAutograd:
             return lambda: g(ab)[0]
         return build
 
-    def mlp(self, kind, sizes, batch, precision="fp32"):
-        """The MLP step in fp32."""
-        if precision != "fp32":
-            return None
-        xp = self.xp
 
-        def build():
-            params, x, y = fw_floor.mlp_init(sizes, batch)
-            vg = self.ag.value_and_grad(lambda ps: mlp_loss(xp, ps, x, y))
-            bufs = []
+def _leaves(params):
+    """The arrays of a list of pairs or a dict, in order."""
+    return list(params.values()) if isinstance(params, dict) else [a for pair in params
+                                                                    for a in pair]
 
-            def step():
-                loss, grads = vg(params)
-                fw_floor.sgd_momentum_(params, grads, bufs)
-                return loss
-            return step
-        return build
 
-    def transformer(self, kind, B, T, d, heads, fused=False):
-        """The block's forward+backward, explicit ops."""
-        if fused:
-            return None
-
-        def build():
-            p, x = fw_floor.block_init(B, T, d)
-            mask = _causal_mask(T)
-            vg = self.ag.value_and_grad(lambda q: block_loss(self.xp, q, x, heads, mask))
-            return lambda: vg(p)[0]
-        return build
+def _rebuild(params, items):
+    """``params``' structure filled from the iterator ``items``."""
+    if isinstance(params, dict):
+        return {k: next(items) for k in params}
+    return [tuple(next(items) for _ in pair) for pair in params]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import rows
+
 
 class Torchlike:
     """One PyTorch-API framework (``"minigrad"`` or ``"torch"``) and its workload builders."""
@@ -56,26 +58,12 @@ class Torchlike:
             a = lib.randn(4, 4, requires_grad=True)
             b = lib.randn(4, 4, requires_grad=True)
 
-            def forward():
-                x = a
-                for _ in range(n):
-                    x = x + b
-                return x
-
-            if kind == "chain_fwd":
-                return forward
-            if kind == "chain_nograd":
-                def nograd():
-                    with lib.no_grad():
-                        return forward()
-                return nograd
-
-            def fwd_bwd():
-                forward().sum().backward()
+            def backward(out):
+                out.sum().backward()
                 g = a.grad
                 a.grad = b.grad = None
                 return g
-            return fwd_bwd
+            return rows.add_chain(kind, a, b, n, lib.no_grad, backward)
         return build
 
     # ------------------------------------------------------------------ MLP step

@@ -48,6 +48,27 @@ class Group:
 
 
 CHAIN = 100
+
+
+def add_chain(kind, a, b, n, no_grad, backward):
+    """The closure of one per-op case over the leaves ``a`` and ``b``, the same in every
+    framework: ``chain_fwd`` returns ``a + b + ... + b`` (``n`` adds); ``chain_nograd``
+    computes it inside ``with no_grad():``; ``chain_fwd_bwd`` returns ``backward(result)``
+    (the framework's backward of the result's sum, returning a's gradient)."""
+    def forward():
+        x = a
+        for _ in range(n):
+            x = x + b
+        return x
+    if kind == "chain_fwd":
+        return forward
+    if kind == "chain_nograd":
+        def nograd():
+            with no_grad():
+                return forward()
+        return nograd
+    return lambda: backward(forward())
+
 BIG = (784, 512, 512, 10)
 BLOCK = {"B": 8, "T": 64, "d": 128, "heads": 4}
 #: the scaling sweep's (batch, width) sizes: an MLP width -> width -> 10
