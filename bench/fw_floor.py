@@ -196,33 +196,41 @@ def block_forward_backward(p, x, heads):
 
     # forward
     h, s1 = _ln(x, p["ln1_w"], p["ln1_b"])
-    qkv = h @ p["w_qkv"] + p["b_qkv"]
+    def linear(inp, name):            # inp @ W + b as one 2-D BLAS call
+        y = inp.reshape(-1, inp.shape[-1]) @ p["w_" + name]
+        y += p["b_" + name]
+        return y.reshape(*inp.shape[:-1], -1)
+
+    qkv = linear(h, "qkv")
     q, k, v = (heads_of(t) for t in np.split(qkv, 3, axis=-1))
     s = q @ k.transpose(0, 1, 3, 2) * scale
     s[..., np.triu(np.ones((T, T), bool), 1)] = -np.inf
-    P = np.exp(s - s.max(-1, keepdims=True))
+    s -= s.max(-1, keepdims=True)
+    P = np.exp(s, out=s)
     P /= P.sum(-1, keepdims=True)
     a = merge(P @ v)
-    h1 = x + (a @ p["w_o"] + p["b_o"])
+    h1 = x + linear(a, "o")
     h2, s2 = _ln(h1, p["ln2_w"], p["ln2_b"])
-    f = h2 @ p["w_fc"] + p["b_fc"]
-    t = np.tanh(c0 * (f + F32(0.044715) * f * f * f))
+    f = linear(h2, "fc")
+    ff = f * f
+    t = np.tanh(c0 * f * (1 + F32(0.044715) * ff))
     m = F32(0.5) * f * (1 + t)
-    out = h1 + (m @ p["w_pr"] + p["b_pr"])
+    out = h1 + linear(m, "pr")
     loss = (out * out).mean(dtype=F32)
 
     # backward
     g = {}
 
     def linear_back(gy, inp, name):   # y = inp @ W + b: the parameters' gradients, and inp's
-        g["w_" + name] = inp.reshape(-1, inp.shape[-1]).T @ gy.reshape(-1, gy.shape[-1])
-        g["b_" + name] = gy.sum((0, 1))
-        return gy @ p["w_" + name].T
+        gy2 = gy.reshape(-1, gy.shape[-1])
+        g["w_" + name] = inp.reshape(-1, inp.shape[-1]).T @ gy2
+        g["b_" + name] = gy2.sum(0)
+        return (gy2 @ p["w_" + name].T).reshape(inp.shape)
 
     gout = out * F32(2 / out.size)
     gm = linear_back(gout, m, "pr")
-    gf = gm * (F32(0.5) * (1 + t) + F32(0.5) * f * (1 - t * t) * c0
-               * (1 + F32(3 * 0.044715) * f * f))
+    # d gelu / df = (1 + t) / 2 + f (1 - t^2) c0 (1 + 3 * 0.044715 f^2) / 2
+    gf = gm * F32(0.5) * (1 + t + (c0 * f) * (1 - t * t) * (1 + F32(3 * 0.044715) * ff))
     gh1, g["ln2_w"], g["ln2_b"] = _ln_backward(linear_back(gf, h2, "fc"), s2)
     gh1 += gout
     ga = heads_of(linear_back(gh1, a, "o"))

@@ -168,7 +168,7 @@ def test_bench_quick_prints_every_figure():
               "--frameworks", "minigrad,floor")
     for label in ("[3] MLP 784-512-512-10", "fp32 step", "bf16 autocast step",
                   "fp16 autocast + GradScaler", "bf16 autocast <= 1.2x our fp32",
-                  "[7] memory", "peak RSS added <= 1.1x the floor", "stays flat"):
+                  "[7] memory", "peak RSS added <= 1.1x the floor", "minigrad stays flat"):
         assert label in out, out
     assert "n/a" not in out and "note:" not in out and "NUMERICS" not in out, out
 
