@@ -24,6 +24,9 @@ says how disturbed rounds are dropped. Every framework runs in its own worker pr
 round, and in the first round each workload also runs untimed from the same seed: every timed
 run's results must equal that reference run's, bit for bit, or the run fails.
 
+MyGrad runs with its defaults (memory guarding on), HIPS autograd's "forward" is a traced
+forward (``make_vjp`` without the backward) and its no_grad forward an untraced call.
+
 Threads: ``--threads`` (default 1) pins OpenBLAS, OpenMP and MKL to the same count in every
 worker. One thread is the default because the machine is shared: under competing load, two
 spinning thread pools make a matmul up to 100x slower, single-threaded code does not, and
@@ -42,6 +45,7 @@ import harness
 import rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+MYGRAD_GUARDING = "BENCH_MYGRAD_GUARDING"   # how --mygrad-guarding reaches the workers
 
 
 # ================================================================== worker side
@@ -54,7 +58,9 @@ def load(name):
         from fw_floor import Floor
         return Floor()
     import fw_numpylike
-    return fw_numpylike.MyGrad() if name == "mygrad" else fw_numpylike.HipsAutograd()
+    if name == "mygrad":
+        return fw_numpylike.MyGrad(guarding=os.environ.get(MYGRAD_GUARDING, "on") == "on")
+    return fw_numpylike.HipsAutograd()
 
 
 def worker_time(name, cases, reference):
@@ -201,6 +207,9 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, help="alternating rounds (default 5; 1 with --quick)")
     p.add_argument("--threads", type=int, default=1,
                    help="BLAS/OpenMP threads in every worker (default 1: see the docstring)")
+    p.add_argument("--mygrad-guarding", choices=("on", "off"), default="on",
+                   help="MyGrad's memory guarding (default on, MyGrad's default; off is "
+                        "its documented speed switch)")
     p.add_argument("--steps", type=int, help="memory row: steps of the long run (default 1000; "
                                              "30 with --quick)")
     p.add_argument("--worker", help=argparse.SUPPRESS)
@@ -216,6 +225,7 @@ def main(argv=None):
         print(json.dumps(worker_mem(a.worker, a.steps, a.every)))
         return 0
 
+    os.environ[MYGRAD_GUARDING] = a.mygrad_guarding
     asked = set(a.frameworks.split(",")) - {""}
     if asked - set(rows.FRAMEWORKS):
         raise SystemExit(f"--frameworks: unknown {sorted(asked - set(rows.FRAMEWORKS))}")
@@ -270,7 +280,8 @@ def main(argv=None):
     names = ", ".join(f"{rows.LABELS[f]} {versions.get(f) or ''}".strip() for f in fws)
     print(f"bench/run.py: {names}; "
           f"{os.cpu_count()} cores, {a.threads} BLAS/OpenMP thread(s) per worker; medians of "
-          f"{rounds} alternating round(s){' (--quick: smoke figures only)' if a.quick else ''}")
+          f"{rounds} alternating round(s){' (--quick: smoke figures only)' if a.quick else ''}"
+          f"{f'; MyGrad memory guarding {a.mygrad_guarding}' if 'mygrad' in fws else ''}")
     for g in chosen:
         med = {f: {k.split("/", 1)[1]: harness.robust_stats(v) for k, v in pooled[f].items()
                    if k.startswith(g.name + "/")} for f in fws}
