@@ -102,11 +102,12 @@ def robust_stats(rounds):
     return q[1], q[0], q[2]
 
 
-def fmt_time(s):
-    """Seconds as ``"12.34 ms"`` / ``"5.67 us"``."""
+def fmt_time(s, like=None):
+    """Seconds as ``"12.34 ms"`` / ``"5.67 us"``, in the unit that suits ``like`` (default
+    ``s`` itself)."""
     if s is None:
         return "-"
-    return f"{s * 1e3:.2f} ms" if s >= 1e-3 else f"{s * 1e6:.2f} us"
+    return f"{s * 1e3:.2f} ms" if (like or s) >= 1e-3 else f"{s * 1e6:.2f} us"
 
 
 def verdict(ok):

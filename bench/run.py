@@ -115,7 +115,8 @@ def _cell(stats):
 def _spread(stats):
     if not stats:
         return ""
-    return f"{harness.fmt_time(stats[1]).split()[0]}-{harness.fmt_time(stats[2])}"
+    med, p25, p75 = stats
+    return f"{harness.fmt_time(p25, med).split()[0]}-{harness.fmt_time(p75, med)}"
 
 
 def report_group(group, med, fws):
