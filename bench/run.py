@@ -233,15 +233,19 @@ def main(argv=None):
     fws = [f for f in rows.FRAMEWORKS if f in asked]   # columns in the usual order
     chosen = _select(a.only, a.quick)
     q = 1 if a.quick else 0
-    cases = [dict(key=f"{g.name}/{c.id}", kind=c.kind, params=c.params, reps=c.reps[q],
-                  warmup=c.warmup[q], per=c.per) for g in chosen for c in g.cases]
+    # one batch of cases per worker: a row group's (its frameworks are then measured minutes
+    # apart at most, so a change of load between workers moves its ratios less); with --quick
+    # every group in one worker per framework (fewer process start-ups)
+    batches = [[dict(key=f"{g.name}/{c.id}", kind=c.kind, params=c.params, reps=c.reps[q],
+                     warmup=c.warmup[q], per=c.per) for c in g.cases] for g in chosen]
+    batches = [b for b in ([sum(batches, [])] if a.quick else batches) if b]
     rounds = a.rounds or (1 if a.quick else 5)
     t_start, load0 = time.perf_counter(), os.getloadavg()[0]
     script = os.path.abspath(__file__)
 
     pooled, versions, notes, refs = {f: {} for f in fws}, {}, [], {}
     failures = []
-    for r in range(rounds if cases else 0):
+    for r, cases in ((r, b) for r in range(rounds) for b in batches):
         order = fws[r % len(fws):] + fws[:r % len(fws)]   # each framework leads in turn
         for f in order:
             if f in versions and versions[f] is None:
@@ -264,7 +268,7 @@ def main(argv=None):
                                     f"the untimed reference run's")
                 pooled[f].setdefault(key, []).append(v["times"])
             time.sleep(0.3)
-    fws = [f for f in fws if versions.get(f) is not None or not cases]
+    fws = [f for f in fws if versions.get(f) is not None or not batches]
 
     mem, steps = {}, a.steps or (30 if a.quick else 1000)
     every = max(1, steps // 10)
