@@ -41,6 +41,7 @@ class Var:
         return out
 
     def sum(self):
+        """The sum of all elements, recorded (its backward broadcasts the gradient)."""
         out = Var(self.value.sum())
         if _RECORDING[0]:
             shape = self.value.shape
