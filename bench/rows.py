@@ -23,8 +23,8 @@ class Case:
     label: str
     kind: str
     params: dict
-    reps: tuple = (15, 3)
-    warmup: tuple = (10, 2)
+    reps: tuple = (15, 2)
+    warmup: tuple = (10, 1)
     per: int = 1
 
 
@@ -84,8 +84,8 @@ def _scaling_case(batch, width):
     flops = 6 * batch * width * (width + 10)          # fwd + bwd matmuls
     reps = max(5, min(200, int(3e8 / max(flops, 1))))
     return Case(f"b{batch}_w{width}", f"batch {batch}, width {width}", "mlp",
-                {"sizes": (width, width, 10), "batch": batch}, reps=(reps, 3),
-                warmup=(max(3, reps // 10), 2))
+                {"sizes": (width, width, 10), "batch": batch}, reps=(reps, 2),
+                warmup=(max(3, reps // 10), 1))
 
 
 def groups(quick):
@@ -124,7 +124,7 @@ def groups(quick):
                       1.2),
                Target("fused ops <= 1.2x the floor", (mg, "fused"), (floor, "fused"), 1.2)]),
         Group(5, "cnn", "small CNN step of examples/train_digits_cnn.py (batch 64, Adam, clip)",
-              [Case("step", "conv24-conv48-linear step", "cnn", {}, reps=(30, 3))],
+              [Case("step", "conv24-conv48-linear step", "cnn", {}, reps=(30, 2))],
               [Target("<= 1.5x PyTorch's", (mg, "step"), (pt, "step"), 1.5)]),
         Group(6, "scaling", "scaling sweep: MLP width-width-10 SGD-momentum step",
               [_scaling_case(b, w) for b, w in (SCALING_QUICK if quick else SCALING)]),
