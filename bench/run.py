@@ -1,6 +1,6 @@
 """Issue 10's benchmark in one command: every row side by side, with its targets ok / MISS.
 
-    python bench/run.py                     # every row (a few minutes)
+    python bench/run.py                     # every row (8-16 minutes on the shared 2 cores)
     python bench/run.py --quick             # a smoke run of every row (under a minute)
     python bench/run.py --only perop,3      # row groups by name or number
     python bench/run.py --frameworks minigrad,torch --rounds 7 --threads 2
