@@ -16,7 +16,7 @@ import optim
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "bench")
-sys.path.insert(0, BENCH)
+sys.path.append(BENCH)  # after everything else: its module names never shadow the suite's
 import fw_floor  # noqa: E402
 import fw_numpylike  # noqa: E402
 from fw_torchlike import Torchlike  # noqa: E402
