@@ -121,7 +121,7 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
-           "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
+           "accelerator", "backends", "optim", "func", "amp", "autocast", "testing", "utils", "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
            "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
@@ -138,11 +138,11 @@ def __getattr__(name):
     # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
     # optim / amp_emu packages, imported on first use (minigrad never imports them at import
     # time; see DESIGN.md "Layering"); ``minigrad.utils`` (``torch.utils``) and
-    # ``minigrad.profiler`` and ``minigrad.memory`` are imported on first use too, to keep
+    # ``minigrad.profiler``, ``minigrad.memory`` and ``minigrad.func`` are imported on first use too, to keep
     # ``import minigrad`` light.
     import importlib
     if name in _AMP_LAZY:
         return getattr(importlib.import_module("amp_emu.autocast"), name)
-    if name in ("optim", "amp", "utils", "profiler", "memory"):
+    if name in ("optim", "amp", "utils", "profiler", "memory", "func"):
         return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

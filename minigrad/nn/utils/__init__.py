@@ -1,9 +1,9 @@
 """``minigrad.nn.utils`` (``torch.nn.utils``): gradient clipping, parameters as one vector, and
 ``rnn`` (``pad_sequence``)."""
-from . import rnn
+from . import rnn, stateless
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn"]
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn", "stateless"]
