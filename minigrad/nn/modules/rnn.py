@@ -28,7 +28,7 @@ from .. import _rnn_functional as R
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
+from .._packed import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
