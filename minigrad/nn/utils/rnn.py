@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from ..._functional.factories import as_tensor
 from ..._functional.sorting import sort
 from ...dispatch import dispatch
-from ...dtypes import float16, float32, float64, int64
+from ...dtypes import int64
 from ...tensor import Tensor
 from .._packed import PackedSequence, invert_permutation
 
