@@ -10,7 +10,8 @@ import math
 
 from ..dispatch import dispatch
 
-__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample", "upsample_nearest",
+__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+           "native_channel_shuffle", "upsample", "upsample_nearest",
            "upsample_bilinear"]
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -158,3 +159,30 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     (``F.upsample_bilinear``); warns as PyTorch."""
     _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def channel_shuffle(input, groups):
+    """Interleave the channels of ``groups`` groups (``F.channel_shuffle``, ShuffleNet): (N, C,
+    *) viewed as (N, g, C/g, *), the two group dims swapped, viewed back as (N, C, *). A pure
+    permutation (views and one copy), so results are exact in every dtype.
+
+    Raises:
+        RuntimeError: ``groups`` <= 0, C not divisible by ``groups``, fewer than 3 dims
+            (PyTorch's messages).
+    """
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.dim() <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    n, c = input.shape[0], input.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and "
+                           f"{groups} groups.")
+    rest = tuple(input.shape[2:])
+    return input.reshape((n, groups, c // groups) + rest).transpose(1, 2).reshape(
+        (n, c) + rest)
+
+
+native_channel_shuffle = channel_shuffle
