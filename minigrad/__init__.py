@@ -66,6 +66,7 @@ from .compiler import compile  # noqa: E402
 # torch.set_num_threads / get_num_threads: the emulated intra-op thread count, whose chunking the
 # 16-bit reduction recipes follow (minigrad.numerics); it does not change how NumPy runs
 from .numerics import get_num_threads, set_num_threads  # noqa: E402
+from ._format import get_printoptions, set_printoptions  # noqa: E402
 
 __version__ = "0.1.0"   # minigrad's own version (setup.cfg), not a PyTorch version
 from . import onnx  # noqa: E402
@@ -125,7 +126,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
            "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-           "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError"
+           "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError",
+           "set_printoptions", "get_printoptions"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 
