@@ -87,3 +87,54 @@ def test_errors_match_torch(case):
             case(lib.nn.functional, lib)
         errs.append((type(info.value).__name__, str(info.value)))
     assert errs[0] == errs[1]
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border"])
+def test_affine_grid_and_grid_sample(align_corners, mode, padding_mode):
+    th = RNG.standard_normal((2, 2, 3)) * 0.7
+    gm = mg.nn.functional.affine_grid(mg.tensor(th), (2, 3, 4, 5), align_corners)
+    gt = torch.nn.functional.affine_grid(torch.tensor(th), (2, 3, 4, 5), align_corners)
+    close(gm, gt)
+    x = RNG.standard_normal((2, 3, 4, 5))
+    g = RNG.uniform(-1.3, 1.3, (2, 3, 6, 2))
+    (mx, tx), (mgr, tgr) = both(x), both(g)
+    om = mg.nn.functional.grid_sample(mx, mgr, mode, padding_mode, align_corners)
+    ot = torch.nn.functional.grid_sample(tx, tgr, mode, padding_mode, align_corners)
+    close(om, ot)
+    w = RNG.standard_normal(tuple(ot.shape))
+    (om * mg.tensor(w)).sum().backward()
+    (ot * torch.tensor(w)).sum().backward()
+    close(mx.grad, tx.grad)
+    if mode == "bilinear":
+        close(mgr.grad, tgr.grad, 1e-10)
+    else:
+        assert mgr.grad is None and not tgr.grad.any()
+
+
+@pytest.mark.parametrize("case", [
+    lambda F, lib: F.affine_grid(lib.eye(2, 3).unsqueeze(0).long(), (1, 1, 2, 2), False),
+    lambda F, lib: F.affine_grid(lib.eye(2, 3).unsqueeze(0), (1, 1, 2), False),
+    lambda F, lib: F.affine_grid(lib.eye(2, 3).unsqueeze(0), (1, 1, 0, 2), False),
+    lambda F, lib: F.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 2), mode="x",
+                                 align_corners=False),
+    lambda F, lib: F.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 2), padding_mode="x",
+                                 align_corners=False),
+    lambda F, lib: F.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 3),
+                                 align_corners=False),
+    lambda F, lib: F.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(2, 1, 1, 2),
+                                 align_corners=False),
+])
+def test_grid_errors_match_torch(case):
+    errs = []
+    for lib in (mg, torch):
+        with pytest.raises(Exception) as info:
+            case(lib.nn.functional, lib)
+        errs.append((type(info.value).__name__, str(info.value).replace("minigrad", "torch")))
+    assert errs[0] == errs[1]
+
+
+def test_align_corners_warning():
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        mg.nn.functional.affine_grid(mg.eye(2, 3).unsqueeze(0), (1, 1, 2, 2))
