@@ -422,36 +422,6 @@ class RNNCellBase(Module):
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
 
-    def _forward_packed(self, packed, hx):
-        """``forward`` on a PackedSequence: the states are in the caller's batch order, so
-        they are permuted into the packed (sorted) order and back (``permute_hidden``)."""
-        lstm = self.mode == "LSTM"
-        data, batch_sizes, sorted_indices, unsorted_indices = packed
-        if hx is None:
-            layers = self.num_layers * (2 if self.bidirectional else 1)
-            kw = {"dtype": data.dtype, "device": data.device}
-            h_size = self.proj_size if self.proj_size > 0 else self.hidden_size
-            hx = zeros(layers, int(batch_sizes[0]), h_size, **kw)
-            if lstm:
-                hx = (hx, zeros(layers, int(batch_sizes[0]), self.hidden_size, **kw))
-        else:
-            hx = self.permute_hidden(hx, sorted_indices)
-        self.check_forward_args(data, hx, batch_sizes)
-        output, hidden = R.rnn_packed_stack(self.mode, data, batch_sizes.tolist(), hx,
-                                            self._flat_weights, self.bias, self.num_layers,
-                                            self.dropout, self.training, self.bidirectional,
-                                            has_proj=self.proj_size > 0)
-        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
-                self.permute_hidden(hidden, unsorted_indices))
-
-    def permute_hidden(self, hx, permutation):
-        """``hx`` (a pair for LSTM) reordered along the batch dim, or as is for None."""
-        if permutation is None:
-            return hx
-        if self.mode == "LSTM":
-            return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
-        return hx.index_select(1, permutation)
-
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
         if "bias" in self.__dict__ and self.bias is not True:
