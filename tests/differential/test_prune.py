@@ -61,3 +61,32 @@ def test_errors_match_torch(case):
         errs.append((type(info.value).__name__, msg.split(" of module")[0]))
         assert "weight_orig" not in dict(m.named_parameters())
     assert errs[0] == errs[1]
+
+
+def _structured_run(lib):
+    lib.manual_seed(0)
+    m = lib.nn.Conv2d(3, 6, 2)
+    P = lib.nn.utils.prune
+    P.ln_structured(m, "weight", 0.34, 2, 0)
+    P.random_structured(m, "weight", 2, 1)        # a container with a structured method
+    P.ln_structured(m, "weight", 1, float("inf"), 0)
+    m(lib.ones(1, 3, 3, 3)).sum().backward()
+    return m.weight_mask.tolist(), (m.weight_orig.grad != 0).tolist()
+
+
+def test_structured_matches_torch():
+    assert _structured_run(mg) == _structured_run(torch)
+
+
+@pytest.mark.parametrize("case", [
+    lambda P, m: P.ln_structured(m, "bias", 1, 2, 0),
+    lambda P, m: P.random_structured(m, "weight", 1, 4),
+])
+def test_structured_errors(case):
+    errs = []
+    for lib in (mg, torch):
+        m = lib.nn.Linear(2, 2)
+        with pytest.raises(Exception) as info:
+            case(lib.nn.utils.prune, m)
+        errs.append((type(info.value).__name__, str(info.value).replace("minigrad", "torch")))
+    assert errs[0] == errs[1]

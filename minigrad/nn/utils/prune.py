@@ -7,9 +7,9 @@ Pruning the same tensor again builds a ``PruningContainer``: the new method only
 the entries still unpruned. ``remove`` makes the pruning permanent (``weight`` a parameter
 again, holding the masked values).
 
-Provided: ``identity``, ``random_unstructured``, ``l1_unstructured``, ``global_unstructured``,
-``custom_from_mask``, ``remove``, ``is_pruned`` and the method classes. Not provided:
-``random_structured`` / ``ln_structured`` (channel pruning).
+Provided: ``identity``, ``random_unstructured``, ``l1_unstructured``, ``random_structured``,
+``ln_structured`` (whole channels along ``dim``), ``global_unstructured``, ``custom_from_mask``,
+``remove``, ``is_pruned`` and the method classes.
 """
 from __future__ import annotations
 
@@ -17,14 +17,17 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
-from ..._functional.factories import ones_like, rand_like
-from ..._functional.sorting import topk
+from ..._functional.factories import ones_like, rand, rand_like, zeros_like
+from ..._functional.indexing import nonzero
+from ..._functional.reduction import norm
+from ..._functional.sorting import kthvalue, topk
 from ...autograd.grad_mode import no_grad
 from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
-           "L1Unstructured", "CustomFromMask", "identity", "random_unstructured",
-           "l1_unstructured", "global_unstructured", "custom_from_mask", "remove", "is_pruned"]
+           "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask", "identity",
+           "random_unstructured", "l1_unstructured", "random_structured", "ln_structured",
+           "global_unstructured", "custom_from_mask", "remove", "is_pruned"]
 
 
 class BasePruningMethod(ABC):
@@ -166,10 +169,12 @@ class PruningContainer(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         """The last method's mask on the still-unpruned entries (unstructured: those where the
-        mask is 1; global: all), written into a copy of ``default_mask``.
+        mask is 1; structured: the channels along ``method.dim`` not all zero; global: all),
+        written into a copy of ``default_mask``.
 
         Raises:
-            ValueError: a method whose PRUNING_TYPE is not "unstructured" or "global".
+            ValueError: a method whose PRUNING_TYPE is unknown. AttributeError: a structured
+                method without ``dim``. IndexError: a ``dim`` out of range.
         """
         method = self._pruning_methods[-1]
         new_mask = default_mask.to(dtype=t.dtype)
@@ -177,6 +182,19 @@ class PruningContainer(BasePruningMethod):
             keep = default_mask == 1
             partial = method.compute_mask(t[keep], default_mask=default_mask[keep])
             new_mask[keep] = partial.to(dtype=new_mask.dtype)
+        elif method.PRUNING_TYPE == "structured":
+            if not hasattr(method, "dim"):
+                raise AttributeError('Pruning methods of PRUNING_TYPE "structured" need to have '
+                                     "the attribute `dim` defined.")
+            n_dims = t.dim()
+            dim = method.dim + n_dims if method.dim < 0 else method.dim
+            if dim < 0:
+                raise IndexError(f"Index is out of bounds for tensor with dimensions {n_dims}")
+            others = [d for d in range(n_dims) if d != dim]
+            keep = nonzero(default_mask.sum(dim=others) != 0).flatten()
+            partial = method.compute_mask(t.index_select(dim, keep),
+                                          default_mask=default_mask.index_select(dim, keep))
+            new_mask.index_copy_(dim, keep, partial.to(dtype=new_mask.dtype))
         elif method.PRUNING_TYPE == "global":
             new_mask = method.compute_mask(t, default_mask=default_mask).to(dtype=t.dtype)
         else:
@@ -277,6 +295,89 @@ class L1Unstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
+def _validate_structured(t, dim):
+    if len(t.shape) <= 1:
+        raise ValueError("Structured pruning can only be applied to multidimensional tensors. "
+                         f"Found tensor of shape {t.shape} with {len(t.shape)} dims")
+    if dim >= t.dim():
+        raise IndexError(f"Invalid index {dim} for tensor of size {t.shape}")
+
+
+def _channel_mask(t, dim, channels):
+    """Ones on the channels ``channels`` (int64 indices) along ``dim``, zeros elsewhere."""
+    return zeros_like(t).index_fill_(dim, channels, 1)
+
+
+class RandomStructured(BasePruningMethod):
+    """Prune ``amount`` whole channels along ``dim`` chosen at random: those whose
+    ``rand(channels)`` draw is at most the ``k``-th smallest
+    (``torch.nn.utils.prune.RandomStructured``, the same draws as PyTorch).
+
+    Raises:
+        TypeError / ValueError: a bad ``amount``; ValueError: a 1-d tensor; IndexError: a bad
+            ``dim`` (PyTorch's messages).
+    """
+
+    PRUNING_TYPE = "structured"
+
+    def __init__(self, amount, dim=-1):
+        _validate_amount_init(amount)
+        self.amount = amount
+        self.dim = dim
+
+    def compute_mask(self, t, default_mask):
+        _validate_structured(t, self.dim)
+        size = t.shape[self.dim]
+        k = _nparams_to_prune(self.amount, size)
+        if k == 0:
+            return default_mask
+        prob = rand(size)
+        threshold = kthvalue(prob, k=k).values
+        mask = _channel_mask(t, self.dim, nonzero(prob > threshold).flatten())
+        return mask * default_mask.to(dtype=mask.dtype)
+
+    @classmethod
+    def apply(cls, module, name, amount, dim=-1):
+        """Install on ``module.<name>``."""
+        return super().apply(module, name, amount=amount, dim=dim)
+
+
+class LnStructured(BasePruningMethod):
+    """Prune the ``amount`` channels along ``dim`` of smallest ``n``-norm
+    (``torch.nn.utils.prune.LnStructured``).
+
+    Raises:
+        as ``RandomStructured``.
+    """
+
+    PRUNING_TYPE = "structured"
+
+    def __init__(self, amount, n, dim=-1):
+        _validate_amount_init(amount)
+        self.amount = amount
+        self.n = n
+        self.dim = dim
+
+    def compute_mask(self, t, default_mask):
+        _validate_structured(t, self.dim)
+        size = t.shape[self.dim]
+        k = _nparams_to_prune(self.amount, size)
+        dims = list(range(t.dim()))
+        dims.remove(dims[self.dim])
+        channel_norms = norm(t, p=self.n, dim=dims)
+        if k == 0:
+            return default_mask
+        kept = topk(channel_norms, k=size - k, largest=True).indices
+        mask = _channel_mask(t, self.dim, kept)
+        return mask * default_mask.to(dtype=mask.dtype)
+
+    @classmethod
+    def apply(cls, module, name, amount, n, dim, importance_scores=None):
+        """Install on ``module.<name>``."""
+        return super().apply(module, name, amount=amount, n=n, dim=dim,
+                             importance_scores=importance_scores)
+
+
 class CustomFromMask(BasePruningMethod):
     """Prune with a given mask (``torch.nn.utils.prune.CustomFromMask``)."""
 
@@ -314,6 +415,20 @@ def l1_unstructured(module, name, amount, importance_scores=None):
     """Prune the ``amount`` smallest-magnitude entries of ``module.<name>``
     (``torch.nn.utils.prune.l1_unstructured``). Returns ``module``."""
     L1Unstructured.apply(module, name, amount=amount, importance_scores=importance_scores)
+    return module
+
+
+def random_structured(module, name, amount, dim):
+    """Prune ``amount`` random channels of ``module.<name>`` along ``dim``
+    (``torch.nn.utils.prune.random_structured``). Returns ``module``."""
+    RandomStructured.apply(module, name, amount, dim)
+    return module
+
+
+def ln_structured(module, name, amount, n, dim, importance_scores=None):
+    """Prune the ``amount`` channels of ``module.<name>`` along ``dim`` with the smallest
+    ``n``-norm (``torch.nn.utils.prune.ln_structured``). Returns ``module``."""
+    LnStructured.apply(module, name, amount, n, dim, importance_scores=importance_scores)
     return module
 
 
