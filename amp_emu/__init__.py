@@ -7,11 +7,13 @@
 - ``MasterWeightOptimizer``/``master_params``: fp32 master weights for fp16/bf16 models;
 - ``formats``: fp32/fp16/bf16 layouts, rounding, ULP distances;
 - ``numerics``: ``NumericsMonitor``, counting overflows, underflows, NaNs and subnormals per op
-  and role, with exponent histograms.
+  and role, with exponent histograms;
+- ``fp8``: ``fp8_autocast`` and the ``DelayedScaling`` recipe: gemms in float8 with per-tensor
+  delayed scaling (NVIDIA Transformer Engine's recipe) through ``_scaled_mm``.
 
 Imports minigrad; minigrad never imports amp_emu (``minigrad.autocast`` is a lazy alias).
 """
-from . import formats, numerics, policy
+from . import formats, fp8, numerics, policy
 from .policy import CastCategory, Decision, Policy, explain, get_policy
 from .autocast import (autocast, autocast_decrement_nesting, autocast_increment_nesting,
                        clear_autocast_cache, custom_bwd, custom_fwd, get_autocast_dtype,
@@ -25,4 +27,4 @@ __all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_enabled", "set_a
            "set_autocast_cache_enabled", "clear_autocast_cache", "autocast_increment_nesting",
            "autocast_decrement_nesting", "is_autocast_available", "CastCategory", "Policy",
            "Decision", "explain", "get_policy", "GradScaler", "OptState",
-           "MasterWeightOptimizer", "master_params", "formats", "policy", "numerics"]
+           "MasterWeightOptimizer", "master_params", "formats", "policy", "numerics", "fp8"]

@@ -187,7 +187,9 @@ def stochastic_round(x, dtype, generator=None):
             the default generator when None (reproducible after ``minigrad.manual_seed``).
 
     Returns:
-        Tensor of ``dtype``; differentiable (the gradient passes through, cast back).
+        Tensor of ``dtype``; differentiable (the gradient passes through, cast back). A float8
+        target keeps PyTorch's float8 cast rules outside its finite range (``float8_e4m3fn``
+        saturates at ±448, ``float8_e5m2`` overflows to ±inf, NaN bits as PyTorch's).
 
     Raises:
         TypeError: a non-floating input or a target that is not narrower.

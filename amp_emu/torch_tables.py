@@ -130,6 +130,7 @@ UNTOUCHED_OPS = frozenset("""
     huber_loss_backward native_dropout_backward elu_backward leaky_relu_backward hardtanh_backward
     softplus_backward rms_norm_backward log_sigmoid_backward
     _amp_foreach_non_finite_check_and_unscale_ _amp_update_scale_ _local_scalar_dense
+    _fp8_gemm _fp8_amax_and_scale_update_
     _foreach_add _foreach_add_ _foreach_sub_ _foreach_mul _foreach_mul_ _foreach_div _foreach_div_
     _foreach_addcmul_ _foreach_addcdiv_ _foreach_lerp_ _foreach_sqrt _foreach_sqrt_ _foreach_neg
     _foreach_neg_ _foreach_maximum_ _foreach_zero_ _foreach_norm _foreach_clamp_min_

@@ -103,6 +103,12 @@ from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)
 from ._functional import FAMILIES as _FAMILIES  # noqa: E402
+from .memory_layout import (memory_format, contiguous_format, channels_last,  # noqa: E402,F401
+                            channels_last_3d, preserve_format)
+from ._functional.out_argument import OUT_FUNCTIONS as _OUT_FUNCTIONS, with_out as _with_out  # noqa: E402,E501
+
+# PyTorch's out= keyword on the torch-level functions that have it (see _functional.out_argument)
+globals().update({_n: _with_out(globals()[_n]) for _n in _OUT_FUNCTIONS if _n in globals()})
 
 _fn_all = [name for family in _FAMILIES for name in family.__all__]
 
@@ -126,7 +132,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
            "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-           "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError",
+           "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError", "memory_format",
+           "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "set_printoptions", "get_printoptions"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
@@ -140,8 +147,8 @@ def __getattr__(name):
     # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
     # optim / amp_emu packages, imported on first use (minigrad never imports them at import
     # time; see DESIGN.md "Layering"); ``minigrad.utils`` (``torch.utils``) and
-    # ``minigrad.profiler``, ``minigrad.memory`` and ``minigrad.func`` are imported on first use too, to keep
-    # ``import minigrad`` light.
+    # ``minigrad.profiler``, ``minigrad.memory`` and ``minigrad.func`` are imported on first use
+    # too, to keep ``import minigrad`` light.
     import importlib
     if name in _AMP_LAZY:
         return getattr(importlib.import_module("amp_emu.autocast"), name)

@@ -253,9 +253,14 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """Mirrors ``torch.Tensor.is_floating_point``."""
         return self.dtype.is_floating_point
 
-    def is_contiguous(self) -> bool:
-        """Mirrors ``torch.Tensor.is_contiguous``."""
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Mirrors ``torch.Tensor.is_contiguous``: dense in ``memory_format`` (default
+        ``contiguous_format``; ``channels_last``/``channels_last_3d``: NHWC/NDHWC order).
+        """
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        from .memory_layout import is_contiguous_as
+        return is_contiguous_as(self._data, memory_format)
 
     @property
     def _version(self) -> int:
@@ -645,7 +650,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """Move and/or cast (``Tensor.to``), with PyTorch's overloads:
         ``to(dtype, non_blocking=False, copy=False)``, ``to(device=None, dtype=None,
         non_blocking=False, copy=False)`` and ``to(other, non_blocking=False, copy=False)``
-        (``other``'s device and dtype). ``memory_format`` is accepted and ignored.
+        (``other``'s device and dtype). ``memory_format=`` (``channels_last``...) lays the
+        result out in that format (a copy unless ``self`` already is).
 
         Differentiable: one ``_to_copy`` op (``ToCopyBackward0``, whose backward moves and casts
         the gradient back). Returns ``self`` when nothing changes and ``copy`` is False.
@@ -658,11 +664,19 @@ class Tensor(TensorOpsMixin, StorageMixin):
         device, dtype, copy = parse_to(args, kwargs)
         dev = as_device(device) if device is not None else self._device
         dt = self.dtype if dtype is None else _dt.as_dtype(dtype)
+        fmt = kwargs.get("memory_format")
+        if fmt is not None:         # a layout change is a copy too, unless already in it
+            from .memory_layout import preserve_format
+            if fmt is preserve_format or self.is_contiguous(fmt):
+                fmt = None
+            else:
+                copy = True
         if dt is self.dtype and dev is self._device and not copy:
             return self
+        extra = {} if fmt is None else {"memory_format": fmt}
         if dev is self._device:
-            return dispatch("_to_copy", self, dtype=dt)
-        return dispatch("_to_copy", self, dtype=dt, device=dev)
+            return dispatch("_to_copy", self, dtype=dt, **extra)
+        return dispatch("_to_copy", self, dtype=dt, device=dev, **extra)
 
     def cpu(self, memory_format=None):
         """Mirrors ``torch.Tensor.cpu``: self on the cpu, else a differentiable copy."""
@@ -759,13 +773,24 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """Mirrors ``torch.Tensor.type_as``."""
         return self.to(other.dtype)
 
-    def contiguous(self):
-        """Mirrors ``torch.Tensor.contiguous``: the ``clone`` op (its errors apply)."""
-        return self if self._data.flags.c_contiguous else dispatch("clone", self)
+    def contiguous(self, memory_format=None):
+        """Mirrors ``torch.Tensor.contiguous``: self when already dense in ``memory_format``
+        (default ``contiguous_format``), else the ``clone`` op in that format (its errors apply).
+        """
+        if memory_format is None:
+            if self._data.flags.c_contiguous:
+                return self
+            from .memory_layout import contiguous_format as memory_format
+        elif self.is_contiguous(memory_format):
+            return self
+        return dispatch("clone", self, memory_format=memory_format)
 
-    def clone(self):
-        """Mirrors ``torch.Tensor.clone``: the ``clone`` op (its errors apply)."""
-        return dispatch("clone", self)
+    def clone(self, *, memory_format=None):
+        """Mirrors ``torch.Tensor.clone``: the ``clone`` op (default ``preserve_format``: the
+        strides of a dense tensor are kept; its errors apply)."""
+        if memory_format is None:
+            return dispatch("clone", self)
+        return dispatch("clone", self, memory_format=memory_format)
 
 
 def _wrap_dim(dim, ndim):

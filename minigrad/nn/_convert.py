@@ -36,8 +36,9 @@ class _ConvertMixin:
         """Move and/or cast parameters and buffers in place (``Module.to``); returns self.
 
         Accepts ``Tensor.to``'s overloads: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``,
-        ``to(tensor)``, ``device=``/``dtype=``/``non_blocking=`` keywords. The dtype applies to
-        floating tensors only; the device to all. The Parameter objects stay the same (their
+        ``to(tensor)``, ``device=``/``dtype=``/``non_blocking=``/``memory_format=`` keywords.
+        The dtype applies to floating tensors only; the device to all; the memory format
+        (``channels_last``) to 4-D and 5-D ones. The Parameter objects stay the same (their
         ``.data`` is replaced, and so is their gradient's), so an optimizer built before the
         move still holds them.
 
@@ -47,6 +48,7 @@ class _ConvertMixin:
             AssertionError / RuntimeError: the errors of ``minigrad.device`` for a bad device.
         """
         device, dtype, _ = parse_to(args, kwargs)
+        fmt = kwargs.get("memory_format")
         if dtype is not None:
             dtype = _dt.as_dtype(dtype)
             if not dtype.is_floating_point:
@@ -54,11 +56,14 @@ class _ConvertMixin:
                                 f"but got desired dtype={dtype!r}")
         if device is not None:
             device = as_device(device)
-        if dtype is None and device is None:
+        if dtype is None and device is None and fmt is None:
             return self
 
         def convert(t):
-            return t.to(device=device, dtype=dtype if t.dtype.is_floating_point else None)
+            dt = dtype if t.dtype.is_floating_point else None
+            if fmt is not None and t.dim() in (4, 5):   # as PyTorch: 4-D/5-D tensors only
+                return t.to(device=device, dtype=dt, memory_format=fmt)
+            return t.to(device=device, dtype=dt)
         return self._apply(convert)
 
     def cuda(self, device=None):

@@ -9,8 +9,11 @@ Conversions follow PyTorch's CPU copy kernel: float64/int -> fp16/bf16 goes thro
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .. import devices as _devices
+from .. import memory_layout as _mf
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
@@ -37,8 +40,11 @@ class ToCopy(Function):
         dev = input._device if device is None else _devices.as_device(device)
         ctx.src_dtype = input.dtype
         ctx.src_device = input._device
-        out = Tensor._make(_convert(input._data, dt).copy() if dt is input.dtype
-                           else _convert(input._data, dt), dt)
+        arr = _convert(input._data, dt).copy() if dt is input.dtype \
+            else _convert(input._data, dt)
+        if memory_format is not None and memory_format is not _mf.preserve_format:
+            arr = _laid_out(arr, input._data, memory_format)
+        out = Tensor._make(arr, dt)
         if dev is not _devices.CPU:
             out._device = dev
             _devices.state.cuda_seen = True
@@ -52,15 +58,36 @@ class ToCopy(Function):
         return dispatch("_to_copy", grad, dtype=ctx.src_dtype)
 
 
+def _laid_out(arr, like, memory_format):
+    """``arr``'s values in the layout ``memory_format`` gives a copy of ``like``
+    (``minigrad.memory_format.layout_like``; None is ``preserve_format``)."""
+    out = _mf.layout_like(like, arr.dtype,
+                          _mf.preserve_format if memory_format is None else memory_format)
+    np.copyto(out, arr)
+    return out
+
+
 @register_op("clone")
 class Clone(Function):
-    """``clone(input)``: a copy with its own storage (``CloneBackward0``)."""
+    """``clone(input, *, memory_format=preserve_format)``: a copy with its own storage
+    (``CloneBackward0``), laid out as ``memory_format`` says (``preserve_format``: the input's
+    strides when it is dense, as PyTorch's ``empty_like``).
+
+    Raises:
+        RuntimeError: a channels-last format for a tensor of another rank ("required rank 4
+            tensor to use channels_last format").
+    """
 
     _backward_name = "CloneBackward0"
 
     @staticmethod
     def forward(ctx, input, *, memory_format=None):
-        return Tensor._make(input._data.copy(), input.dtype)
+        a = input._data
+        if a.flags.c_contiguous and (memory_format is None or
+                                     memory_format is _mf.preserve_format or
+                                     memory_format is _mf.contiguous_format):
+            return Tensor._make(a.copy(), input.dtype)      # the common case: row-major
+        return Tensor._make(_laid_out(a, a, memory_format), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):

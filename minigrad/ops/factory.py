@@ -333,11 +333,24 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
 
 
 @register_op("empty")
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
-    """Same as ``zeros`` (``torch.empty``; minigrad zero-fills for determinism)."""
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None):
+    """Same as ``zeros`` (``torch.empty``; minigrad zero-fills for determinism), laid out in
+    ``memory_format`` (``channels_last`` for a 4-D size...).
+
+    Raises:
+        RuntimeError: a channels-last format for a size of another rank.
+    """
     if dtype is not None:
         dtype = _dt.dtype_arg(dtype, "empty")
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    t = zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    if memory_format is not None:
+        from .. import memory_layout as _mf
+        if memory_format is _mf.preserve_format:
+            raise RuntimeError("unsupported memory format Preserve")
+        arr = _mf.empty_as(t._data.shape, t._data.dtype, memory_format)
+        arr[...] = 0
+        t._data = arr
+    return t
 
 
 def _like(input, dtype, fname="zeros_like"):
@@ -346,27 +359,50 @@ def _like(input, dtype, fname="zeros_like"):
     return input.shape, (_dt.dtype_arg(dtype, fname) if dtype is not None else input.dtype)
 
 
+def _in_format(t, input, memory_format):
+    """``t`` (a new row-major tensor) laid out as ``empty_like(input, memory_format=...)``
+    would be (None is ``preserve_format``: a dense input's strides are kept)."""
+    from .. import memory_layout as _mf
+    fmt = _mf.preserve_format if memory_format is None else memory_format
+    if fmt is _mf.preserve_format and input._data.flags.c_contiguous or \
+            fmt is _mf.contiguous_format:
+        return t
+    arr = _mf.layout_like(input._data, t._data.dtype, fmt)
+    np.copyto(arr, t._data)
+    t._data = arr
+    return t
+
+
 @register_op("zeros_like")
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """Zeros of ``input``'s shape, dtype and device (``torch.zeros_like``)."""
+    """Zeros of ``input``'s shape, dtype and device (``torch.zeros_like``), laid out as
+    ``memory_format`` says (default ``preserve_format``: ``input``'s strides when dense).
+
+    Raises:
+        RuntimeError: a channels-last format for a tensor of another rank.
+    """
     shape, dt = _like(input, dtype)
-    return zeros(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
+    return _in_format(zeros(shape, dtype=dt, device=_device_of(input, device),
+                            requires_grad=requires_grad), input, memory_format)
 
 
 @register_op("ones_like")
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """Ones of ``input``'s shape, dtype and device (``torch.ones_like``)."""
+    """Ones of ``input``'s shape, dtype and device (``torch.ones_like``); layout as
+    ``zeros_like``."""
     shape, dt = _like(input, dtype, "ones_like")
-    return ones(shape, dtype=dt, device=_device_of(input, device), requires_grad=requires_grad)
+    return _in_format(ones(shape, dtype=dt, device=_device_of(input, device),
+                           requires_grad=requires_grad), input, memory_format)
 
 
 @register_op("full_like")
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
-    """``fill_value`` in ``input``'s shape, dtype and device (``torch.full_like``)."""
+    """``fill_value`` in ``input``'s shape, dtype and device (``torch.full_like``); layout as
+    ``zeros_like``."""
     shape, dt = _like(input, dtype, "full_like")
-    return full(shape, fill_value, dtype=dt, device=_device_of(input, device),
-                requires_grad=requires_grad)
+    return _in_format(full(shape, fill_value, dtype=dt, device=_device_of(input, device),
+                           requires_grad=requires_grad), input, memory_format)
 
 
 @register_op("empty_like")
@@ -374,7 +410,8 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
     """Same as ``zeros_like`` (``torch.empty_like``)."""
     if dtype is not None:
         dtype = _dt.dtype_arg(dtype, "empty_like")
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad,
+                      memory_format=memory_format)
 
 
 @register_op("arange")

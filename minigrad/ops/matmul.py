@@ -5,6 +5,7 @@ PyTorch's do.
 """
 from __future__ import annotations
 
+from .. import memory_layout as _mf
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import broadcast_shapes
@@ -88,7 +89,7 @@ def _matmul_folded(input, other):
     # PyTorch's .contiguous(): no copy when the transposed result is already contiguous
     if p == 1 or input.shape[0] == 1 or out.numel() == 0:
         return out
-    return dispatch("clone", out)
+    return dispatch("clone", out, memory_format=_mf.contiguous_format)
 
 
 def _matmul_batched(input, other):

@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..autograd.views import ViewFunction
+from .. import memory_layout as _mf
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import wrap_dim, wrap_dims
@@ -119,7 +120,8 @@ def reshape(input, shape):
     try:
         np.reshape(data, shape, copy=False)
     except ValueError:
-        return dispatch("_unsafe_view", dispatch("clone", input), shape)
+        return dispatch("_unsafe_view", dispatch("clone", input,
+                                                  memory_format=_mf.contiguous_format), shape)
     return dispatch("_reshape_alias", input, shape)
 
 

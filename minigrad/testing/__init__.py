@@ -6,7 +6,7 @@ GradScaler state) import PyTorch lazily, so minigrad itself never needs it.
 """
 from .bridge import from_torch, to_torch
 from .compare import assert_close, default_tolerances, ulp_distance
-from .replay import Comparison, TraceMode, compare_with_torch
+from .replay import Comparison, TraceMode, Twin, compare_with_torch
 
 __all__ = ["assert_close", "ulp_distance", "to_torch", "from_torch", "default_tolerances",
-           "compare_with_torch", "TraceMode", "Comparison"]
+           "compare_with_torch", "TraceMode", "Comparison", "Twin"]

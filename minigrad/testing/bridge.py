@@ -254,7 +254,8 @@ def _module_to_torch(m):
     if cls is None:
         raise TypeError(f"to_torch: cannot build a torch twin of {type(m).__name__} (only "
                         "minigrad.nn modules have one; build the torch model yourself and pass "
-                        "it as into=, which loads the weights by state_dict names)")
+                        "it as into=, which loads the weights by state_dict names; in "
+                        "compare_with_torch: Twin(module, torch_module))")
     t = cls.__new__(cls)
     torch.nn.Module.__init__(t)
     _copy_attributes(m, t, torch.nn.functional)

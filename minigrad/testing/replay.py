@@ -50,7 +50,7 @@ from ..tensor import Tensor
 from .bridge import _module_to_torch, from_torch, to_torch
 from .compare import ulp_distance
 
-__all__ = ["TraceMode", "OpRecord", "Comparison", "compare_with_torch"]
+__all__ = ["TraceMode", "OpRecord", "Comparison", "compare_with_torch", "Twin"]
 
 
 class OpRecord:
@@ -278,8 +278,23 @@ def _torch_ok_dtypes():
                           torch.bool})
 
 
+class Twin:
+    """A module of your own and its PyTorch twin, as one input of ``compare_with_torch``:
+    ``Twin(MyNet(), TorchMyNet())``. Each side runs a copy of its own module; the PyTorch copy
+    gets the minigrad module's weights by ``state_dict`` names first (``to_torch(into=)``),
+    so the two start from the same bits. (A ``minigrad.nn`` module tree needs no Twin: its
+    ``torch.nn`` twin is built.)"""
+
+    def __init__(self, module, torch_module):
+        self.module, self.torch_module = module, torch_module
+
+
 def _convert(x, to):
     from ..nn import Module
+    if isinstance(x, Twin):
+        if to == "torch":
+            return to_torch(x.module, into=copy.deepcopy(x.torch_module))
+        return copy.deepcopy(x.module)
     if isinstance(x, Tensor):
         return to_torch(x) if to == "torch" else _copy(x)
     if isinstance(x, Module):       # a copy: the program's step must not change the input
@@ -561,7 +576,8 @@ def compare_with_torch(fn, *inputs, autocast=None, device: str = "cpu", backward
             (``lambda x, torch: torch.nn.functional.gelu(x)``). Tensor methods and operators
             work on both without it.
         inputs: minigrad tensors, NumPy arrays, torch tensors, ``minigrad.nn`` modules (their
-            torch twin gets the same weights) or plain values. ``requires_grad`` is kept.
+            torch twin gets the same weights), ``Twin(my_module, my_torch_module)`` for a
+            module class of your own, or plain values. ``requires_grad`` is kept.
         autocast: None, or the autocast dtype (``"bfloat16"``, ``"float16"``, or either
             framework's dtype object) to run ``fn`` under ``autocast(device)``.
         device: ``"cpu"`` or ``"cuda"``; minigrad's side runs on that (emulated) device;

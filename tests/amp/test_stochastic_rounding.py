@@ -85,3 +85,73 @@ def test_gradient_passes_through_and_errors():
         stochastic_round(mg.tensor([1, 2]), mg.float16)
     with pytest.raises(TypeError, match="narrower"):
         stochastic_round(mg.randn(2).half(), mg.float32)
+
+
+# ---------------------------------------------------------------------- float8 targets
+_F8 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+
+
+def _f8_values(name):
+    """Every finite value of the float8 format, sorted (from its 256 bit patterns)."""
+    v = np.arange(256, dtype=np.uint8).view(getattr(ml_dtypes, name)).astype(np.float64)
+    return np.unique(v[np.isfinite(v)])
+
+
+@pytest.mark.parametrize("name", _F8)
+def test_float8_results_are_the_neighbours_below_the_max(name):
+    vals = _f8_values(name)
+    top = vals[-1]
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-top, top, 4000) * np.exp2(-rng.integers(0, 24, 4000))
+    x = x.astype(np.float32)
+    mg.manual_seed(4)
+    got = stochastic_round(mg.tensor(x), getattr(mg, name)).float().numpy().astype(np.float64)
+    xd = x.astype(np.float64)
+    lo = vals[np.searchsorted(vals, xd, side="right") - 1]
+    hi = vals[np.searchsorted(vals, xd, side="left")]
+    assert np.all((got == lo) | (got == hi))
+    assert np.all(np.signbit(got[got == 0]) <= np.signbit(xd[got == 0]))  # fnuz: +0 only
+    assert 0.1 < np.mean(got == hi) < 0.9           # both directions are taken
+
+
+def test_float8_negative_values_round_towards_their_own_sign_in_fnuz():
+    # fnuz has no -0: a tiny negative value rounds to +0 (nearest) or to -smallest subnormal
+    for name, tiny in (("float8_e4m3fnuz", 2.0 ** -10), ("float8_e5m2fnuz", 2.0 ** -17)):
+        mg.manual_seed(6)
+        got = stochastic_round(mg.full((4000,), -tiny / 4), getattr(mg, name)).float().numpy()
+        assert set(np.unique(got)) == {np.float32(-tiny), np.float32(0.0)}
+        assert abs(np.mean(got) + tiny / 4) < 5 * tiny * 0.5 / np.sqrt(4000)   # unbiased
+
+
+def test_float8_unbiased_just_below_the_max():
+    # between 416 and 448 (e4m3fn's two largest values) the result stays unbiased
+    n = 40000
+    mg.manual_seed(7)
+    y = stochastic_round(mg.full((n,), 440.0), mg.float8_e4m3fn).float().numpy()
+    assert set(np.unique(y)) == {416.0, 448.0}
+    assert abs(y.mean() - 440.0) < 5 * 32 * 0.5 / np.sqrt(n)
+
+
+@pytest.mark.parametrize("name", _F8)
+def test_float8_saturation_overflow_and_nan_as_torch_casts(name):
+    torch = pytest.importorskip("torch")
+    top = float(_f8_values(name)[-1])
+    x = np.array([top, -top, top * 1.01, top * 1.06, -top * 1.2, 1e30, -1e30, np.inf,
+                  -np.inf, np.nan, -np.nan, 0.0, -0.0], np.float32)
+    mg.manual_seed(8)
+    ours = stochastic_round(mg.tensor(x), getattr(mg, name))._data.view(np.uint8)
+    theirs = torch.from_numpy(x).to(getattr(torch, name)).view(torch.uint8).numpy()
+    # every one of these has a single candidate in the format (the max, the saturated max,
+    # inf, NaN or zero), so the stochastic cast gives torch's nearest cast, bit for bit
+    assert ours.tolist() == theirs.tolist()
+    if name == "float8_e4m3fn":     # saturation, never NaN for a non-NaN input
+        f = stochastic_round(mg.tensor(x), mg.float8_e4m3fn).float().numpy()
+        assert f[:9].tolist() == [448, -448, 448, 448, -448, 448, -448, 448, -448]
+
+
+def test_float8_from_float64_and_16_bit_sources_saturate_too():
+    for src in (mg.float64, mg.bfloat16, mg.float16):
+        x = mg.tensor([500.0, -1000.0, 447.0], dtype=src)
+        mg.manual_seed(9)
+        y = stochastic_round(x, mg.float8_e4m3fn).float().tolist()
+        assert y[:2] == [448.0, -448.0] and y[2] in (416.0, 448.0)

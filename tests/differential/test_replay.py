@@ -239,3 +239,33 @@ def test_trace_records_attributes_and_the_autocast_decision(trace_outside):
     assert rec["cat"].attrs == ((None, 1), {})            # the tensor list's place: None
     assert rec["sum"].attrs == ((None, 0, True), {"dtype": None})
     assert "[autocast promote, 1 cast(s)]" in repr(rec["cat"])
+
+
+def test_a_module_class_of_ones_own_runs_through_a_twin():
+    import torch
+    from minigrad.testing import Twin
+
+    class Net(mg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = mg.nn.Linear(4, 6), mg.nn.Linear(6, 2)
+
+        def forward(self, x):
+            return self.b(self.a(x).tanh())
+
+    class TNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(4, 6), torch.nn.Linear(6, 2)
+
+        def forward(self, x):
+            return self.b(self.a(x).tanh())
+
+    mg.manual_seed(3)
+    net = Net()
+    with pytest.raises(TypeError, match="Twin"):
+        compare_with_torch(lambda m, x: m(x).sum(), net, mg.randn(3, 4))
+    c = compare_with_torch(lambda m, x: m(x).sum(), Twin(net, TNet()), mg.randn(3, 4),
+                           optimizer=_sgd)
+    assert c.first is None and len(c.matched) > 6, str(c)
+    assert sum(r.ours.name.startswith("parameter ") for r in c.matched) == 4

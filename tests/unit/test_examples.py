@@ -282,3 +282,13 @@ def test_draw_graph_writes_the_lecture_and_checkpoint_graphs(tmp_path):
     ckpt = (tmp_path / "checkpoint.dot").read_text()
     assert ckpt.count("packed by hooks") == 5 and "GeluBackward0" in ckpt
     assert "--- lecture: 8 edges" in out
+
+
+def test_fp8_delayed_scaling_gradients_stop_flushing_once_the_scales_move():
+    out = run("examples/fp8_delayed_scaling.py")
+    rows = {int(m.group(1)): (float(m.group(2)), int(m.group(3))) for m in re.finditer(
+        r"step\s+(\d+)\s+loss ([\d.]+)\s+e5m2 gradients flushed to 0:\s+(\d+)", out)}
+    assert sorted(rows) == [1, 2, 3, 10, 40]
+    assert rows[1][1] > 0 and rows[2][1] > 0          # scale 1: the e5m2 gradients flush
+    assert rows[3][1] == rows[10][1] == rows[40][1] == 0
+    assert rows[40][0] < 0.1 * rows[1][0]             # and the model learns
