@@ -1,5 +1,5 @@
 """Function transforms (``torch.func``): ``functional_call``, ``grad``, ``grad_and_value``,
-``vjp``, ``jacrev``, ``hessian``, ``vmap``.
+``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian``, ``vmap``.
 
 PyTorch's functorch wraps tensors in per-level wrappers. minigrad has one reverse-mode engine, so
 each transform here runs the function **once**, on fresh leaf copies of the differentiated
@@ -24,7 +24,8 @@ from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from ._vmap import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jacrev", "hessian", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+           "vmap"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
@@ -317,6 +318,55 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         jac = _finish(tree_unflatten(jacs, out_spec), own)
         return (jac, _finish(aux, own)) if has_aux else jac
     return wrapper
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """Run ``func(*primals)`` and return ``(output, J @ tangents)`` (``torch.func.jvp``).
+
+    Deliberate difference: minigrad has no forward-mode AD, so the product comes from the
+    double-vjp trick (two reverse passes; see ``autograd.functional``); the values are the
+    same. ``strict`` is accepted and unused.
+
+    Raises:
+        RuntimeError: ``primals`` / ``tangents`` not tuples, or of different structures
+            (PyTorch's messages); non-Tensor outputs.
+    """
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    flat_t, t_spec = tree_flatten(tangents)
+    if not isinstance(tangents, tuple) or tree_flatten(primals)[1] != t_spec:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the "
+                           "same python structure. For example, if primals is a tuple of 3 "
+                           "tensors, tangents also must be. Got primals with structure "
+                           f"{tree_flatten(primals)[1]} and tangents with structure {t_spec}")
+    with enable_grad():
+        args, flat, _ = _prepare(primals, tuple(range(len(primals))))
+        output = func(*args)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("jvp(f, primals, tangents): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            output, aux = output
+        flat_out, out_spec = tree_flatten(output)
+        _check_outputs(flat_out, "jvp(f, primals, tangents)")
+        # g(u) = J^T u, then d(g . t)/du = J t
+        dummies = [dispatch("zeros_like", o).requires_grad_() for o in flat_out]
+        g = _grads(flat_out, flat, dummies)
+        jv = _grads(g, dummies, flat_t)
+    own = {id(x) for x in flat} | {id(u) for u in dummies}
+    res = (_finish(output, own), _finish(tree_unflatten(list(jv), out_spec), own))
+    return res + (_finish(aux, own),) if has_aux else res
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian as a function (``torch.func.jacfwd``).
+
+    Deliberate difference: computed by reverse mode, one backward per output element (the
+    same matrix as PyTorch's forward-mode columns); ``randomness`` is accepted and unused.
+    """
+    return jacrev(func, argnums, has_aux=has_aux)
 
 
 def hessian(func, argnums=0):

@@ -176,3 +176,23 @@ def test_errors_match_torch(fn):
             _run(lib, fn)
         errs.append((type(info.value).__name__, str(info.value)))
     assert errs[0] == errs[1]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, f: f.jvp(lambda x, y: (x.sin() * y, x.exp()), (lib.tensor(X), lib.tensor(X)),
+                         (lib.tensor(X * 2), lib.tensor(X - 1))),
+    lambda lib, f: f.jvp(lambda x: (x ** 2).sum(), (lib.tensor(X),), (lib.tensor(X),)),
+    lambda lib, f: f.jacfwd(lambda x: x.tanh() * 3)(lib.tensor(X)),
+])
+def test_jvp_jacfwd_match_torch(fn):
+    close(_run(mg, fn), _run(torch, fn))
+
+
+def test_jvp_errors_match_torch():
+    for case in (lambda lib, f: f.jvp(lambda x: x, lib.ones(2), (lib.ones(2),)),):
+        errs = []
+        for lib in (mg, torch):
+            with pytest.raises(Exception) as info:
+                _run(lib, case)
+            errs.append((type(info.value).__name__, str(info.value)))
+        assert errs[0] == errs[1]
