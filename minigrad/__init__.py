@@ -44,9 +44,9 @@ from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from . import ops as _ops  # registers every op
 from ._functional.factories import (tensor, as_tensor, from_numpy, frombuffer, zeros, ones,
-                                    full, empty, zeros_like, ones_like, full_like, empty_like, arange, eye,
-                                    linspace, randn, rand, randint, randperm, randn_like,
-                                    rand_like, normal)
+                                    full, empty, zeros_like, ones_like, full_like, empty_like,
+                                    arange, eye, linspace, randn, rand, randint, randperm,
+                                    randn_like, rand_like, normal)
 from . import autograd
 from .autograd.engine import _calibrate_steal
 
@@ -124,11 +124,13 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "frombuffer", "zeros", "ones",
+           "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "frombuffer",
+           "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
-           "accelerator", "backends", "optim", "func", "amp", "autocast", "testing", "utils", "profiler",
+           "accelerator", "backends", "optim", "func", "amp", "autocast", "testing", "utils",
+           "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
            "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",

@@ -15,9 +15,9 @@ from ..dispatch import dispatch
 from ..ops import factory as _k
 from ..tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "frombuffer", "zeros", "ones", "full", "empty", "zeros_like",
-           "ones_like", "full_like", "empty_like", "arange", "eye", "linspace", "randn", "rand",
-           "randint", "randperm", "randn_like", "rand_like", "normal"]
+__all__ = ["tensor", "as_tensor", "from_numpy", "frombuffer", "zeros", "ones", "full", "empty",
+           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye", "linspace",
+           "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal"]
 
 
 def _dispatched(op_name, kernel):

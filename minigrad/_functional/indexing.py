@@ -11,9 +11,9 @@ from .. import dtypes as _dt
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
-__all__ = ["argwhere", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
-           "index_copy", "index_fill", "masked_select", "masked_scatter", "take_along_dim",
-           "nonzero"]
+__all__ = ["argwhere", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
+           "index_add", "index_copy", "index_fill", "masked_select", "masked_scatter",
+           "take_along_dim", "nonzero"]
 
 
 def gather(input, dim, index, *, sparse_grad=False):
