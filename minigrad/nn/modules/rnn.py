@@ -11,8 +11,8 @@ A ``PackedSequence`` input (``nn.utils.rnn.pack_padded_sequence``) gives a Packe
 output, and final states taken at each sequence's own last step (in the caller's batch order),
 as PyTorch.
 
-Deliberate differences: ``flatten_parameters()`` is a no-op (there is no cuDNN weight buffer to compact);
-``_flat_weights`` is computed from the current parameters on each read instead of being a list
+Deliberate differences: ``flatten_parameters()`` is a no-op (there is no cuDNN weight buffer to
+compact); ``_flat_weights`` is computed from the current parameters on each read instead of being a list
 kept in step by ``__setattr__``/``_apply``; under CPU autocast the recurrence is the composite
 one (bf16 projections), where torch's LSTM calls oneDNN's ``mkldnn_rnn_layer``.
 """

@@ -9,6 +9,6 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .legacy_norms import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn", "stateless", "parametrize",
-           "parametrizations", "prune", "weight_norm", "remove_weight_norm", "spectral_norm",
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "stateless", "parametrize", "parametrizations", "prune", "weight_norm", "remove_weight_norm", "spectral_norm",
            "remove_spectral_norm"]
