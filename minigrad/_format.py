@@ -42,7 +42,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     A process-wide setting, as PyTorch's: restore it (``set_printoptions(profile="default")``)
     when done.
     """
-    if profile is not None:
+    if profile in _PROFILES:         # PyTorch ignores an unknown profile
         _OPTS.update(_PROFILES[profile])
     for name, value in (("precision", precision), ("threshold", threshold),
                         ("edgeitems", edgeitems), ("linewidth", linewidth)):
