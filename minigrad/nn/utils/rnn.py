@@ -56,9 +56,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         lengths, sorted_indices = sort(lengths, descending=True)
         sorted_indices = sorted_indices.to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
-    if lengths.dim() != 1:
+    if lengths.dim() != 1 or lengths.device.type != "cpu":
         raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
-                           f"{lengths.dim()}D {lengths.device.type} Long tensor")
+                           f"{lengths.dim()}D {lengths.device} Long tensor")
     if batch_first:
         input = input.transpose(0, 1)
     if input.numel() == 0:
