@@ -23,6 +23,7 @@ from .saved_tensors import (FREED_MSG, _HOOKS_ACTIVE, RawSavedTensor, SavedTenso
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor", "once_differentiable"]
 
 _seq = itertools.count()
+_saved_of = SavedTensor._of
 _new = object.__new__
 
 
@@ -131,19 +132,21 @@ class FunctionCtx(Node):
         Raises:
             TypeError: for an argument that is neither a Tensor nor None (as PyTorch).
         """
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
+        saved = []          # loops, not comprehensions, on the per-op paths: cheaper in 3.11
+        for t in tensors:
+            if t is None:
+                saved.append(None)
+            elif type(t) is Tensor or isinstance(t, Tensor):
+                saved.append(_saved_of(t, self))
+            else:
                 raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{i} is of type {type(t).__name__}")
+                                f"{len(saved)} is of type {type(t).__name__}")
         if _HOOKS_ACTIVE[0]:
             hooks = _current_hooks()
             if hooks is not None:       # packed once the outputs are recorded (_saved_outputs)
                 self._saved = tuple(None if t is None else _HookedSaved(t, self, hooks)
                                     for t in tensors)
                 return
-        saved = []          # loops, not comprehensions, on the per-op paths: cheaper in 3.11
-        for t in tensors:
-            saved.append(None if t is None else SavedTensor(t, self))
         self._saved = tuple(saved)
 
     @property
@@ -252,35 +255,54 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         ctx = _new(cls._node_cls)     # no __init__: the sequence number is given when recorded
         ctx._saved = None
-        gs = _grad_state
         needs = []          # a loop, not a list comprehension: cheaper in CPython 3.11
         for a in args:
             needs.append(isinstance(a, Tensor) and (a._requires_grad or (
                 a._view is not None and a._view.base._requires_grad)))
-        needs = tuple(needs)
-        prev = gs.enabled
-        record = prev and True in needs
-        ctx.needs_input_grad = needs
-        if prev:
-            gs.enabled = False
+        ctx.needs_input_grad = needs = tuple(needs)
+        gs = _grad_state
+        if not gs.enabled:
+            # grad mode is off (no_grad, or a backward without create_graph): forward runs as
+            # it is, nothing to switch off or record
+            if cls._new_style:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
+            if type(out) is not Tensor:
+                _check_output(cls, out)
+            if ctx._saved is not None:
+                ctx._saved = None
+            return out
+        gs.enabled = False
         try:
             if cls._new_style:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, out)
             else:
-                out = cls.forward(ctx, *args, **kwargs)
+                out = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
         finally:
-            gs.enabled = prev
-        if type(out) is not Tensor and not isinstance(out, (Tensor, tuple)):
-            raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors, "
-                            f"got {type(out).__name__}")
-        if record:
+            gs.enabled = True
+        if type(out) is not Tensor:
+            _check_output(cls, out)
+        if True in needs:
             if _INFERENCE_SEEN[0] and ctx._saved:
                 _check_no_inference(ctx._saved)
-            out = _connect(ctx, args, needs, out)
-        elif ctx._saved is not None:
+            return _connect(ctx, args, needs, out)
+        if ctx._saved is not None:
             ctx._saved = None
         return out
+
+
+def _check_output(cls, out):
+    """``forward`` must return a Tensor or a tuple (of Tensors).
+
+    Raises:
+        TypeError: for any other result.
+    """
+    if not isinstance(out, (Tensor, tuple)):
+        raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors, "
+                        f"got {type(out).__name__}")
 
 
 def _check_no_inference(saved):
@@ -367,8 +389,12 @@ def _connect(ctx, args, needs, out):
         out._requires_grad = True
         out._grad_fn = ctx
         ctx._out_meta = ((out._data.shape, out.dtype),)
-        if ctx._saved is not None:
-            _saved_outputs(ctx, (out,), args)
+        if ctx._saved is not None:     # as _saved_outputs, for the one output
+            for s in ctx._saved:
+                if s is not None and s.tensor is out:
+                    s._to_output(out)
+            if _HOOKS_ACTIVE[0]:
+                _pack_pending(ctx, (out,), args)
         return out
     is_tuple = isinstance(out, tuple)
     outs = list(out) if is_tuple else [out]

@@ -58,6 +58,7 @@ __all__ = ["Rule", "Kernel", "PROMOTE_OPMATH", "FLOAT_OPMATH", "FLOAT_FP64", "KE
            "check_float8"]
 
 _F64 = np.dtype(np.float64)
+_ND = np.ndarray
 
 
 @dataclass(frozen=True)
@@ -155,16 +156,23 @@ class Rule:
             if arrays is not None:
                 rt = operands[0].dtype
                 out_dt = _dt.bool_ if self.result == "bool" else rt
-            else:
-                check_operands(operands, op)
-                rt, out_dt = self.result_dtype(operands)
-                if rt.is_float8:
-                    check_float8(op, operands, self.cpu_scalar, kwargs, extra)
-                # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand
-                # enters as a number where the rule says so (mul, div, remainder, fmod)
-                cpu = self.cpu_scalar and operands[0].ndim > 0
-                arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and
-                                    x.ndim == 0) for i, x in enumerate(operands)]
+                out = kernel(rt, *arrays, *extra, **kwargs) if kwargs else \
+                    kernel(rt, *arrays, *extra)
+                # the kernel gave an array in the result's own format already (fp32 maths on
+                # fp32 operands, a comparison's bools): nothing to round, ``store`` would only
+                # wrap it
+                if type(out) is _ND and out.dtype is out_dt.np:
+                    return Tensor._make(out, out_dt)
+                return self.store(out, rt, out_dt)
+            check_operands(operands, op)
+            rt, out_dt = self.result_dtype(operands)
+            if rt.is_float8:
+                check_float8(op, operands, self.cpu_scalar, kwargs, extra)
+            # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand enters
+            # as a number where the rule says so (mul, div, remainder, fmod)
+            cpu = self.cpu_scalar and operands[0].ndim > 0
+            arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and x.ndim == 0)
+                      for i, x in enumerate(operands)]
             out = kernel(rt, *arrays, *extra, **kwargs) if kwargs else kernel(rt, *arrays, *extra)
             return self.store(out, rt, out_dt)
         finally:
@@ -353,8 +361,10 @@ class Kernel(Function):
         n = cls.operands
         if cls.check is not None:
             cls.check(*args, **kwargs)
-        op = (cls._op_name or cls.__name__.lower()).split(".")[0]
-        out = cls.rule.run(cls.kernel, args[:n], args[n:], kwargs, op)
+        op = cls.__dict__.get("_op_short")
+        if op is None:      # the op's name without its overload, for error messages (cached)
+            op = cls._op_short = (cls._op_name or cls.__name__.lower()).split(".")[0]
+        out = cls.rule.run(cls.kernel, args[:n] if len(args) != n else args, args[n:], kwargs, op)
         if cls._save_idx:
             saved = []      # a loop, not a list comprehension: cheaper in CPython 3.11
             for i in cls._save_idx:
