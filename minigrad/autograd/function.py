@@ -362,7 +362,12 @@ def _connect(ctx, args, needs, out):
         i += 1
         if needs[i]:
             fn = a._grad_fn if a._view is None else a.grad_fn
-            edges.append((fn, a._output_nr) if fn is not None else _edge(a))
+            if fn is not None:
+                edges.append((fn, a._output_nr))
+            else:           # a leaf: its live accumulator, as _edge finds it, else _edge
+                ref = a._grad_accumulator
+                acc = None if ref is None else ref()
+                edges.append((acc, 0) if acc is not None else _edge(a))
             metas.append((a._data.shape, a.dtype))
         elif _has_edge(ctx._function, i, a):
             edges.append((None, 0))
