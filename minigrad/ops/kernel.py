@@ -363,6 +363,7 @@ class Kernel(Function):
         names = list(cls.args)
         cls._save_idx = tuple(-1 if s == "result" else names.index(s) for s in cls.saves)
         cls._keep_idx = tuple((k, names.index(k)) for k in cls.keeps)
+        cls._op_short = None      # the op's name without its overload (``forward`` sets it)
 
     @staticmethod
     def kernel(dtype, *arrays, **kwargs):
@@ -375,7 +376,7 @@ class Kernel(Function):
         n = cls.operands
         if cls.check is not None:
             cls.check(*args, **kwargs)
-        op = cls.__dict__.get("_op_short")
+        op = cls._op_short
         if op is None:      # the op's name without its overload, for error messages (cached)
             op = cls._op_short = (cls._op_name or cls.__name__.lower()).split(".")[0]
         out = cls.rule.run(cls.kernel, args[:n] if len(args) != n else args, args[n:], kwargs, op)
