@@ -196,7 +196,18 @@ class Mul(Kernel):
     def forward(cls, ctx, input, other):
         if not isinstance(input, Tensor):
             input, other = other, input
-        out = cls.rule.run(_mul_kernel, (input, other), op="mul")
+        dt = input.dtype if type(input) is Tensor else None
+        if type(other) is Tensor and other.dtype is dt and dt.opmath is dt and \
+                dt.is_floating_point and input._data.shape == other._data.shape:
+            # fast path: fp32/fp64 tensors of one shape, nothing to promote or round (the
+            # kernel base's steps without their checks; no NumPy warnings, as there)
+            token = _nx.quiet()
+            try:
+                out = _make(input._data * other._data, dt)
+            finally:
+                _nx.unquiet(token)
+        else:
+            out = cls.rule.run(_mul_kernel, (input, other), op="mul")
         if isinstance(other, Tensor):
             nig = ctx.needs_input_grad
             ctx.save_for_backward(input if len(nig) > 1 and nig[1] else None,
