@@ -1,4 +1,4 @@
-"""Instruction counts of bench_step.py's workloads, for A/B comparisons on a busy machine.
+"""Instruction counts of bench/run.py's workloads, for A/B comparisons on a busy machine.
 
 Wall-clock figures here move by 2x with the machine's load (../shared/reference's "Measuring
 here"); the number of instructions a workload executes does not. This script runs each workload
@@ -9,13 +9,21 @@ op / per step, for this checkout and optionally for others given with ``--compar
     python bench/bench_instructions.py                          # this checkout
     python bench/bench_instructions.py --compare ../old-checkout  # side by side
 
-Workloads: the 4x4 add chain forward and forward+backward (per op, as bench_step.py's (b)) and
-the MLP step in fp32, bf16 autocast and fp16 autocast + GradScaler (per step, as (a) and (d)),
-and that fp32 step's ``optimizer.step()`` alone (SGD with momentum, ``opt_step``).
+Workloads (bench/fw_torchlike.py's, this checkout's for every checkout compared, so only
+minigrad differs): the 4x4 add chain forward, forward+backward and forward under ``no_grad`` (per op, run.py's row 1) and
+the 784-512-512-10 MLP step in fp32, bf16 autocast and fp16 autocast + GradScaler (per step,
+row 3), that fp32 step's ``optimizer.step()`` alone (SGD with momentum, ``opt_step``), the
+64-128-10 MLP step (row 2, ``small_mlp``) and the transformer block's fwd+bwd (row 4, explicit
+ops, ``block``).
 One BLAS thread, ``PYTHONHASHSEED=0``: counts repeat to within a fraction of a percent.
 Instructions are not time: memory traffic and cache misses are not counted, so a change that
 moves more bytes can be slower at equal counts. Use this for Python-overhead work (the engine,
-the dispatcher, the kernel base); confirm with bench_step.py on a quiet machine.
+the dispatcher, the kernel base); confirm with bench/run.py on a quiet machine.
+
+``--torch`` adds a column with PyTorch's own count of the per-op workloads (the same add chain
+in a child that imports torch only), the load-independent target of the per-op rows:
+
+    python bench/bench_instructions.py --workloads op_fwd op_fwd_bwd op_nograd --torch
 
 Needs ``valgrind`` (with ``callgrind_control``) on PATH; each workload takes a minute or two.
 """
@@ -30,28 +38,34 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-WORKLOADS = {"op_fwd": ("per op", 10), "op_fwd_bwd": ("per op", 10),
+WORKLOADS = {"op_fwd": ("per op", 10), "op_fwd_bwd": ("per op", 10), "op_nograd": ("per op", 10),
              "step_fp32": ("per step", 2), "step_bf16": ("per step", 2),
-             "step_fp16": ("per step", 2), "opt_step": ("per step", 4)}
+             "step_fp16": ("per step", 2), "opt_step": ("per step", 4),
+             "small_mlp": ("per step", 10), "block": ("per step", 2)}
 
 _CHILD = r"""
 import os, subprocess, sys
-root, workload, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
-sys.path.insert(0, root)
-sys.path.insert(0, os.path.join(root, "bench"))
-import bench_step
-lib = bench_step._Lib("minigrad")
+root, here, workload, reps, name = (sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]),
+                                    sys.argv[5])
+sys.path.insert(0, root)                     # the minigrad measured: that checkout's
+sys.path.insert(1, here)                     # the workloads: this checkout's, the same for all
+from fw_torchlike import Torchlike
+lib = Torchlike(name)                        # "minigrad", or "torch" for --torch's column
 if workload.startswith("op_"):
-    fwd, fwd_bwd = lib.add_chain(100)
-    fn = fwd if workload == "op_fwd" else fwd_bwd
+    kind = {"op_fwd": "chain_fwd", "op_fwd_bwd": "chain_fwd_bwd"}.get(workload, "chain_nograd")
+    fn = lib.chain(kind, n=100)()
 elif workload == "opt_step":                 # the fp32 step's optimizer.step() alone
-    step = lib.mlp_step("fp32")
+    step = lib.mlp("mlp", (784, 512, 512, 10), 256)()
     step()
     fn = next(c.cell_contents for c in step.__closure__
               if hasattr(c.cell_contents, "param_groups"))
     fn = fn.step
+elif workload == "small_mlp":                # row 2: the 64-128-10 batch-32 step
+    fn = lib.mlp("mlp", (64, 128, 10), 32)()
+elif workload == "block":                    # row 4: the transformer block, explicit ops
+    fn = lib.transformer("transformer", B=8, T=64, d=128, heads=4)()
 else:
-    fn = lib.mlp_step(workload[len("step_"):])
+    fn = lib.mlp("mlp", (784, 512, 512, 10), 256, workload[len("step_"):])()
 fn(); fn()                                   # warm caches, weight-cast caches, optimizer state
 pid = str(os.getpid())
 subprocess.run(["callgrind_control", "-i", "on", pid], capture_output=True, check=True)
@@ -61,8 +75,9 @@ subprocess.run(["callgrind_control", "-i", "off", pid], capture_output=True, che
 """
 
 
-def count(root: str, workload: str, reps: int) -> int:
-    """Instructions executed by ``reps`` repetitions of ``workload`` in checkout ``root``.
+def count(root: str, workload: str, reps: int, lib: str = "minigrad") -> int:
+    """Instructions executed by ``reps`` repetitions of ``workload`` in checkout ``root``, with
+    ``lib`` ``"minigrad"`` (that checkout's) or ``"torch"`` (the installed PyTorch).
 
     Raises:
         RuntimeError: when valgrind fails or prints no count.
@@ -75,7 +90,8 @@ def count(root: str, workload: str, reps: int) -> int:
             f.write(_CHILD)
         r = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
                             f"--callgrind-out-file={os.path.join(tmp, 'out')}",
-                            os.path.realpath(sys.executable), script, root, workload, str(reps)],
+                            os.path.realpath(sys.executable), script, root, HERE, workload,
+                            str(reps), lib],
                            capture_output=True, text=True, env=env)
     for line in r.stderr.splitlines():
         if "Collected :" in line:
@@ -88,17 +104,24 @@ def main():
     p.add_argument("--compare", nargs="*", default=[], metavar="CHECKOUT",
                    help="other checkouts (paths) to count beside this one")
     p.add_argument("--workloads", nargs="*", default=list(WORKLOADS), choices=list(WORKLOADS))
+    p.add_argument("--torch", action="store_true",
+                   help="add PyTorch's count of the per-op workloads (op_*) as a last column")
     a = p.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("bench_instructions.py needs valgrind and callgrind_control on PATH")
     roots = [ROOT] + [os.path.abspath(c) for c in a.compare]
     print(f"{'workload':<12} {'unit':<9}" + "".join(f" {os.path.basename(r)[:14]:>14}"
-                                                     for r in roots))
+                                                     for r in roots)
+          + (f" {'torch':>14} {'ratio':>6}" if a.torch else ""))
     for w in a.workloads:
         unit, reps = WORKLOADS[w]
         per = 100 * reps if unit == "per op" else reps
         counts = [count(r, w, reps) / per for r in roots]
-        print(f"{w:<12} {unit:<9}" + "".join(f" {c / 1e3:13.1f}k" for c in counts), flush=True)
+        line = f"{w:<12} {unit:<9}" + "".join(f" {c / 1e3:13.1f}k" for c in counts)
+        if a.torch and w.startswith("op_"):   # ratio: this checkout's count over torch's
+            t = count(ROOT, w, reps, "torch") / per
+            line += f" {t / 1e3:13.1f}k {counts[0] / t:6.2f}"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

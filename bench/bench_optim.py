@@ -22,10 +22,10 @@ import argparse
 import json
 import math
 import os
-import statistics
-import subprocess
 import sys
 import time
+
+import harness
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FRAMEWORKS = ("minigrad", "torch")
@@ -88,21 +88,8 @@ def worker(name, reps, warmup):
 
 
 def _run_worker(name, reps, warmup, threads=None):
-    env = dict(os.environ)
-    if threads:  # OpenMP (PyTorch) and BLAS (NumPy) thread pools; optim itself is 1-threaded
-        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            env[var] = str(threads)
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", name,
-                          "--reps", str(reps), "--warmup", str(warmup)],
-                         capture_output=True, text=True, check=True, env=env)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def _robust_median(rounds):
-    meds = [statistics.median(r) for r in rounds]
-    best = min(meds)
-    kept = [t for r, m in zip(rounds, meds) if m <= 1.5 * best for t in r]
-    return statistics.median(kept)
+    return harness.run_worker(__file__, ["--worker", name, "--reps", str(reps),
+                                         "--warmup", str(warmup)], threads)
 
 
 def main(argv=None):
@@ -134,8 +121,8 @@ def main(argv=None):
           f"{a.threads or 'default'} thread(s)")
     print(f"{'optimizer':<14}{'minigrad':>12}{'torch.optim':>14}{'ratio':>8}{'target':>10}")
     for kind, target in TARGETS.items():
-        m = _robust_median(res["minigrad"][kind])
-        t = _robust_median(res["torch"][kind])
+        m = harness.robust_stats(res["minigrad"][kind])[0]
+        t = harness.robust_stats(res["torch"][kind])[0]
         ok = "ok" if m <= target else "MISS"
         print(f"{kind:<14}{m * 1e3:>10.3f}ms{t * 1e3:>12.3f}ms{m / t:>7.2f}x"
               f"{target * 1e3:>7.1f}ms {ok}")

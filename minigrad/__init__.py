@@ -43,10 +43,10 @@ from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_ena
 from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
 from . import ops as _ops  # registers every op
-from ._functional.factories import (tensor, as_tensor, from_numpy, zeros, ones, full, empty,
-                                    zeros_like, ones_like, full_like, empty_like, arange, eye,
-                                    linspace, randn, rand, randint, randperm, randn_like,
-                                    rand_like, normal)
+from ._functional.factories import (tensor, as_tensor, from_numpy, frombuffer, zeros, ones,
+                                    full, empty, zeros_like, ones_like, full_like, empty_like,
+                                    arange, eye, linspace, randn, rand, randint, randperm,
+                                    randn_like, rand_like, normal)
 from . import autograd
 from .autograd.engine import _calibrate_steal
 
@@ -66,6 +66,7 @@ from .compiler import compile  # noqa: E402
 # torch.set_num_threads / get_num_threads: the emulated intra-op thread count, whose chunking the
 # 16-bit reduction recipes follow (minigrad.numerics); it does not change how NumPy runs
 from .numerics import get_num_threads, set_num_threads  # noqa: E402
+from ._format import get_printoptions, set_printoptions  # noqa: E402
 
 __version__ = "0.1.0"   # minigrad's own version (setup.cfg), not a PyTorch version
 from . import onnx  # noqa: E402
@@ -123,16 +124,19 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
+           "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "frombuffer",
+           "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
            "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
-           "accelerator", "backends", "optim", "amp", "autocast", "testing", "utils", "profiler",
+           "accelerator", "backends", "optim", "func", "amp", "autocast", "testing", "utils",
+           "profiler",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
            "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError", "memory_format",
-           "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"
+           "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
+           "set_printoptions", "get_printoptions"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 
@@ -145,11 +149,11 @@ def __getattr__(name):
     # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
     # optim / amp_emu packages, imported on first use (minigrad never imports them at import
     # time; see DESIGN.md "Layering"); ``minigrad.utils`` (``torch.utils``) and
-    # ``minigrad.profiler`` and ``minigrad.memory`` are imported on first use too, to keep
-    # ``import minigrad`` light.
+    # ``minigrad.profiler``, ``minigrad.memory`` and ``minigrad.func`` are imported on first use
+    # too, to keep ``import minigrad`` light.
     import importlib
     if name in _AMP_LAZY:
         return getattr(importlib.import_module("amp_emu.autocast"), name)
-    if name in ("optim", "amp", "utils", "profiler", "memory"):
+    if name in ("optim", "amp", "utils", "profiler", "memory", "func"):
         return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

@@ -384,26 +384,38 @@ def fma32(x, y, z):
 
     Arrays take a shortcut with the same bits: moving the float64 sum ``r`` to a neighbour can
     change its fp32 rounding only when ``r`` is an fp32 halfway point (bits 0-28 of its
-    significand ``0x10000000``) or lies below fp32's normal range, so only those elements go
-    through the round-to-odd test (``_fma32_exact``)."""
+    significand ``0x10000000``, all in the low 32-bit word) or lies below fp32's normal range
+    (then its fp32 rounding is at most 2**-126 in magnitude, the test used: a superset), so only
+    those elements go through the round-to-odd test (``_fma32_exact``). The product and sum are
+    formed in one float64 buffer (``dtype=``/``out=``: no converted copies of the operands)."""
     with np.errstate(all="ignore"):
         if not HAS_FMA:
             return np.float32(x) * np.float32(y) + np.float32(z) if np.ndim(x) == 0 else \
                 np.asarray(x, np.float32) * np.asarray(y, np.float32) + np.asarray(z, np.float32)
-        p = np.asarray(x, np.float64) * np.asarray(y, np.float64)
-        z = np.asarray(z, np.float64)
-        r = p + z
-        if r.ndim == 0:
-            return _fma32_exact(p, z, r)
-        bits = r.view(np.int64)
-        suspect = ((bits & 0x1FFFFFFF) == 0x10000000) | \
-            ((bits & 0x7FF0000000000000) < 0x3810000000000000)    # |r| < 2**-126
-        if not suspect.any():
-            return r.astype(np.float32)
+        r = np.multiply(x, y, dtype=np.float64)
+        if r.ndim == 0 and np.ndim(z) == 0:
+            p = np.float64(r)
+            z = np.float64(z)
+            return _fma32_exact(p, z, p + z)
+        zshape = np.shape(z)
+        r = np.add(r, z, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
+            np.add(r, z, dtype=np.float64)
         out = r.astype(np.float32)
-        out[suspect] = _fma32_exact(np.broadcast_to(p, r.shape)[suspect],
-                                    np.broadcast_to(z, r.shape)[suspect], r[suspect])
+        low = r.reshape(-1).view(np.uint32)[_LOW_WORD::2].reshape(r.shape)
+        suspect = (low & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)
+        suspect |= np.abs(out) <= _FP32_TINY
+        if not suspect.any():
+            return out
+        p = np.multiply(np.broadcast_to(x, r.shape)[suspect],
+                        np.broadcast_to(y, r.shape)[suspect], dtype=np.float64)
+        out[suspect] = _fma32_exact(p, np.broadcast_to(np.asarray(z, np.float64),
+                                                       r.shape)[suspect], r[suspect])
         return out
+
+
+#: the index of a float64's low 32-bit word in its ``uint32`` view, and fp32's smallest normal
+_LOW_WORD = 0 if np.little_endian else 1
+_FP32_TINY = np.float32(2.0 ** -126)
 
 
 def _fma32_exact(p, z, r):

@@ -3,7 +3,8 @@
 ``Optimizer`` (param groups, state, ``zero_grad``, ``state_dict`` in PyTorch's format), ``SGD``,
 ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adamax``, ``NAdam``, ``RAdam``, ``Adadelta``,
 ``ASGD``, ``Rprop``, ``LBFGS`` and ``lr_scheduler`` (every ``torch.optim.lr_scheduler`` schedule,
-from ``LambdaLR`` to ``ReduceLROnPlateau``, ``CyclicLR`` and ``SequentialLR``). The updates
+from ``LambdaLR`` to ``ReduceLROnPlateau``, ``CyclicLR`` and ``SequentialLR``) and
+``swa_utils`` (``AveragedModel``, ``SWALR``, ``update_bn``). The updates
 reproduce PyTorch's CPU for-loop (default) and foreach implementations op by op, so that 16-bit
 parameters round per op as PyTorch's do: bit-exact in fp16/bf16, and in fp32/fp64 except where
 PyTorch's MKL ``sqrt`` (not correctly rounded) is involved (a few ulp per step; see ``adam.py``).
@@ -28,6 +29,7 @@ from .asgd import ASGD
 from .rprop import Rprop
 from .lbfgs import LBFGS
 from . import lr_scheduler
+from . import swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "ASGD", "Rprop", "LBFGS", "lr_scheduler", "required"]
+           "Adadelta", "ASGD", "Rprop", "LBFGS", "lr_scheduler", "swa_utils", "required"]

@@ -15,9 +15,9 @@ from ..dispatch import dispatch
 from ..ops import factory as _k
 from ..tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
-           "ones_like", "full_like", "empty_like", "arange", "eye", "linspace", "randn", "rand",
-           "randint", "randperm", "randn_like", "rand_like", "normal"]
+__all__ = ["tensor", "as_tensor", "from_numpy", "frombuffer", "zeros", "ones", "full", "empty",
+           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye", "linspace",
+           "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal"]
 
 
 # the factories with PyTorch's out= (``torch.zeros(2, 3, out=buf)``): the values are made in
@@ -170,3 +170,55 @@ def as_tensor(data, dtype=None, device=None):
 
 
 from_numpy = _k.from_numpy
+
+_FROMBUFFER_WARNED = []
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-d tensor over the bytes of a Python buffer object, without a copy
+    (``torch.frombuffer``; wraps ``numpy.frombuffer`` as ``from_numpy`` wraps an array).
+
+    Args:
+        buffer: an object with the buffer protocol (bytes, bytearray, memoryview, array).
+        dtype: the element dtype (keyword-only).
+        count: the number of elements (-1: all after ``offset``).
+        offset: bytes to skip at the start.
+        requires_grad: make the result a leaf that requires grad.
+
+    Deliberate difference: a read-only buffer (``bytes``) gives a read-only tensor (an in-place
+    write raises NumPy's error), where PyTorch writes into it anyway; both warn.
+
+    Raises:
+        ValueError: an empty buffer with ``count=-1``; an ``offset`` or ``count`` past the end;
+            a length that is not a whole number of elements (PyTorch's messages).
+    """
+    import warnings
+
+    import numpy as np
+    dt = _dt.dtype_arg(dtype, "frombuffer")
+    size = dt.np.itemsize
+    length = memoryview(buffer).nbytes
+    if length == 0 and count == -1 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % size != 0:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({size})")
+        count = (length - offset) // size
+    elif offset + count * size > length:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    if memoryview(buffer).readonly and not _FROMBUFFER_WARNED:
+        _FROMBUFFER_WARNED.append(True)
+        warnings.warn("The given buffer is not writable, and PyTorch does not support "
+                      "non-writable tensors. This means you can write to the underlying "
+                      "(supposedly non-writable) buffer using the tensor. You may want to copy "
+                      "the buffer to protect its data or make it writable before converting it "
+                      "to a tensor. This type of warning will be suppressed for the rest of this "
+                      "program.", UserWarning, stacklevel=2)
+    out = from_numpy(np.frombuffer(buffer, dtype=dt.np, count=count, offset=offset))
+    return out.requires_grad_() if requires_grad else out

@@ -11,9 +11,9 @@ from .. import dtypes as _dt
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
-__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
-           "index_copy", "index_fill", "masked_select", "masked_scatter", "take_along_dim",
-           "nonzero"]
+__all__ = ["argwhere", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
+           "index_add", "index_copy", "index_fill", "masked_select", "masked_scatter",
+           "take_along_dim", "nonzero"]
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -192,3 +192,9 @@ def nonzero(input, *, out=None, as_tuple=False):
         return (dispatch("reshape", res, (-1,)) if res.shape[0] == 0 else
                 dispatch("zeros", (1,), dtype=_dt.int64),)
     return dispatch("unbind", res, 1)
+
+
+def argwhere(input):
+    """The indices of the nonzero elements, (n, input.dim()) int64 (``torch.argwhere``, the
+    same as ``torch.nonzero``)."""
+    return dispatch("nonzero", input)

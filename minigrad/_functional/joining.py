@@ -1,12 +1,15 @@
 """Joining and splitting as torch-level functions: ``torch.cat``, ``torch.stack`` (one op
-each) and ``torch.split``, ``chunk``, ``unbind`` (composed of dispatched ``index`` views).
+each) and ``torch.split``, ``chunk``, ``unbind`` (composed of dispatched ``index`` views); the
+NumPy-style ``hstack``/``vstack``/``dstack``/``column_stack`` (``atleast_*d`` views, then one
+``cat``) and ``hsplit``/``vsplit``/``dsplit`` (``tensor_split`` along dim 1 / 0 / 2).
 """
 from __future__ import annotations
 
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
-__all__ = ["cat", "stack", "split", "chunk", "unbind", "tensor_split"]
+__all__ = ["cat", "stack", "split", "chunk", "unbind", "tensor_split", "hstack", "vstack",
+           "row_stack", "dstack", "column_stack", "hsplit", "vsplit", "dsplit"]
 
 
 def cat(tensors, dim=0):
@@ -148,3 +151,100 @@ def tensor_split(input, indices_or_sections, dim=0):
         edges = [0] + cuts + [n]
         bounds = [(edges[i], max(edges[i], edges[i + 1])) for i in range(len(edges) - 1)]
     return tuple(input.narrow(dim, a, b - a) for a, b in bounds)     # SliceBackward0 views
+
+
+def _nonempty(name, tensors):
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
+def hstack(tensors):
+    """Concatenate along dim 1, or dim 0 for 1-d tensors (``torch.hstack``); 0-d tensors are
+    viewed as 1-d first.
+
+    Raises:
+        RuntimeError: an empty sequence; ``cat``'s errors.
+    """
+    from .shape import atleast_1d
+    _nonempty("hstack", tensors)
+    rep = atleast_1d(list(tensors))
+    return cat(rep, 0 if rep[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    """Concatenate along dim 0 after ``atleast_2d`` (``torch.vstack``; ``row_stack`` is the
+    same).
+
+    Raises:
+        RuntimeError: an empty sequence; ``cat``'s errors.
+    """
+    from .shape import atleast_2d
+    _nonempty("vstack", tensors)
+    return cat(atleast_2d(list(tensors)), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    """Concatenate along dim 2 after ``atleast_3d`` (``torch.dstack``).
+
+    Raises:
+        RuntimeError: an empty sequence; ``cat``'s errors.
+    """
+    from .shape import atleast_3d
+    _nonempty("dstack", tensors)
+    return cat(atleast_3d(list(tensors)), 2)
+
+
+def column_stack(tensors):
+    """Stack 0-/1-d tensors as columns (N, 1) and concatenate everything along dim 1
+    (``torch.column_stack``).
+
+    Raises:
+        RuntimeError: an empty sequence; ``cat``'s errors.
+    """
+    _nonempty("column_stack", tensors)
+    cols = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors]
+    return cat(cols, 1)
+
+
+def _np_split(name, input, indices_or_sections, min_dim, dim):
+    if input.dim() < min_dim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, "
+                           f"but got a tensor with {input.dim()} dimensions!")
+    if isinstance(indices_or_sections, int):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections != 0:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                               f"size of the dimension {size} is not divisible by the split_size "
+                               f"{indices_or_sections}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 1 (dim 0 for a 1-d tensor) (``torch.hsplit``); an int
+    number of sections must divide the size.
+
+    Raises:
+        RuntimeError: a 0-d input, or sections that do not divide (PyTorch's messages).
+    """
+    return _np_split("hsplit", input, indices_or_sections, 1, 0 if input.dim() == 1 else 1)
+
+
+def vsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 0 of an at least 2-d tensor (``torch.vsplit``).
+
+    Raises:
+        RuntimeError: fewer than 2 dims, or sections that do not divide.
+    """
+    return _np_split("vsplit", input, indices_or_sections, 2, 0)
+
+
+def dsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 2 of an at least 3-d tensor (``torch.dsplit``).
+
+    Raises:
+        RuntimeError: fewer than 3 dims, or sections that do not divide.
+    """
+    return _np_split("dsplit", input, indices_or_sections, 3, 2)

@@ -3,7 +3,8 @@
 ``movedim``/``moveaxis``, ``swapaxes``/``swapdims``, ``diagonal``, ``meshgrid``): each is one
 ``dispatch`` call, or the view ops PyTorch's composite function records (``narrow`` is a slice,
 ``movedim`` a ``permute``, ``broadcast_to`` an ``expand``, ``meshgrid`` a ``view`` and an
-``expand`` per tensor).
+``expand`` per tensor), ``broadcast_shapes`` (shapes only, no tensor) and ``atleast_1d/2d/3d``
+(``reshape`` / ``unsqueeze`` views).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..dispatch import dispatch
 
 __all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
            "narrow", "broadcast_to", "broadcast_tensors", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal",
-           "meshgrid"]
+           "meshgrid", "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d"]
 
 
 def reshape(input, shape):
@@ -289,3 +290,72 @@ def meshgrid(*tensors, indexing=None):
         shape[axis] = -1
         out.append(dispatch("expand", dispatch("view", t, shape), sizes))
     return tuple(out)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of ``shapes`` broadcast to (``torch.broadcast_shapes``); an int
+    is a 1-d shape; no shapes give ``Size([])``.
+
+    Raises:
+        RuntimeError: shapes that do not broadcast, or a shape that is not an int or a
+            sequence of ints (PyTorch's messages). ValueError: a negative size.
+    """
+    from ..tensor import Size
+    shapes = tuple((x,) if isinstance(x, int) else x for x in shapes if x is not None)
+    if not shapes:
+        return Size([])
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+    common = [1] * max(len(shape) for shape in shapes)
+    for arg_idx, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common[idx]:
+                continue
+            if common[idx] == 1:
+                if shape[idx] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = shape[idx]
+            elif shape[idx] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} "
+                                   f"at {idx}! Mismatching argument at index {arg_idx} had "
+                                   f"{shape}; but expected shape should be broadcastable to "
+                                   f"{common}")
+    return Size(common)
+
+
+def _atleast(tensors, fix):
+    """Apply ``fix`` to one tensor, or to each of several (a tuple back), as PyTorch's
+    ``atleast_*d`` do: one Tensor argument gives a Tensor, a list or several give a tuple."""
+    if len(tensors) == 1:
+        tensors = tensors[0]
+        if not isinstance(tensors, (list, tuple)):
+            return fix(tensors)
+    return tuple(fix(t) for t in tensors)
+
+
+def atleast_1d(*tensors):
+    """View a 0-d tensor as 1-d (others unchanged) (``torch.atleast_1d``)."""
+    return _atleast(tensors, lambda t: t.reshape(1) if t.dim() == 0 else t)
+
+
+def atleast_2d(*tensors):
+    """View 0-d as (1, 1) and (N) as (1, N) (``torch.atleast_2d``)."""
+    def fix(t):
+        if t.dim() == 0:
+            return t.reshape(1, 1)
+        return t.unsqueeze(0) if t.dim() == 1 else t
+    return _atleast(tensors, fix)
+
+
+def atleast_3d(*tensors):
+    """View 0-d as (1, 1, 1), (N) as (1, N, 1) and (M, N) as (M, N, 1)
+    (``torch.atleast_3d``)."""
+    def fix(t):
+        if t.dim() == 0:
+            return t.reshape(1, 1, 1)
+        if t.dim() == 1:
+            return t.unsqueeze(0).unsqueeze(-1)
+        return t.unsqueeze(-1) if t.dim() == 2 else t
+    return _atleast(tensors, fix)

@@ -1,5 +1,6 @@
-"""minigrad.autograd: Function, backward, grad, grad modes, gradcheck (``torch.autograd``)."""
-from . import graph
+"""minigrad.autograd: Function, backward, grad, grad modes, gradcheck, ``functional``
+(jacobian, hessian, vjp, jvp, vhp, hvp) (``torch.autograd``)."""
+from . import functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx
@@ -9,7 +10,7 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck",
-           "GradcheckError", "graph", "detect_anomaly", "set_detect_anomaly"]
+           "GradcheckError", "graph", "functional", "detect_anomaly", "set_detect_anomaly"]
 
 
 def __getattr__(name):

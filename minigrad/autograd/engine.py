@@ -176,8 +176,8 @@ def _key_of(t):
 def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     roots = [_root_edge(t, i) for i, t in enumerate(outs)]
     # 1. discover the graph and count dependencies (iterative DFS)
-    deps = {}
-    seen = set()
+    deps = {}       # node -> how many edges lead to it; a node is in it once reached
+    seen = set()    # the root nodes
     stack = []
     for n, _ in roots:
         if n is not None and n not in seen:
@@ -188,17 +188,20 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
         for nx, _ in n.next_functions:
             if nx is None:
                 continue
-            deps[nx] = deps.get(nx, 0) + 1
-            if nx not in seen:
-                seen.add(nx)
-                stack.append(nx)
+            d = deps.get(nx)
+            if d is None:           # reached for the first time: visit its inputs (once)
+                deps[nx] = 1
+                if nx not in seen:
+                    stack.append(nx)
+            else:
+                deps[nx] = d + 1
     # capture targets: (node, output_nr) -> input index
     targets = {}
     needed = None
     if inputs:
         for i, t in enumerate(inputs):
             targets[_key_of(t)] = i
-        needed = _needed_nodes(seen, {n for n, _ in targets})
+        needed = _needed_nodes(seen.union(deps), {n for n, _ in targets})
     captured = [None] * len(inputs)
     buffers = {}
     gs = _grad_state
@@ -218,8 +221,17 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
             if n is not None and deps.get(n, 0) == 0 and n in buffers and \
                     not any(n is h[2] for h in heap):
                 heapq.heappush(heap, (-n._seq, id(n), n))
-        while heap:
-            _, _, node = heapq.heappop(heap)
+        # ``nxt``: a node that became ready while no other was (a chain's next node); it runs
+        # next without going through the heap, which would give it back first anyway
+        nxt = None
+        while heap or nxt is not None:
+            if nxt is None or heap:
+                if nxt is not None:
+                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+                node = heapq.heappop(heap)[2]
+            else:
+                node = nxt
+            nxt = None
             buf = buffers.pop(node)
             if needed is not None and node not in needed:
                 # PyTorch's exec_info: a node that leads to none of the inputs does not run
@@ -276,10 +288,12 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     d = deps[nx] - 1
                     deps[nx] = d
                     if d == 0:
-                        if nx in buffers:
-                            heapq.heappush(heap, (-nx._seq, id(nx), nx))
-                        else:
+                        if nx not in buffers:
                             _drop_unreached(nx, deps, buffers, heap, retain_graph)
+                        elif nxt is None and not heap:
+                            nxt = nx
+                        else:
+                            heapq.heappush(heap, (-nx._seq, id(nx), nx))
                 in_grads = g = b = None   # drop references, so _accumulate_leaf sees sole ownership
             finally:
                 if close is not None:

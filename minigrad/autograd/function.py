@@ -23,6 +23,7 @@ from .saved_tensors import (FREED_MSG, _HOOKS_ACTIVE, RawSavedTensor, SavedTenso
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "SavedTensor", "once_differentiable"]
 
 _seq = itertools.count()
+_saved_of = SavedTensor._of
 _new = object.__new__
 
 
@@ -131,19 +132,21 @@ class FunctionCtx(Node):
         Raises:
             TypeError: for an argument that is neither a Tensor nor None (as PyTorch).
         """
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
+        saved = []          # loops, not comprehensions, on the per-op paths: cheaper in 3.11
+        for t in tensors:
+            if t is None:
+                saved.append(None)
+            elif type(t) is Tensor or isinstance(t, Tensor):
+                saved.append(_saved_of(t, self))
+            else:
                 raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{i} is of type {type(t).__name__}")
+                                f"{len(saved)} is of type {type(t).__name__}")
         if _HOOKS_ACTIVE[0]:
             hooks = _current_hooks()
             if hooks is not None:       # packed once the outputs are recorded (_saved_outputs)
                 self._saved = tuple(None if t is None else _HookedSaved(t, self, hooks)
                                     for t in tensors)
                 return
-        saved = []          # loops, not comprehensions, on the per-op paths: cheaper in 3.11
-        for t in tensors:
-            saved.append(None if t is None else SavedTensor(t, self))
         self._saved = tuple(saved)
 
     @property
@@ -252,35 +255,50 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         ctx = _new(cls._node_cls)     # no __init__: the sequence number is given when recorded
         ctx._saved = None
-        gs = _grad_state
         needs = []          # a loop, not a list comprehension: cheaper in CPython 3.11
         for a in args:
             needs.append(isinstance(a, Tensor) and (a._requires_grad or (
                 a._view is not None and a._view.base._requires_grad)))
-        needs = tuple(needs)
-        prev = gs.enabled
-        record = prev and True in needs
-        ctx.needs_input_grad = needs
-        if prev:
+        ctx.needs_input_grad = needs = tuple(needs)
+        gs = _grad_state
+        enabled = gs.enabled      # off (no_grad, a backward): nothing to switch or to record
+        if enabled:
             gs.enabled = False
         try:
             if cls._new_style:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, out)
-            else:
+            elif kwargs or not 0 < len(args) < 3:
                 out = cls.forward(ctx, *args, **kwargs)
+            # one or two positional arguments (most ops): a plain call, cheaper in CPython 3.11
+            # than the ``*args`` splat (see ``dispatch``)
+            elif len(args) == 2:
+                out = cls.forward(ctx, args[0], args[1])
+            else:
+                out = cls.forward(ctx, args[0])
         finally:
-            gs.enabled = prev
-        if type(out) is not Tensor and not isinstance(out, (Tensor, tuple)):
-            raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors, "
-                            f"got {type(out).__name__}")
-        if record:
+            if enabled:
+                gs.enabled = True
+        if type(out) is not Tensor:
+            _check_output(cls, out)
+        if enabled and True in needs:
             if _INFERENCE_SEEN[0] and ctx._saved:
                 _check_no_inference(ctx._saved)
-            out = _connect(ctx, args, needs, out)
-        elif ctx._saved is not None:
+            return _connect(ctx, args, needs, out)
+        if ctx._saved is not None:
             ctx._saved = None
         return out
+
+
+def _check_output(cls, out):
+    """``forward`` must return a Tensor or a tuple (of Tensors).
+
+    Raises:
+        TypeError: for any other result.
+    """
+    if not isinstance(out, (Tensor, tuple)):
+        raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors, "
+                        f"got {type(out).__name__}")
 
 
 def _check_no_inference(saved):
@@ -344,7 +362,12 @@ def _connect(ctx, args, needs, out):
         i += 1
         if needs[i]:
             fn = a._grad_fn if a._view is None else a.grad_fn
-            edges.append((fn, a._output_nr) if fn is not None else _edge(a))
+            if fn is not None:
+                edges.append((fn, a._output_nr))
+            else:           # a leaf: its live accumulator, as _edge finds it, else _edge
+                ref = a._grad_accumulator
+                acc = None if ref is None else ref()
+                edges.append((acc, 0) if acc is not None else _edge(a))
             metas.append((a._data.shape, a.dtype))
         elif _has_edge(ctx._function, i, a):
             edges.append((None, 0))
@@ -367,8 +390,12 @@ def _connect(ctx, args, needs, out):
         out._requires_grad = True
         out._grad_fn = ctx
         ctx._out_meta = ((out._data.shape, out.dtype),)
-        if ctx._saved is not None:
-            _saved_outputs(ctx, (out,), args)
+        if ctx._saved is not None:     # as _saved_outputs, for the one output
+            for s in ctx._saved:
+                if s is not None and s.tensor is out:
+                    s._to_output(out)
+            if _HOOKS_ACTIVE[0]:
+                _pack_pending(ctx, (out,), args)
         return out
     is_tuple = isinstance(out, tuple)
     outs = list(out) if is_tuple else [out]

@@ -28,6 +28,7 @@ from .modules import (ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, Replic
                       CircularPad2d)
 from .modules import (CELU, PReLU, RReLU, Hardshrink, Softmax2d, Softmin, Softshrink,
                       Softsign, Tanhshrink, Threshold)
+from .modules import ChannelShuffle, Fold, Unfold
 from . import functional, init, modules, utils
 from . import parallel
 from .parallel import DataParallel
@@ -54,6 +55,7 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
            "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer", "parallel", "DataParallel"]
+__all__ += ["ChannelShuffle", "Fold", "Unfold"]
 __all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d", "CTCLoss"]
 __all__ += ["Softmin", "Softmax2d", "PReLU", "RReLU", "CELU", "Threshold", "Hardshrink",
             "Softshrink", "Softsign", "Tanhshrink"]

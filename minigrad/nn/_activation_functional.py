@@ -3,7 +3,7 @@
 call of the op (``inplace=True``: its in-place ``*_`` op); the kernels are in
 ``minigrad/ops/smooth_activation.py``, ``piecewise_activation.py``, ``shrink.py`` and
 ``slope_relu.py``. ``softsign``, ``tanhshrink`` and ``softmin`` are PyTorch's Python composites
-(nodes ``DivBackward0``, ``SubBackward0``, ``SoftmaxBackward0``).
+(nodes ``DivBackward0``, ``SubBackward0``, ``SoftmaxBackward0``), and so is ``gumbel_softmax``.
 """
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from ..dispatch import dispatch
 __all__ = ["gelu", "silu", "mish", "softplus", "leaky_relu", "leaky_relu_", "elu", "elu_",
            "selu", "selu_", "celu", "celu_", "hardtanh", "hardtanh_", "relu6", "hardswish",
            "hardsigmoid", "logsigmoid", "glu", "relu_", "threshold", "threshold_", "hardshrink",
-           "softshrink", "softsign", "tanhshrink", "prelu", "rrelu", "rrelu_", "softmin"]
+           "softshrink", "softsign", "tanhshrink", "prelu", "rrelu", "rrelu_", "softmin",
+           "gumbel_softmax"]
 
 
 def gelu(input, approximate: str = "none"):
@@ -225,3 +226,19 @@ def glu(input, dim: int = -1):
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     return dispatch("glu", input, dim)
+
+
+def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1):
+    """A sample from the Gumbel-softmax (concrete) distribution (``F.gumbel_softmax``):
+    ``softmax((logits + g) / tau)`` with ``g = -log(Exp(1))`` noise drawn by ``exponential_``
+    (the same draws as PyTorch from the same seed). With ``hard``, the one-hot of the argmax
+    in the forward pass, with the soft sample's gradient (straight-through:
+    ``y_hard - y_soft.detach() + y_soft``). ``eps`` is unused, as in PyTorch.
+    """
+    gumbels = -dispatch("empty_like", logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = dispatch("zeros_like", logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -34,7 +34,8 @@ from .._functional.joining import cat, stack
 from .._functional.matmul import matmul
 from . import functional as F
 
-__all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_stack"]
+__all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_stack",
+           "rnn_packed_stack"]
 
 
 # ---------------------------------------------------------------------------- cells
@@ -220,3 +221,101 @@ def rnn_stack(mode: str, input, hx, flat_weights, has_biases: bool, num_layers: 
     if lstm:
         return output, (stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
     return output, stack(finals, 0)
+
+
+# ---------------------------------------------------------------------------- packed sequences
+# A PackedSequence holds the time steps one after the other, each step only for the sequences
+# still running: ``data`` is (sum(batch_sizes), features), step t is the next
+# ``batch_sizes[t]`` rows (the batch is sorted by decreasing length). ATen's PackedLayer runs the
+# same cells on those ragged steps: going forward, a sequence that ends leaves the hidden batch
+# (its row is put aside as its final state); going backward, sequences join the hidden batch as
+# they start.
+
+def _hidden_slice(hidden, start, end, lstm):
+    if lstm:
+        return hidden[0][start:end], hidden[1][start:end]
+    return hidden[start:end]
+
+
+def _hidden_cat(pieces, lstm):
+    if lstm:
+        return cat([h for h, _ in pieces], 0), cat([c for _, c in pieces], 0)
+    return cat(pieces, 0)
+
+
+def _run_packed_direction(mode, data, batch_sizes, hidden, params, reverse: bool):
+    """One direction of one layer over packed ``data``; returns (packed outputs, final
+    hidden for the whole (sorted) batch)."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = params
+    proj = F.linear(data, w_ih, b_ih)
+    lstm = mode == "LSTM"
+    step = _STEPS[mode]
+    offsets = [0]
+    for bs in batch_sizes:
+        offsets.append(offsets[-1] + bs)
+    outputs = []
+    if not reverse:
+        finished = []           # final states of the sequences that ended, shortest last
+        last = batch_sizes[0]
+        for t, bs in enumerate(batch_sizes):
+            if bs < last:       # sequences bs..last-1 ended at step t-1
+                finished.append(_hidden_slice(hidden, bs, last, lstm))
+                hidden = _hidden_slice(hidden, 0, bs, lstm)
+            last = bs
+            hidden = step(proj[offsets[t]:offsets[t + 1]], hidden, w_hh, b_hh, w_hr)
+            outputs.append(hidden[0] if lstm else hidden)
+        finished.append(hidden)
+        final = _hidden_cat(finished[::-1], lstm)
+    else:
+        initial = hidden
+        last = batch_sizes[-1]
+        hidden = _hidden_slice(initial, 0, last, lstm)
+        for t in range(len(batch_sizes) - 1, -1, -1):
+            bs = batch_sizes[t]
+            if bs > last:       # sequences last..bs-1 start (their last step) at step t
+                hidden = _hidden_cat([hidden, _hidden_slice(initial, last, bs, lstm)], lstm)
+            last = bs
+            hidden = step(proj[offsets[t]:offsets[t + 1]], hidden, w_hh, b_hh, w_hr)
+            outputs.append(hidden[0] if lstm else hidden)
+        outputs.reverse()
+        final = hidden
+    return cat(outputs, 0), final
+
+
+def rnn_packed_stack(mode: str, data, batch_sizes, hx, flat_weights, has_biases: bool,
+                     num_layers: int, dropout: float, train: bool, bidirectional: bool,
+                     has_proj: bool = False):
+    """The multi-layer recurrence over a packed sequence (``torch._VF.lstm(data, batch_sizes,
+    ...)`` & co.).
+
+    Args:
+        mode, hx, flat_weights, has_biases, num_layers, dropout, train, bidirectional,
+        has_proj: as :func:`rnn_stack` (hx's batch is ``batch_sizes[0]``, in sorted order).
+        data: (sum(batch_sizes), input_size), the PackedSequence's data.
+        batch_sizes: a list of ints, non-increasing.
+
+    Returns:
+        ``(packed output data (sum(batch_sizes), num_directions * H_out), h_n)`` (``(h_n,
+        c_n)`` for LSTM); the final state of each sequence is the one at its own last step.
+    """
+    lstm = mode == "LSTM"
+    hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if lstm else list(hx.unbind(0))
+    groups = _group_weights(flat_weights, has_biases, has_proj)
+    directions = 2 if bidirectional else 1
+    finals = []
+    layer_input = data
+    for layer in range(num_layers):
+        outs = []
+        for d in range(directions):
+            k = layer * directions + d
+            out, final = _run_packed_direction(mode, layer_input, batch_sizes, hiddens[k],
+                                               groups[k], reverse=d == 1)
+            outs.append(out)
+            finals.append(final)
+        layer_output = cat(outs, -1) if bidirectional else outs[0]
+        if dropout != 0 and train and layer < num_layers - 1:
+            layer_output = F.dropout(layer_output, dropout, training=True)
+        layer_input = layer_output
+    if lstm:
+        return layer_input, (stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
+    return layer_input, stack(finals, 0)

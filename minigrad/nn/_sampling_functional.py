@@ -1,4 +1,5 @@
-"""``F.interpolate`` (nearest, bilinear, area), ``F.pixel_shuffle``, ``F.pixel_unshuffle``.
+"""``F.interpolate`` (nearest, bilinear, area), ``F.pixel_shuffle``, ``F.pixel_unshuffle``,
+``F.channel_shuffle``, ``F.affine_grid`` and ``F.grid_sample`` (composites).
 
 ``interpolate`` resolves ``size`` / ``scale_factor`` / ``recompute_scale_factor`` exactly as
 ``torch.nn.functional.interpolate`` does and dispatches the aten kernel
@@ -8,9 +9,11 @@ from __future__ import annotations
 
 import math
 
+from .. import dtypes as _dt
 from ..dispatch import dispatch
 
-__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample", "upsample_nearest",
+__all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+           "native_channel_shuffle", "affine_grid", "grid_sample", "upsample", "upsample_nearest",
            "upsample_bilinear"]
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -158,3 +161,153 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     (``F.upsample_bilinear``); warns as PyTorch."""
     _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def channel_shuffle(input, groups):
+    """Interleave the channels of ``groups`` groups (``F.channel_shuffle``, ShuffleNet): (N, C,
+    *) viewed as (N, g, C/g, *), the two group dims swapped, viewed back as (N, C, *). A pure
+    permutation (views and one copy), so results are exact in every dtype.
+
+    Raises:
+        RuntimeError: ``groups`` <= 0, C not divisible by ``groups``, fewer than 3 dims
+            (PyTorch's messages).
+    """
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.dim() <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    n, c = input.shape[0], input.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and "
+                           f"{groups} groups.")
+    rest = tuple(input.shape[2:])
+    return input.reshape((n, groups, c // groups) + rest).transpose(1, 2).reshape(
+        (n, c) + rest)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
+                  "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+                  "See the documentation of grid_sample for details.")
+
+
+def _linspace_from_neg_one(n, align_corners, like):
+    """ATen's ``linspace_from_neg_one``: the n pixel-centre coordinates in [-1, 1]."""
+    from .._functional.factories import linspace, zeros
+    if n <= 1:
+        return zeros(1, dtype=like.dtype, device=like.device)
+    r = linspace(-1, 1, n, dtype=like.dtype, device=like.device)
+    return r if align_corners else r * (n - 1) / n
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of a batch of 2-D affine transforms (``F.affine_grid``): ``theta``
+    (N, 2, 3), ``size`` (N, C, H, W) -> grid (N, H, W, 2) of normalised (x, y) source
+    coordinates, ``[x, y, 1] @ theta^T`` at every output pixel (one ``bmm``, as ATen's
+    ``affine_grid_generator``). Only 2-D (4-d ``size``) transforms are provided.
+
+    Raises:
+        ValueError: a non-floating ``theta``, a ``theta`` of the wrong shape, a size <= 0.
+        NotImplementedError: a ``size`` that is not 4-d (PyTorch's messages; 5-d sizes too).
+    """
+    import warnings
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape}.")
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    from .._functional.factories import ones
+    from .._functional.joining import stack
+    n, _, h, w = size
+    xs = _linspace_from_neg_one(w, align_corners, theta)
+    ys = _linspace_from_neg_one(h, align_corners, theta)
+    base = stack([xs.view(1, w).expand(h, w), ys.view(h, 1).expand(h, w),
+                  ones(h, w, dtype=theta.dtype, device=theta.device)], -1)
+    grid = dispatch("bmm", base.view(1, h * w, 3).expand(n, h * w, 3), theta.transpose(1, 2))
+    return grid.view(n, h, w, 2)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample ``input`` (N, C, H, W) at the normalised locations ``grid`` (N, Ho, Wo, 2)
+    (``F.grid_sample``): x = -1 / +1 are the left / right edges (pixel centres with
+    ``align_corners=True``). Differentiable with respect to ``input`` and ``grid``.
+
+    Composite of dispatched ops (unnormalise, ``floor``/``round``, a ``gather`` per corner,
+    the bilinear weights), so results agree with PyTorch's fused kernel to rounding and the
+    graph holds those nodes instead of ``GridSampler2DBackward0`` (with "nearest" the grid is
+    not in the graph: its ``.grad`` stays None where PyTorch's is zeros). Provided: 4-d input, modes
+    "bilinear" and "nearest", padding "zeros" and "border" ("bicubic" and "reflection" raise
+    NotImplementedError).
+
+    Raises:
+        ValueError: an unknown ``mode`` or ``padding_mode`` (PyTorch's messages).
+        RuntimeError: a grid whose last dim is not 2 or whose batch differs from input's.
+    """
+    import warnings
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
+                         f"or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in last "
+                           f"dimension, but got grid with sizes {list(grid.shape)}")
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, but "
+                           f"got input with sizes {list(input.shape)} and grid with sizes "
+                           f"{list(grid.shape)}")
+    if input.dim() != 4 or mode == "bicubic" or padding_mode == "reflection":
+        raise NotImplementedError("minigrad's grid_sample supports 4-d input, modes 'bilinear' "
+                                  "and 'nearest', padding 'zeros' and 'border'")
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1], grid.shape[2]
+
+    def unnormalize(coord, size):
+        if align_corners:
+            coord = (coord + 1) / 2 * (size - 1)
+        else:
+            coord = ((coord + 1) * size - 1) / 2
+        if padding_mode == "border":
+            coord = coord.clamp(0, size - 1)
+        return coord
+
+    ix = unnormalize(grid[..., 0], w)
+    iy = unnormalize(grid[..., 1], h)
+    flat = input.reshape(n, c, h * w)
+
+    def corner(x, y):
+        """input at integer (x, y) (float tensors (N, Ho, Wo)), 0 outside: (N, C, Ho, Wo)."""
+        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
+        xi = x.clamp(0, w - 1).to(_dt.int64)
+        yi = y.clamp(0, h - 1).to(_dt.int64)
+        idx = (yi * w + xi).reshape(n, 1, ho * wo).expand(n, c, ho * wo)
+        vals = flat.gather(2, idx).reshape(n, c, ho, wo)
+        return vals * inside.unsqueeze(1).to(input.dtype)
+
+    if mode == "nearest":
+        return corner(ix.round(), iy.round())
+    ix0, iy0 = ix.floor(), iy.floor()
+    ix1, iy1 = ix0 + 1, iy0 + 1
+    nw = ((ix1 - ix) * (iy1 - iy)).unsqueeze(1)
+    ne = ((ix - ix0) * (iy1 - iy)).unsqueeze(1)
+    sw = ((ix1 - ix) * (iy - iy0)).unsqueeze(1)
+    se = ((ix - ix0) * (iy - iy0)).unsqueeze(1)
+    return (corner(ix0, iy0) * nw + corner(ix1, iy0) * ne + corner(ix0, iy1) * sw
+            + corner(ix1, iy1) * se)

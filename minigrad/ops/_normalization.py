@@ -154,7 +154,8 @@ def thread_row_sums(u, v, buf_dtype):
     rounded into the result dtype).
 
     The fp32 fma case runs ``_fma_row_sums32`` (a few NumPy calls per row instead of
-    ``fma32``'s twenty; the same bits); everything else ``_row_sums_loop``."""
+    ``fma32``'s twenty; the same bits), plain sums into an opmath buffer one ``accumulate``;
+    everything else ``_row_sums_loop``."""
     cd = u.dtype
     m, n = u.shape
     chunks = _nx.parallel_chunks(m, 1)
@@ -170,6 +171,11 @@ def thread_row_sums(u, v, buf_dtype):
     low = low if low in LOW else None
     if v3 is not None and cd == np.float32 and _nx.HAS_FMA and size:
         buf = _fma_row_sums32(u3, v3, low)
+    elif v3 is None and low is None and size:
+        # the plain sums (dbeta) as one running sum along the rows (``accumulate`` adds in
+        # order, as the loop); ``+ 0`` turns a -0.0 into the loop's 0 + -0.0 = 0.0
+        with np.errstate(invalid="ignore", over="ignore"):
+            buf = np.add.accumulate(u3, axis=1)[:, -1] + cd.type(0)
     else:
         buf = _row_sums_loop(u3, v3, low)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -207,9 +213,10 @@ def _fma_row_sums32(u3, v3, low):
     even ``r`` whose sum was inexact to its odd neighbour (round-to-odd) before rounding to fp32.
     Here all rows' products are taken at once, and the sequential loop only adds and rounds
     (``Z[j + 1] = fp32(p[j] + Z[j])``); afterwards ``fma32``'s test for the round-to-odd fix runs
-    on every row at once, keeping the elements where the fix changes the fp32 result (rare: only
-    an ``r`` on an fp32 halfway point). If there is one, the first such row's buffer is
-    recomputed with ``fma32`` itself and the loop resumes from the next row."""
+    on every row at once (after a cheap filter: only an ``r`` on an fp32 halfway point or a
+    nonzero one below fp32's normal range can need it; an exact zero sum never does), keeping
+    the elements where the fix changes the fp32 result (rare). If there is one, the first such
+    row's buffer is recomputed with ``fma32`` itself and the loop resumes from the next row."""
     k, size, n = u3.shape
     with np.errstate(all="ignore"):
         p = np.ascontiguousarray((u3.astype(np.float64) * v3.astype(np.float64))
@@ -221,9 +228,15 @@ def _fma_row_sums32(u3, v3, low):
                 np.add(p[j], z[j], out=z[j + 1], casting="unsafe")
                 if low is not None:
                     z[j + 1] = z[j + 1].astype(low.np)
-            # fma32's round-to-odd condition, on rows start.. at once
+            # fma32's round-to-odd condition, on rows start.. at once; first its cheap filter
+            # (an fp32 halfway point or a nonzero sum below fp32's normal range): usually clear
             ps, zs = p[start:], z[start:size].astype(np.float64)
             rs = ps + zs
+            low_word = rs.reshape(-1).view(np.uint32)[_nx._LOW_WORD::2]
+            tiny = np.abs(rs) < 2.0 ** -126
+            if not (((low_word & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)).any()
+                    or (tiny.any() and (tiny & (rs != 0)).any())):
+                return z[size]
             bb = rs - ps
             e = (ps - (rs - bb)) + (zs - bb)
             fix = (e != 0) & ((rs.view(np.int64) & 1) == 0) & np.isfinite(rs)

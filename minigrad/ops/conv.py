@@ -57,6 +57,20 @@ def _columns(x, kernel, stride, padding, dilation, groups, out=None):
     if out is None:
         out = tuple((xp.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
                     for i in range(nd))
+    n, c = x.shape[:2]
+    cg = c // groups
+    if _CHANNELS_LAST_COL2IM and cg >= out[-1] and all(o > 0 for o in out):
+        # the same columns, written one kernel tap at a time from a channels-last copy of the
+        # input: each copy then reads the channels contiguously instead of rows of O[-1]
+        # elements (2x faster for the CNN's 24-channel 4x4 map); same array, same bits
+        xg = np.ascontiguousarray(np.moveaxis(xp.reshape((n, groups, cg) + xp.shape[2:]),
+                                              (1, 2), (0, -1)))       # (g, N, *padded, C/g)
+        cols = np.empty((groups, n) + out + (cg,) + tuple(kernel), x.dtype)
+        for tap in itertools.product(*(range(k) for k in kernel)):
+            sl = tuple(slice(tap[i] * dilation[i], tap[i] * dilation[i] +
+                             stride[i] * (out[i] - 1) + 1, stride[i]) for i in range(nd))
+            cols[(Ellipsis,) + tap] = xg[(slice(None),) * 2 + sl]
+        return cols.reshape(groups, n * math.prod(out), cg * math.prod(kernel)), out
     st = xp.strides
     win = np.lib.stride_tricks.as_strided(
         xp, xp.shape[:2] + out + tuple(kernel),
@@ -104,18 +118,35 @@ def _corr_t(y, w, size, stride, padding, dilation, groups):
     cols = np.matmul(_by_group(y, groups),
                      w.reshape(groups, cout // groups, math.prod(w.shape[1:])))
     cols = cols.reshape((groups, n) + out + (cin_g,) + kernel)
+    padded = tuple(size[i] + 2 * padding[i] for i in range(nd))
+    taps = list(itertools.product(*(range(k) for k in kernel)))
+    spans = [tuple(slice(tap[i] * dilation[i], tap[i] * dilation[i] + stride[i] * (out[i] - 1)
+                         + 1, stride[i]) for i in range(nd)) for tap in taps]
+    crop = tuple(slice(padding[i], padding[i] + size[i]) for i in range(nd))
+    every = (slice(None),) * 2
+    if _CHANNELS_LAST_COL2IM and cin_g >= out[-1]:
+        # the same adds in the same tap order into a channels-last buffer (g, N, *padded,
+        # Cin/g): each tap's block is then read with the channels innermost, where the
+        # (N, g, Cin/g, *O) layout below reads rows of only O[-1] elements (5x faster for a
+        # 24-channel 4x4 map); the bits are the same
+        buf = np.zeros((groups, n) + padded + (cin_g,), dtype=cols.dtype)
+        for tap, sl in zip(taps, spans):
+            buf[every + sl] += cols[(Ellipsis,) + tap]
+        buf = buf[every + crop].transpose((1, 0, 2 + nd) + tuple(range(2, 2 + nd)))
+        return np.ascontiguousarray(buf).reshape((n, groups * cin_g) + tuple(size))
     # -> (*k, N, g, Cin/g, *O): one (N, g, Cin/g, *O) block per kernel tap
     cols = cols.transpose(tuple(range(3 + nd, 3 + 2 * nd)) + (1, 0, 2 + nd) +
                           tuple(range(2, 2 + nd)))
-    padded = tuple(size[i] + 2 * padding[i] for i in range(nd))
     buf = np.zeros((n, groups, cin_g) + padded, dtype=cols.dtype)
-    for tap in itertools.product(*(range(k) for k in kernel)):
-        sl = tuple(slice(tap[i] * dilation[i], tap[i] * dilation[i] + stride[i] * (out[i] - 1)
-                         + 1, stride[i]) for i in range(nd))
+    for tap, sl in zip(taps, spans):
         buf[(slice(None),) * 3 + sl] += cols[tap]
-    crop = tuple(slice(padding[i], padding[i] + size[i]) for i in range(nd))
     return np.ascontiguousarray(buf[(slice(None),) * 3 + crop]).reshape((n, groups * cin_g) +
                                                                         tuple(size))
+
+
+#: ``_columns`` / ``_corr_t`` may take their channels-last paths (False: always the
+#: channel-first window view and (N, g, Cin/g, *S) buffer)
+_CHANNELS_LAST_COL2IM = True
 
 
 def _corr_w(x, g, kernel, stride, padding, dilation, groups):

@@ -20,9 +20,11 @@ from .. import dtypes as _dt
 from ..dispatch import dispatch, register_op, register_packet
 from ..tensor import Tensor
 from ._binary import _check_alpha, _r16, add_kernel, is_scalar_other
+from .. import numerics as _nx
 from ..numerics import scalar_in
 from ._util import LOW, check_scalar_or_tensor
 from .kernel import PROMOTE_OPMATH, SCALAR_OPMATH, TRUE_DIVIDE, Kernel, check_operands
+_make = Tensor._make      # bound once: cheaper per call than the class attribute
 
 # ---------------------------------------------------------------------------------- add / sub
 @register_op("add")
@@ -46,12 +48,21 @@ class Add(Kernel):
     @classmethod
     def forward(cls, ctx, input, other, *, alpha=1):
         ctx.alpha = alpha
-        if alpha == 1 and type(other) is Tensor and type(input) is Tensor:
+        if alpha == 1 and type(input) is Tensor and input.dtype.opmath is input.dtype:
             dt = input.dtype
-            a, b = input._data, other._data
-            if dt is other.dtype and dt.opmath is dt and a.shape == b.shape:
-                # fast path: same dtype and shape, nothing to promote or round
-                return Tensor._make(a + b, dt)
+            a = input._data
+            if type(other) is Tensor:
+                if dt is other.dtype and a.shape == other._data.shape:
+                    # fast path: same dtype and shape, nothing to promote or round
+                    return _make(a + other._data, dt)
+            elif other.__class__ in (float, int) and dt.is_floating_point:
+                # fast path: an fp32/fp64 tensor and a Python number, which enters in the
+                # tensor's dtype (as the kernel base's ``Rule._fast_load`` takes it)
+                token = _nx.quiet()
+                try:
+                    return _make(a + dt.np.type(other), dt)
+                finally:
+                    _nx.unquiet(token)
         if not isinstance(input, Tensor):      # scalar + tensor
             input, other = other, input
         return cls.rule.run(add_kernel, (input, other), (alpha,), op="add")
@@ -185,7 +196,18 @@ class Mul(Kernel):
     def forward(cls, ctx, input, other):
         if not isinstance(input, Tensor):
             input, other = other, input
-        out = cls.rule.run(_mul_kernel, (input, other), op="mul")
+        dt = input.dtype if type(input) is Tensor else None
+        if type(other) is Tensor and other.dtype is dt and dt.opmath is dt and \
+                dt.is_floating_point and input._data.shape == other._data.shape:
+            # fast path: fp32/fp64 tensors of one shape, nothing to promote or round (the
+            # kernel base's steps without their checks; no NumPy warnings, as there)
+            token = _nx.quiet()
+            try:
+                out = _make(input._data * other._data, dt)
+            finally:
+                _nx.unquiet(token)
+        else:
+            out = cls.rule.run(_mul_kernel, (input, other), op="mul")
         if isinstance(other, Tensor):
             nig = ctx.needs_input_grad
             ctx.save_for_backward(input if len(nig) > 1 and nig[1] else None,

@@ -58,6 +58,8 @@ __all__ = ["Rule", "Kernel", "PROMOTE_OPMATH", "FLOAT_OPMATH", "FLOAT_FP64", "KE
            "check_float8"]
 
 _F64 = np.dtype(np.float64)
+_ND = np.ndarray
+_make = Tensor._make      # bound once: cheaper per call than the class attribute
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,14 @@ class Rule:
     compute: str = "opmath"
     scalars: str = "round"
     cpu_scalar: bool = False
+
+    def __post_init__(self):
+        # the dtypes ``_fast_load`` takes: their own opmath (fp32, fp64, integers, bool), not
+        # promoted to float by the rule, and fp64 only when the rule computes in float64
+        fast = frozenset(d for d in _dt.all_dtypes if d.opmath is d and not (
+            self.result == "float" and not d.is_floating_point) and not (
+            self.compute == "float64" and d is not _dt.float64))
+        object.__setattr__(self, "_fast_dtypes", fast)
 
     def __repr__(self):
         return f"Rule({self.name!r})"
@@ -155,16 +165,31 @@ class Rule:
             if arrays is not None:
                 rt = operands[0].dtype
                 out_dt = _dt.bool_ if self.result == "bool" else rt
-            else:
-                check_operands(operands, op)
-                rt, out_dt = self.result_dtype(operands)
-                if rt.is_float8:
-                    check_float8(op, operands, self.cpu_scalar, kwargs, extra)
-                # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand
-                # enters as a number where the rule says so (mul, div, remainder, fmod)
-                cpu = self.cpu_scalar and operands[0].ndim > 0
-                arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and
-                                    x.ndim == 0) for i, x in enumerate(operands)]
+                if kwargs:
+                    out = kernel(rt, *arrays, *extra, **kwargs)
+                elif extra:
+                    out = kernel(rt, *arrays, *extra)
+                # one or two operands only (most ops): a plain call, cheaper in CPython 3.11
+                # than the ``*arrays`` splat
+                elif len(arrays) == 2:
+                    out = kernel(rt, arrays[0], arrays[1])
+                else:
+                    out = kernel(rt, arrays[0])
+                # the kernel gave an array in the result's own format already (fp32 maths on
+                # fp32 operands, a comparison's bools): nothing to round, ``store`` would only
+                # wrap it
+                if type(out) is _ND and out.dtype is out_dt.np:
+                    return _make(out, out_dt)
+                return self.store(out, rt, out_dt)
+            check_operands(operands, op)
+            rt, out_dt = self.result_dtype(operands)
+            if rt.is_float8:
+                check_float8(op, operands, self.cpu_scalar, kwargs, extra)
+            # PyTorch's "CPU scalar": a 0-dim tensor after a dimensioned first operand enters
+            # as a number where the rule says so (mul, div, remainder, fmod)
+            cpu = self.cpu_scalar and operands[0].ndim > 0
+            arrays = [self.load(x, rt, cpu and i > 0 and isinstance(x, Tensor) and x.ndim == 0)
+                      for i, x in enumerate(operands)]
             out = kernel(rt, *arrays, *extra, **kwargs) if kwargs else kernel(rt, *arrays, *extra)
             return self.store(out, rt, out_dt)
         finally:
@@ -177,23 +202,20 @@ class Rule:
         number in the tensor's dtype) are the kernel's inputs (None otherwise).
         ``tests/unit/test_kernel_base.py`` checks it against the general path."""
         first = operands[0]
-        if not isinstance(first, Tensor):
-            return None
-        dt = first.dtype
-        if dt.opmath is not dt or (self.result == "float" and not dt.is_floating_point) or \
-                (self.compute == "float64" and dt is not _dt.float64):
+        if not isinstance(first, Tensor) or first.dtype not in self._fast_dtypes:
             return None
         a = first._data
-        if len(operands) == 1:
+        n = len(operands)
+        if n == 1:
             return [a]
-        if len(operands) != 2:
-            return None
-        b = operands[1]
-        if isinstance(b, Tensor):
-            if b.dtype is dt and b._data.shape == a.shape:
-                return [a, b._data]
-        elif b.__class__ in (float, int) and dt.is_floating_point:
-            return [a, dt.np.type(b)]      # a Python number: weak, in the tensor's own dtype
+        if n == 2:
+            b = operands[1]
+            dt = first.dtype
+            if isinstance(b, Tensor):
+                if b.dtype is dt and b._data.shape == a.shape:
+                    return [a, b._data]
+            elif b.__class__ in (float, int) and dt.is_floating_point:
+                return [a, dt.np.type(b)]      # a Python number: weak, in the tensor's own dtype
         return None
 
 
@@ -341,6 +363,7 @@ class Kernel(Function):
         names = list(cls.args)
         cls._save_idx = tuple(-1 if s == "result" else names.index(s) for s in cls.saves)
         cls._keep_idx = tuple((k, names.index(k)) for k in cls.keeps)
+        cls._op_short = None      # the op's name without its overload (``forward`` sets it)
 
     @staticmethod
     def kernel(dtype, *arrays, **kwargs):
@@ -353,8 +376,10 @@ class Kernel(Function):
         n = cls.operands
         if cls.check is not None:
             cls.check(*args, **kwargs)
-        op = (cls._op_name or cls.__name__.lower()).split(".")[0]
-        out = cls.rule.run(cls.kernel, args[:n], args[n:], kwargs, op)
+        op = cls._op_short
+        if op is None:      # the op's name without its overload, for error messages (cached)
+            op = cls._op_short = (cls._op_name or cls.__name__.lower()).split(".")[0]
+        out = cls.rule.run(cls.kernel, args[:n] if len(args) != n else args, args[n:], kwargs, op)
         if cls._save_idx:
             saved = []      # a loop, not a list comprehension: cheaper in CPython 3.11
             for i in cls._save_idx:

@@ -19,6 +19,7 @@ messages) and ``DilatedMaxPool2d.cpp`` / ``AveragePool2d.cpp``.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -132,15 +133,57 @@ def windows(a, out, kernel, stride, padding, dilation, fill):
                    st[-1] * dilation[1]), writeable=False)
 
 
-def window_max(flat):
-    """Per window (the last axis): the position and value of PyTorch's CPU max-pool loop
-    (``if val > maxval || isnan(val)``): the first maximum, or the last NaN."""
+#: windows of at most this many elements take ``window_max``'s loop over the taps
+_TAP_LOOP_MAX = 16
+
+
+def window_max(flat, axes=1):
+    """Per window (the last ``axes`` axes, in row-major order): the position and value of
+    PyTorch's CPU max-pool loop (``if val > maxval || isnan(val)``): the first maximum, or the
+    last NaN.
+
+    Small windows (the usual 2x2 / 3x3 pools) run that loop itself, one vectorised step per
+    tap over all windows at once: no copy of the strided window view, no argmax along a short
+    axis. Larger ones take an argmax and a NaN pass over a copy (the same result, tested)."""
+    taps = flat.shape[flat.ndim - axes:]
+    if 0 < math.prod(taps) <= _TAP_LOOP_MAX and flat.ndim > axes:
+        return _window_max_taps(flat, taps)
+    flat = flat.reshape(flat.shape[:flat.ndim - axes] + (-1,))
     pos = np.argmax(flat, axis=-1)
     if flat.dtype.kind == "f":
         nan = np.isnan(flat)
         last_nan = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
         pos = np.where(nan.any(axis=-1), last_nan, pos)
     return pos, np.take_along_axis(flat, pos[..., None], axis=-1)[..., 0]
+
+
+def _window_max_taps(win, taps):
+    """``window_max`` as PyTorch's loop, one tap (an index into the window axes ``taps``) at a
+    time; ``win`` may be a strided view.
+
+    Without NaNs and negative zeros (one check) the maximum is a chain of ``np.maximum`` and the
+    position the first tap equal to it (taps in reverse, blended in by integer arithmetic:
+    ``np.where`` and masked copies are several times slower); otherwise the loop's own steps."""
+    lead = (Ellipsis,)
+    steps = list(np.ndindex(*taps))
+    if win.dtype.kind != "f" or not (np.isnan(win).any() or
+                                     (np.signbit(win) & (win == 0)).any()):
+        best = win[lead + steps[0]].copy()
+        for tap in steps[1:]:
+            np.maximum(best, win[lead + tap], out=best)
+        pos = np.zeros(best.shape, np.int64)
+        for t in range(len(steps) - 1, -1, -1):          # pos += (t - pos) where tap t hits
+            hit = win[lead + steps[t]] == best
+            pos += (t - pos) * hit
+        return pos, best
+    best = win[lead + steps[0]].copy()
+    pos = np.zeros(best.shape, np.int64)
+    for t, tap in enumerate(steps[1:], 1):
+        val = win[lead + tap]
+        take = (val > best) | np.isnan(val)
+        np.copyto(best, val, where=take)
+        np.copyto(pos, t, where=take)
+    return pos, best
 
 
 def _lowest(dt):
@@ -200,8 +243,7 @@ class MaxPool2dWithIndices(Function):
         dt = input.dtype
         a = opmath(input, dt)
         win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
-        flat = win.reshape(win.shape[:-2] + (kernel[0] * kernel[1],))
-        pos, vals = window_max(flat)
+        pos, vals = window_max(win, axes=2)
         kh_i, kw_i = np.divmod(pos, kernel[1])
         # a window of nothing but the lowest value keeps PyTorch's initial index: its first
         # element inside the input (padding never wins)

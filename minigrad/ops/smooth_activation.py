@@ -67,6 +67,30 @@ def _c(value, a):
     return a.dtype.type(value)
 
 
+#: elements per piece in ``_blockwise``: the float64 temporaries of 32,768 elements stay in cache
+_BLOCK = 32768
+
+
+def _blockwise(fn, *arrays):
+    """``fn(*arrays)`` for an elementwise ``fn`` of same-shape arrays (None passes through), run
+    on consecutive ``_BLOCK``-element pieces of the flattened arrays: gelu's erf chain makes ~60
+    passes over float64 temporaries, which then stay in cache instead of streaming through memory
+    (about 2x faster at 512x512). Each element sees the same operations either way (same bits);
+    arrays of different shapes (broadcasting) or of at most two blocks take the plain call."""
+    shape = np.shape(arrays[0])
+    n = int(np.prod(shape))
+    if n <= 2 * _BLOCK or any(a is not None and np.shape(a) != shape for a in arrays):
+        return fn(*arrays)
+    flat = [None if a is None else np.ravel(a) for a in arrays]
+    out = None
+    for i in range(0, n, _BLOCK):
+        piece = fn(*(None if a is None else a[i:i + _BLOCK] for a in flat))
+        if out is None:
+            out = np.empty(n, piece.dtype)
+        out[i:i + _BLOCK] = piece
+    return out.reshape(shape)
+
+
 def _check_approximate(approximate):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -165,10 +189,14 @@ class Gelu(Kernel):
         if approximate == "tanh":
             inner = _c(_GELU_BETA, x) * (x + _c(_KAPPA, x) * (x * x * x))
             return half * x * (one + _tanh(inner, _tail(dtype, x)))
-        erf = _erf(x * _c(_SQRT1_2, x), _erf_tail(dtype, x))
-        if _onednn_gelu(dtype, x):     # oneDNN: 0.5 * (x * (1 + erf)), inf for x > 2**127
-            return _onednn_specials(dtype, x, (x * (one + erf)) * half)
-        return x * half * (one + erf)
+        onednn = _onednn_gelu(dtype, x)
+
+        def gelu_erf(x, tail):
+            erf = _erf(x * _c(_SQRT1_2, x), tail)
+            if onednn:     # oneDNN: 0.5 * (x * (1 + erf)), inf for x > 2**127
+                return _onednn_specials(dtype, x, (x * (one + erf)) * half)
+            return x * half * (one + erf)
+        return _blockwise(gelu_erf, x, _erf_tail(dtype, x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -210,12 +238,14 @@ class GeluBackward(Kernel):
             td = _nx.fma64(-t, t, one) if x.dtype == np.float64 else _nx.fma32(-t, t, one)
             right_d = (half * x) * td * (beta * (one + _c(3, x) * kappa * x_sq))
             return dy * (left_d + right_d)
-        cdf = half * (one + _erf(x * _c(_SQRT1_2, x), _erf_tail(dtype, dy, x)))
-        pdf = _c(_PDF_BETA, x) * _exp(x * x * _c(-0.5, x))
-        out = dy * (cdf + x * pdf)
-        if _onednn_gelu(dtype, dy, x):
-            out = _onednn_specials(dtype, x, out)
-        return out
+        onednn = _onednn_gelu(dtype, dy, x)
+
+        def gelu_erf_backward(dy, x, tail):
+            cdf = half * (one + _erf(x * _c(_SQRT1_2, x), tail))
+            pdf = _c(_PDF_BETA, x) * _exp(x * x * _c(-0.5, x))
+            out = dy * (cdf + x * pdf)
+            return _onednn_specials(dtype, x, out) if onednn else out
+        return _blockwise(gelu_erf_backward, dy, x, _erf_tail(dtype, dy, x))
 
     @staticmethod
     def backward(ctx, gg):

@@ -161,11 +161,16 @@ def test_train_digits_fp32_reaches_95_percent_and_matches_torch():
 
 
 def test_bench_quick_prints_every_figure():
-    out = run("bench/bench_step.py", "--quick")
-    for label in ("(a) MLP 784-512-512-10", "(b) 4x4 add, per op, forward+backward",
-                  "(c) peak RSS added", "(c) RSS growth", "bf16 autocast", "fp16 autocast"):
+    """bench/run.py's big-MLP and memory rows (minigrad and the NumPy floor, --quick): the
+    fp32, bf16-autocast and fp16-autocast+GradScaler steps, their targets and the memory
+    figures are printed, and the timed runs reproduce the reference runs (exit 0)."""
+    out = run("bench/run.py", "--quick", "--only", "big_mlp,memory", "--steps", "10",
+              "--frameworks", "minigrad,floor")
+    for label in ("[3] MLP 784-512-512-10", "fp32 step", "bf16 autocast step",
+                  "fp16 autocast + GradScaler", "bf16 autocast <= 1.2x our fp32",
+                  "[7] memory", "peak RSS added <= 1.1x the floor", "minigrad stays flat"):
         assert label in out, out
-    assert "n/a" not in out and "note:" not in out, out  # the AMP columns ran too
+    assert "n/a" not in out and "note:" not in out and "NUMERICS" not in out, out
 
 
 def test_train_digits_cnn_matches_torch_over_100_steps():

@@ -226,3 +226,40 @@ def test_fast_number_path_agrees_with_the_general_path(name, dt, s, monkeypatch)
     slow = D.dispatch(name, x, s)
     assert fast.dtype is slow.dtype
     assert np.array_equal(fast._data, slow._data, equal_nan=True)
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "int64", "float16", "bfloat16"])
+@pytest.mark.parametrize("other", [2, -3, 0.1, 1e-30, 3.5e38, 10 ** 40, float("inf"),
+                                   float("nan"), True, "tensor", "tensor0d"])
+@pytest.mark.parametrize("shape", [(2, 4), ()])
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_add_mul_fast_paths_agree_with_the_kernel_base(op, dt, other, shape):
+    """``Add.forward``'s and ``Mul.forward``'s own fast paths (same dtype and shape; add: a
+    Python number) give what the kernel base's general path gives, bit for bit and dtype for
+    dtype, without a warning."""
+    import warnings
+    from minigrad.ops._binary import add_kernel
+    from minigrad.ops.elementwise import Add, Mul, _mul_kernel
+    general = (lambda a, b: Add.rule.run(add_kernel, (a, b), (1,), op="add")) if op == "add" \
+        else (lambda a, b: Mul.rule.run(_mul_kernel, (a, b), op="mul"))
+    rng = np.random.default_rng(1)
+    vals = np.array([-np.inf, -2.5, 0.0, -0.0, 1e-3, 7.0, 1e30, np.nan])
+    x = mg.tensor(vals[:int(np.prod(shape))].reshape(shape) if shape else vals[1])
+    x = x.to(getattr(mg, dt))
+    if other == "tensor":
+        other = mg.tensor(rng.normal(size=shape) * 1e38).to(x.dtype)
+    elif other == "tensor0d":
+        other = mg.tensor(-np.inf).to(x.dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            fast = getattr(mg, op)(x, other)
+        except Exception as e:      # (e.g. 10**40 into an integer tensor): the same error
+            with pytest.raises(type(e)):
+                general(x, other)
+            return
+        slow = general(x, other)
+    assert fast.dtype is slow.dtype
+    assert fast._data.shape == slow._data.shape
+    assert np.array_equal(fast._data.reshape(-1).view(np.uint8),
+                          slow._data.reshape(-1).view(np.uint8))

@@ -17,7 +17,8 @@ from .activation import (ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, Leak
 from .activation import (CELU, PReLU, RReLU, Hardshrink, Softmax2d, Softmin, Softshrink,
                          Softsign, Tanhshrink, Threshold)
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
+from .fold import Fold, Unfold
 from .padding import (ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d,
                        ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, CircularPad1d,
                        CircularPad2d)
@@ -53,6 +54,7 @@ __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftm
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample",
            "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+           "ChannelShuffle", "Fold", "Unfold",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
            "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "RMSNorm", "GroupNorm",
            "LocalResponseNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",

@@ -7,10 +7,12 @@ Same constructor arguments, parameter names and shapes, gate order, default init
 modules only check arguments and shapes; the recurrence itself (ATen's CPU algorithm, built from
 dispatched ops) is ``minigrad.nn._rnn_functional``.
 
-Deliberate differences: ``PackedSequence`` inputs are not supported (minigrad has no
-``pack_padded_sequence``; pad with ``nn.utils.rnn.pad_sequence`` instead);
-``flatten_parameters()`` is a no-op (there is no cuDNN weight buffer to compact);
-``_flat_weights`` is computed from the current parameters on each read instead of being a list
+A ``PackedSequence`` input (``nn.utils.rnn.pack_padded_sequence``) gives a PackedSequence
+output, and final states taken at each sequence's own last step (in the caller's batch order),
+as PyTorch.
+
+Deliberate differences: ``flatten_parameters()`` is a no-op (there is no cuDNN weight buffer to
+compact); ``_flat_weights`` is computed from the current parameters on each read instead of being a list
 kept in step by ``__setattr__``/``_apply``; under CPU autocast the recurrence is the composite
 one (bf16 projections), where torch's LSTM calls oneDNN's ``mkldnn_rnn_layer``.
 """
@@ -26,6 +28,7 @@ from .. import _rnn_functional as R
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
+from .._packed import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -37,6 +40,12 @@ def _any_autocast_enabled() -> bool:
     minigrad does not import it, so if it was never imported no region can be active."""
     autocast = sys.modules.get("amp_emu.autocast")
     return autocast is not None and any(autocast.is_autocast_enabled(d) for d in ("cpu", "cuda"))
+
+
+def _mini_batch(module, input, batch_sizes):
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if module.batch_first else input.size(1)
 
 
 def _check_int(name: str, value) -> None:
@@ -181,8 +190,9 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
-        """(num_layers * num_directions, batch, proj_size or hidden_size)."""
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        """(num_layers * num_directions, batch, proj_size or hidden_size); the batch is
+        ``batch_sizes[0]`` for packed input."""
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * num_directions, mini_batch, size)
@@ -203,6 +213,8 @@ class RNNBase(Module):
         of 1 added, then removed), zero initial states, the shape checks, then the
         recurrence."""
         lstm = self.mode == "LSTM"
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         name = "RNN" if self.mode.startswith("RNN") else self.mode
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D "
@@ -239,6 +251,36 @@ class RNNBase(Module):
             output = output.squeeze(batch_dim)
             hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1)) if lstm else hidden.squeeze(1)
         return output, hidden
+
+    def _forward_packed(self, packed, hx):
+        """``forward`` on a PackedSequence: the states are in the caller's batch order, so
+        they are permuted into the packed (sorted) order and back (``permute_hidden``)."""
+        lstm = self.mode == "LSTM"
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if hx is None:
+            layers = self.num_layers * (2 if self.bidirectional else 1)
+            kw = {"dtype": data.dtype, "device": data.device}
+            h_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+            hx = zeros(layers, int(batch_sizes[0]), h_size, **kw)
+            if lstm:
+                hx = (hx, zeros(layers, int(batch_sizes[0]), self.hidden_size, **kw))
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        self.check_forward_args(data, hx, batch_sizes)
+        output, hidden = R.rnn_packed_stack(self.mode, data, batch_sizes.tolist(), hx,
+                                            self._flat_weights, self.bias, self.num_layers,
+                                            self.dropout, self.training, self.bidirectional,
+                                            has_proj=self.proj_size > 0)
+        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden(hidden, unsorted_indices))
+
+    def permute_hidden(self, hx, permutation):
+        """``hx`` (a pair for LSTM) reordered along the batch dim, or as is for None."""
+        if permutation is None:
+            return hx
+        if self.mode == "LSTM":
+            return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+        return hx.index_select(1, permutation)
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
@@ -318,7 +360,7 @@ class LSTM(RNNBase):
 
     def get_expected_cell_size(self, input, batch_sizes=None):
         """(num_layers * num_directions, batch, hidden_size)."""
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         return (self.num_layers * num_directions, mini_batch, self.hidden_size)
 

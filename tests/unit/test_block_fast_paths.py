@@ -1,0 +1,172 @@
+"""Fast paths of the transformer-block and CNN kernels agree bit for bit with their general
+paths (the general path is the reference: each fast path only reorganises the same arithmetic).
+"""
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.ops import smooth_activation as sa
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view(np.uint8).tobytes(), a.shape, a.dtype
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float16, mg.bfloat16, mg.float64])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_blockwise_matches_whole_array(monkeypatch, dtype, approximate):
+    """gelu / gelu_backward run in ``_BLOCK``-element pieces give the whole-array call's bits
+    (values over the erf/tanh range, specials and a length that leaves a short last piece)."""
+    rng = np.random.default_rng(0)
+    n = 3 * 64 + 17
+    x = (rng.standard_normal(n) * 4).astype(np.float64 if dtype is mg.float64 else np.float32)
+    x[:6] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-40]
+    dy = rng.standard_normal(n).astype(x.dtype)
+    monkeypatch.setattr(sa, "_BLOCK", 10 ** 9)
+    want = (sa.Gelu.kernel(dtype, x, approximate),
+            sa.GeluBackward.kernel(dtype, dy, x, approximate))
+    monkeypatch.setattr(sa, "_BLOCK", 64)
+    got = (sa.Gelu.kernel(dtype, x, approximate),
+           sa.GeluBackward.kernel(dtype, dy, x, approximate))
+    for g, w in zip(got, want):
+        assert _bits(g) == _bits(w)
+
+
+@pytest.mark.parametrize("low", [None, "bfloat16"])
+def test_dgamma_row_fma_filter_keeps_subnormal_and_halfway_rows(low):
+    """``_fma_row_sums32``'s cheap filter before the round-to-odd check lets through every row
+    the check could change: sums below fp32's normal range (products near 2**-140, where a
+    double rounding happens on the subnormal grid), zeros, and halfway points; the result is
+    the general per-row ``fma32`` loop's, bit for bit."""
+    from minigrad import numerics as nx
+    from minigrad.ops import _normalization as norm
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: the general loop is the only path")
+    lowdt = None if low is None else getattr(mg, low)
+    rng = np.random.default_rng(2)
+    k, size, n = 2, 40, 24
+    u = rng.standard_normal((k, size, n)).astype(np.float32)
+    v = (rng.standard_normal((k, size, n)) * 2.0 ** rng.integers(-75, -60, (k, size, n))
+         ).astype(np.float32)
+    u[:, ::5] = 0
+    u[1, 3, 0], v[1, 3, 0] = 1 + 2 ** -23, 1.0
+    u[1, 4, 0], v[1, 4, 0] = 2 ** -24 * (1 + 2 ** -15), 1 - 2 ** -15
+    want = norm._row_sums_loop(u, v, lowdt)
+    got = norm._fma_row_sums32(u, v, lowdt)
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("taps", [(2, 2), (3, 3), (1, 5)])
+@pytest.mark.parametrize("special", [None, "nan", "negzero"])
+def test_max_pool_tap_loop_matches_argmax_path(monkeypatch, dtype, taps, special):
+    """``window_max``'s per-tap loop (small windows; its maximum-chain shortcut when there are
+    no NaNs or negative zeros) against its argmax path on the same windows: ties (the first
+    maximum), NaNs (the last one), signed zeros, -inf-only windows, a strided view."""
+    from minigrad.ops import pooling
+    rng = np.random.default_rng(3)
+    a = rng.integers(-3, 3, (5, 7, 6) + taps).astype(dtype)
+    if dtype != np.int64:
+        a[0, 0] = -np.inf
+        if special == "nan":
+            a[rng.random(a.shape) < 0.1] = np.nan
+        elif special == "negzero":
+            a[rng.random(a.shape) < 0.3] = -0.0
+    win = a[:, ::2]                                   # a strided view
+    got = pooling.window_max(win, axes=2)
+    monkeypatch.setattr(pooling, "_TAP_LOOP_MAX", 0)
+    want = pooling.window_max(win, axes=2)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dbeta_row_sums_accumulate_matches_row_loop(dtype):
+    """``thread_row_sums``' plain sums (no products, an opmath buffer) by ``np.add.accumulate``
+    give the row loop's bits: negative zeros (a column of -0.0 sums to 0.0 in the loop),
+    infinities and NaN, thread chunks with a padded last chunk."""
+    from minigrad.ops import _normalization as norm
+    rng = np.random.default_rng(4)
+    u = (rng.standard_normal((37, 9)) * 2.0 ** rng.integers(-20, 20, (37, 9))).astype(dtype)
+    u[:, 0] = -0.0
+    u[3, 1], u[5, 2], u[6, 2], u[7, 3] = np.inf, np.inf, -np.inf, np.nan
+    got = norm.thread_row_sums(u, None, mg.float32 if dtype == np.float32 else mg.float64)
+    chunks = mg.numerics.parallel_chunks(37, 1)             # the loop on the same chunks
+    size = chunks[0][1] - chunks[0][0]
+    k = len(chunks)
+    pad = np.concatenate([u, np.zeros((k * size - 37, 9), dtype)]).reshape(k, size, 9)
+    buf = norm._row_sums_loop(pad, None, None)
+    want = np.zeros(9, dtype)
+    for t in range(k):
+        want = want + buf[t]
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("case", [
+    ((2, 24, 4, 4), (48, 24, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((2, 12, 5, 6), (8, 6, 3, 2), (2, 1), (1, 0), (1, 2), 2),
+    ((1, 16, 3, 7), (4, 16, 2, 3), (1, 3), (0, 2), (2, 1), 1),
+    ((2, 12, 9), (4, 6, 3), (2,), (1,), (1,), 2),
+])
+def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
+    """``_corr_t``'s channels-last buffer (many channels, narrow maps) against the (N, g,
+    Cin/g, *S) buffer: the same adds in the same order, so the same bits (strides, padding,
+    dilation, groups, 1-d)."""
+    from minigrad.ops import conv
+    xs, ws, stride, padding, dilation, groups = case
+    rng = np.random.default_rng(5)
+    w = (rng.standard_normal(ws) * 8).astype(dtype)
+    x = np.zeros(xs, dtype)
+    y = conv._corr(x, w, stride, padding, dilation, groups)
+    g = (rng.standard_normal(y.shape) * 8).astype(dtype)
+    got = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
+    monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
+    want = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
+    assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("case", [
+    ((2, 24, 4, 4), (3, 3), (1, 1), (1, 1), (1, 1), 1, None),
+    ((2, 12, 5, 6), (3, 2), (2, 1), (1, 0), (1, 2), 2, None),
+    ((1, 16, 3, 7), (2, 3), (1, 3), (0, 2), (2, 1), 1, (1, 2)),
+    ((2, 12, 9), (3,), (2,), (1,), (1,), 2, None),
+])
+def test_im2col_channels_last_matches_window_view(monkeypatch, dtype, case):
+    """``_columns``' tap-by-tap copy from a channels-last input (many channels, narrow maps)
+    against the strided window view's copy: the same column matrix, bit for bit (strides,
+    padding, dilation, groups, a given output size, 1-d)."""
+    from minigrad.ops import conv
+    xs, kernel, stride, padding, dilation, groups, out = case
+    x = (np.random.default_rng(6).standard_normal(xs) * 8).astype(dtype)
+    got = conv._columns(x, kernel, stride, padding, dilation, groups, out)
+    monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
+    want = conv._columns(x, kernel, stride, padding, dilation, groups, out)
+    assert got[1] == want[1] and got[0].shape == want[0].shape
+    assert got[0].tobytes() == want[0].tobytes()
+
+
+def test_fma32_shapes_match_round_to_odd_path():
+    """``fma32``'s one-buffer shortcut for every operand layout (scalar product with an array
+    addend, broadcasting addends of a larger shape, 0-d arrays) equals the round-to-odd path
+    (``_fma32_exact``) elementwise, halfway cases included."""
+    from minigrad import numerics as nx
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: fma32 rounds twice by design")
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    c = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    tie = np.float32(1 + 2 ** -23), np.float32(1), np.float32(2 ** -24 * (1 + 2 ** -15))
+    cases = [(np.float32(3), np.float32(0.1), c), (np.array(np.float32(3)), b, c),
+             (a, b, c), (a, b, np.float32(0.5)), (b, a, a), (tie[0], tie[1], np.full(5, tie[2]))]
+    for x, y, z in cases:
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
+        p = (np.asarray(x, np.float64) * np.asarray(y, np.float64)) + np.zeros(shape)
+        z64 = np.asarray(z, np.float64) + np.zeros(shape)
+        want = nx._fma32_exact(p, z64, p + z64)
+        got = nx.fma32(x, y, z)
+        assert np.shape(got) == shape and np.asarray(got).tobytes() == np.asarray(want).tobytes()
