@@ -33,3 +33,4 @@ from . import batch_norm  # noqa: E402,F401
 from . import inplace_arith, inplace_views, fill_diagonal, angle_conversion  # noqa: E402,F401
 from . import special_pointwise, put  # noqa: E402,F401
 from . import scaled_mm  # noqa: E402,F401
+from . import linalg_solvers  # noqa: E402,F401
