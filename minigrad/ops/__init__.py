@@ -34,3 +34,4 @@ from . import inplace_arith, inplace_views, fill_diagonal, angle_conversion  # n
 from . import special_pointwise, put  # noqa: E402,F401
 from . import scaled_mm  # noqa: E402,F401
 from . import linalg_solvers  # noqa: E402,F401
+from . import matrix_functions  # noqa: E402,F401

@@ -68,7 +68,9 @@ def _check(A, fname, *, square=True, low=None, name="A"):
 
 
 def _out(arr, dtype):
-    return wrap(np.ascontiguousarray(arr), dtype)
+    """LAPACK's result (maybe Fortran-ordered, maybe a NumPy scalar) as a C-ordered Tensor."""
+    arr = np.asarray(arr)
+    return wrap(arr if arr.flags.c_contiguous else np.ascontiguousarray(arr), dtype)
 
 
 def _batch_prefix(info_flat, i, shape):

@@ -1,0 +1,63 @@
+"""Linear-algebra methods of ``Tensor``: ``inverse``, ``det``, ``logdet``, ``slogdet``,
+``cholesky``, ``trace``, ``kron``, ``cross``, ``matrix_power``, ``pinverse``. Each is the
+torch-level function of the same name (``minigrad._functional.linear_algebra``).
+"""
+from __future__ import annotations
+
+
+
+class _Lazy:
+    """``minigrad._functional.linear_algebra``, imported on first use (it imports ``Tensor``)."""
+
+    def __getattr__(self, name):
+        from .._functional import linear_algebra
+        return getattr(linear_algebra, name)
+
+
+_la = _Lazy()
+
+
+class LinearAlgebraMixin:
+    """Linear-algebra methods of ``Tensor`` (see each method's ``torch.Tensor`` twin)."""
+
+    __slots__ = ()
+
+    def inverse(self):
+        """Mirrors ``torch.Tensor.inverse``: ``torch.linalg.inv`` (its errors apply)."""
+        return _la.inverse(self)
+
+    def det(self):
+        """Mirrors ``torch.Tensor.det``: the ``linalg_det`` op."""
+        return _la.det(self)
+
+    def logdet(self):
+        """Mirrors ``torch.Tensor.logdet``: ``torch.logdet``."""
+        return _la.logdet(self)
+
+    def slogdet(self):
+        """Mirrors ``torch.Tensor.slogdet``: the ``linalg_slogdet`` op."""
+        return _la.slogdet(self)
+
+    def cholesky(self, upper=False):
+        """Mirrors ``torch.Tensor.cholesky``: ``torch.cholesky`` (deprecated; warns)."""
+        return _la.cholesky(self, upper)
+
+    def trace(self):
+        """Mirrors ``torch.Tensor.trace``: the ``trace`` op."""
+        return _la.trace(self)
+
+    def kron(self, other):
+        """Mirrors ``torch.Tensor.kron``: the ``kron`` composite."""
+        return _la.kron(self, other)
+
+    def cross(self, other, dim=None):
+        """Mirrors ``torch.Tensor.cross``: ``torch.cross``."""
+        return _la.cross(self, other, dim)
+
+    def matrix_power(self, n):
+        """Mirrors ``torch.Tensor.matrix_power``: ``linalg.matrix_power``."""
+        return _la.matrix_power(self, n)
+
+    def pinverse(self, rcond=1e-15):
+        """Mirrors ``torch.Tensor.pinverse``: ``linalg.pinv(self, rtol=rcond)``."""
+        return _la.pinverse(self, rcond)
