@@ -1,9 +1,14 @@
-"""Linear-algebra methods of ``Tensor``: ``inverse``, ``det``, ``logdet``, ``slogdet``,
-``cholesky``, ``trace``, ``kron``, ``cross``, ``matrix_power``, ``pinverse``. Each is the
-torch-level function of the same name (``minigrad._functional.linear_algebra``).
+"""Linear-algebra and scan methods of ``Tensor``: ``inverse``, ``det``, ``logdet``,
+``slogdet``, ``cholesky``, ``trace``, ``kron``, ``cross``, ``matrix_power``, ``pinverse``;
+``diff``, ``cummax``, ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``, ``bincount``,
+``histc``. Each is the torch-level function of the same name
+(``minigrad._functional.linear_algebra`` / ``scans``) or its one ``dispatch`` call.
 """
 from __future__ import annotations
 
+
+
+from ..dispatch import dispatch
 
 
 class _Lazy:
@@ -61,3 +66,35 @@ class LinearAlgebraMixin:
     def pinverse(self, rcond=1e-15):
         """Mirrors ``torch.Tensor.pinverse``: ``linalg.pinv(self, rtol=rcond)``."""
         return _la.pinverse(self, rcond)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        """Mirrors ``torch.Tensor.diff``: the ``diff`` op."""
+        return dispatch("diff", self, n, dim, prepend, append)
+
+    def cummax(self, dim):
+        """Mirrors ``torch.Tensor.cummax``: the ``cummax`` op."""
+        return dispatch("cummax", self, dim)
+
+    def cummin(self, dim):
+        """Mirrors ``torch.Tensor.cummin``: the ``cummin`` op."""
+        return dispatch("cummin", self, dim)
+
+    def logcumsumexp(self, dim):
+        """Mirrors ``torch.Tensor.logcumsumexp``: the ``logcumsumexp`` op."""
+        return dispatch("logcumsumexp", self, dim)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        """Mirrors ``torch.Tensor.aminmax``: the ``aminmax`` op."""
+        return dispatch("aminmax", self, dim=dim, keepdim=keepdim)
+
+    def rot90(self, k=1, dims=(0, 1)):
+        """Mirrors ``torch.Tensor.rot90``: the ``rot90`` op."""
+        return dispatch("rot90", self, k, dims)
+
+    def bincount(self, weights=None, minlength=0):
+        """Mirrors ``torch.Tensor.bincount``: the ``bincount`` op."""
+        return dispatch("bincount", self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):
+        """Mirrors ``torch.Tensor.histc``: the ``histc`` op."""
+        return dispatch("histc", self, bins, min, max)

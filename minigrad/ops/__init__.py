@@ -35,3 +35,4 @@ from . import special_pointwise, put  # noqa: E402,F401
 from . import scaled_mm  # noqa: E402,F401
 from . import linalg_solvers  # noqa: E402,F401
 from . import matrix_functions  # noqa: E402,F401
+from . import cumulative, aminmax, rotate, histogram, differences, statistics  # noqa: E402,F401
