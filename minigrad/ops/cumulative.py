@@ -36,6 +36,11 @@ class cummin_ret(_Ret):
     _name = "cummin"
 
 
+def _c(a):
+    """``a`` C-ordered (0-dim kept 0-dim, unlike ``np.ascontiguousarray``)."""
+    return np.array(a, order="C", copy=not a.flags.c_contiguous)
+
+
 def _check(input, op):
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
@@ -79,11 +84,11 @@ class _CumMax(Function):
                 vout[k], iout[k] = best, bi
             idx = np.moveaxis(iout, 0, d)
             vals = np.take_along_axis(input._data, idx, axis=d)
-        ind = Tensor._make(np.ascontiguousarray(idx), _dt.int64)
+        ind = Tensor._make(_c(idx), _dt.int64)
         ctx.mark_non_differentiable(ind)
         ctx.dim = d
         ctx.save_for_backward(input, ind)
-        return cls._ret(Tensor._make(np.ascontiguousarray(vals), input.dtype), ind)
+        return cls._ret(Tensor._make(_c(vals), input.dtype), ind)
 
     @staticmethod
     def backward(ctx, grad, grad_idx=None):
@@ -184,7 +189,7 @@ class LogCumSumExp(Function):
                     cum = _log_add_exp(x[k], cum, low)
                     res[k] = cum
             out = np.moveaxis(res, 0, d)
-        r = wrap(np.ascontiguousarray(out), dt)
+        r = wrap(_c(out), dt)
         ctx.dim = d
         ctx.save_for_backward(input, r)
         return r

@@ -34,12 +34,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input.ndim)
+    if n == 0:
+        return input              # as PyTorch: prepend/append are not even concatenated
     x = input
     if prepend is not None or append is not None:
         parts = [t for t in (prepend, input, append) if t is not None]
         x = dispatch("cat", parts, d)
-    if n == 0:
-        return x
     size = x.shape[d]
     if n >= size:
         return _narrow(x, d, 0, 0)

@@ -39,8 +39,7 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("minlength should be >= 0")
     x = input._data
     if x.ndim == 1 and x.size == 0:
-        n = minlength
-        x = x.astype(np.int64)
+        return wrap(np.zeros(minlength, np.int64), _dt.int64)    # int64 even with weights
     else:
         if x.ndim != 1 or x.min() < 0:
             raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

@@ -64,7 +64,13 @@ def _check(A, fname, *, square=True, low=None, name="A"):
         if low is None or low.startswith("linalg."):
             raise RuntimeError(f"{low or fname}: Low precision dtypes not supported. Got "
                                f"{A.dtype.scalar_name}")
-        raise NotImplementedError(f'"{low}" not implemented for \'{A.dtype.scalar_name}\'')
+        if A.numel():         # PyTorch's CPU kernel is never reached for an empty input
+            raise NotImplementedError(f'"{low}" not implemented for \'{A.dtype.scalar_name}\'')
+
+
+def _arr(A):
+    """``A``'s storage for LAPACK: a 16-bit input (only ever empty here) as float32."""
+    return A._data.astype(np.float32) if A.dtype in _LOW else A._data
 
 
 def _out(arr, dtype):
@@ -151,7 +157,7 @@ class LinalgInvEx(Function):
     @staticmethod
     def forward(ctx, A, *, check_errors=False):
         _check(A, "linalg.inv")
-        a = A._data
+        a = _arr(A)
         info = np.zeros(a.shape[:-2], np.int32)
         try:
             inv = np.linalg.inv(a)
@@ -212,7 +218,7 @@ class LinalgSolve(Function):
                                f"found A of type {A.dtype.scalar_name} and B of type "
                                f"{B.dtype.scalar_name} instead")
         vec = _is_vector_rhs(A, B)
-        a, b = A._data, B._data
+        a, b = _arr(A), _arr(B)
         b2 = b[..., None] if vec else b
         n = a.shape[-1]
         if b2.ndim < 2 or b2.shape[-2 if left else -1] != n:
@@ -278,7 +284,7 @@ class LinalgDet(Function):
     @staticmethod
     def forward(ctx, A):
         _check(A, "linalg.det", low="lu_cpu")
-        out = _out(np.linalg.det(A._data), A.dtype)
+        out = _out(np.linalg.det(_arr(A)), A.dtype)
         ctx.save_for_backward(A, out)
         return out
 
@@ -362,7 +368,7 @@ class LinalgCholeskyEx(Function):
     @staticmethod
     def forward(ctx, A, *, upper=False, check_errors=False):
         _check(A, "linalg.cholesky", low="cholesky_cpu")
-        a = A._data
+        a = _arr(A)
         info = np.zeros(a.shape[:-2], np.int32)
         low = np.tril(a)
         sym = low + np.swapaxes(np.tril(a, -1), -1, -2)      # potrf('L') reads the lower half
@@ -469,7 +475,7 @@ class LinalgQr(Function):
             raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                                "'reduced' (default), 'r', or 'complete'")
         _check(A, "linalg.qr", square=False, low="geqrf_cpu")
-        a = A._data
+        a = _arr(A)
         m, n = a.shape[-2:]
         k = min(m, n)
         if a.size == 0:
@@ -595,7 +601,7 @@ class LinalgSvd(Function):
         if driver is not None:
             raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported "
                                "on CUDA inputs with cuSOLVER backend.")
-        a = A._data
+        a = _arr(A)
         m, n = a.shape[-2:]
         k = min(m, n)
         batch = a.shape[:-2]
@@ -667,7 +673,7 @@ class LinalgEigh(Function):
         if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U") or len(UPLO) != 1:
             raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
         _check(A, "linalg.eigh", low="linalg_eigh_cpu")
-        a = A._data
+        a = _arr(A)
         if a.size == 0:
             w = np.zeros(a.shape[:-1], a.dtype)
             v = np.zeros(a.shape, a.dtype)

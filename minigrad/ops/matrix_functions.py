@@ -126,12 +126,12 @@ class LinalgCross(Function):
         if input.shape[d] != 3 or other.shape[d] != 3:
             raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                                f"{input.shape[d]} and {other.shape[d]}")
+        if input.dtype is _dt.bool_ or input.dtype.is_float8:      # the kernel's dtype first
+            raise NotImplementedError(f'"cross" not implemented for '
+                                      f'\'{input.dtype.scalar_name}\'')
         if input.dtype is not other.dtype:
             raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                                f"{other.dtype.scalar_name}")
-        if input.dtype is _dt.bool_ or input.dtype.is_float8:
-            raise NotImplementedError(f'"linalg_cross" not implemented for '
-                                      f'\'{input.dtype.scalar_name}\'')
         shape = broadcast_shapes(input.shape, other.shape)
         a = np.broadcast_to(input._data, shape)
         b = np.broadcast_to(other._data, shape)
@@ -183,7 +183,7 @@ _MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
           "donot_use_mm_for_euclid_dist": 2}
 
 
-def _cdist_check(x1, x2, p):
+def _cdist_check(x1, x2, p, kernel=True):
     _tensor(x1, "cdist", "x1", 1)
     _tensor(x2, "cdist", "x2", 2)
     for t, nm in ((x1, "X1"), (x2, "X2")):
@@ -196,13 +196,13 @@ def _cdist_check(x1, x2, p):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if kernel and (x1.dtype in _LOW or x1.dtype.is_float8):      # the direct kernel only
+        raise NotImplementedError(f'"cdist" not implemented for \'{x1.dtype.scalar_name}\'')
     if x1.dtype is not x2.dtype:
         raise RuntimeError(f"expected scalar type {x1.dtype.scalar_name} but found "
                            f"{x2.dtype.scalar_name}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    if x1.dtype in _LOW or x1.dtype.is_float8:
-        raise NotImplementedError(f'"cdist" not implemented for \'{x1.dtype.scalar_name}\'')
 
 
 def _cdist_batch(x1, x2):
@@ -312,10 +312,13 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in _MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     mode = _MODES[compute_mode]
-    _cdist_check(x1, x2, p)
-    r1, r2 = x1.shape[-2], x2.shape[-2]
-    if x1.numel() == 0 or x2.numel() == 0 or not (
-            p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))):
+    _tensor(x1, "cdist", "x1", 1)
+    _tensor(x2, "cdist", "x2", 2)
+    r1, r2 = (x1.shape[-2], x2.shape[-2]) if x1.ndim > 1 and x2.ndim > 1 else (0, 0)
+    direct = x1.numel() == 0 or x2.numel() == 0 or not (
+        p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))))
+    _cdist_check(x1, x2, p, kernel=direct)
+    if direct:
         return dispatch("_cdist_forward", x1, x2, p, None if mode == 0 else mode)
     batch, s1, s2 = _cdist_batch(x1, x2)
     a = x1 if tuple(x1.shape) == s1 else dispatch("expand", x1, s1)
