@@ -15,8 +15,8 @@ sign of each column; LAPACK's conventions decide them, so they usually equal PyT
 tests compare sign-invariant products.
 
 Backward formulas are PyTorch's (``FunctionsManual.cpp``: ``linalg_inv`` via ``-A^{-H} g
-A^{-H}``, ``linalg_solve_backward``, ``linalg_det_backward`` (an SVD where the matrix is
-singular), ``slogdet_backward``, ``cholesky_backward``, ``linalg_qr_backward``,
+A^{-H}``, ``linalg_solve_backward``, ``linalg_det_backward`` (0 where the matrix is
+exactly singular, as PyTorch CPU), ``slogdet_backward``, ``cholesky_backward``, ``linalg_qr_backward``,
 ``svd_backward``, ``linalg_eig_backward`` for the Hermitian case), written with dispatched ops
 so that double backward works. Node names are PyTorch's (``LinalgInvExBackward0``...).
 
@@ -260,19 +260,14 @@ class LinalgSolve(Function):
 
 
 # ------------------------------------------------------------------------------ det / slogdet
-def _prod_others(s):
-    """``prod_{j != i} s_j`` along the last dim (no division: right where some ``s_j`` is 0)."""
-    from .scan import prod_safe_zeros_backward
-    return prod_safe_zeros_backward(dispatch("ones_like", s), s, s.ndim - 1)
-
-
 @register_op("linalg_det")
 class LinalgDet(Function):
     """``linalg_det(A)`` (``torch.linalg.det``, ``torch.det``, ``Tensor.det``): the
     determinant of each square matrix of ``A`` (``(*, n, n)`` -> ``(*)``), LAPACK's ``getrf``
     and the product of U's diagonal (NumPy's ``det``, as PyTorch's). ``LinalgDetBackward0``:
-    ``g det(A) A^{-H}``; where a matrix is singular, PyTorch's SVD formula ``U diag(g det(U)
-    det(V^H) prod_{j!=i} s_j) V^H``.
+    ``g det(A) A^{-H}``. Where ``det(A)`` is exactly 0 the gradient is 0, as PyTorch 2.13
+    CPU gives (measured; ``FunctionsManual.cpp`` has an SVD formula for singular matrices
+    that its CPU backward does not reach there), not the cofactor matrix.
 
     Raises:
         RuntimeError: fewer than 2 dims, non-square, integer input; NotImplementedError:
@@ -293,13 +288,14 @@ class LinalgDet(Function):
         A, det = ctx.saved_tensors
         if A.numel() == 0:
             return dispatch("zeros_like", A)
-        if not bool(dispatch("any", dispatch("eq", det, 0))):
-            return dispatch("mul", _nn(dispatch("mul", grad, det)), _mT(_inv(A)))
-        U, S, Vh = dispatch("_linalg_svd", A, False, True)
-        c = dispatch("mul", grad, dispatch("mul", dispatch("linalg_det", U),
-                                           dispatch("linalg_det", Vh)))
-        d = dispatch("mul", dispatch("unsqueeze", c, -1), _prod_others(S))
-        return _mm(dispatch("mul", U, dispatch("unsqueeze", d, -2)), Vh)
+        gd = _nn(dispatch("mul", grad, det))
+        singular = dispatch("eq", det, 0)
+        if not bool(dispatch("any", singular)):
+            return dispatch("mul", gd, _mT(_inv(A)))
+        # as PyTorch 2.13 CPU measures: an exactly singular matrix gets g * det * (finite) = 0
+        # (the inverse taken of the identity in its place)
+        safe = dispatch("where", _nn(singular), _eye_like(A), A)
+        return dispatch("mul", gd, _mT(_inv(safe)))
 
 
 class slogdet_ret(tuple):
@@ -672,6 +668,10 @@ class LinalgEigh(Function):
     def forward(ctx, A, UPLO="L", compute_v=True):
         if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U") or len(UPLO) != 1:
             raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+        if isinstance(A, Tensor) and not A.dtype.is_floating_point and A.ndim >= 2:
+            # PyTorch's eigh has no frontend dtype check: its CPU kernel refuses integers
+            raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for '
+                                      f'\'{A.dtype.scalar_name}\'')
         _check(A, "linalg.eigh", low="linalg_eigh_cpu")
         a = _arr(A)
         if a.size == 0:
