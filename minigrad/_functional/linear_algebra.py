@@ -8,7 +8,8 @@ from __future__ import annotations
 import warnings
 
 from ..dispatch import dispatch
-from ..ops.matrix_functions import cdist, chain_matmul
+from ..ops.cdist import cdist
+from ..ops.matrix_functions import chain_matmul
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "trace", "kron", "cross",
            "cdist", "chain_matmul", "vander", "matrix_power", "pinverse"]

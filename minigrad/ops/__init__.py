@@ -33,6 +33,6 @@ from . import batch_norm  # noqa: E402,F401
 from . import inplace_arith, inplace_views, fill_diagonal, angle_conversion  # noqa: E402,F401
 from . import special_pointwise, put  # noqa: E402,F401
 from . import scaled_mm  # noqa: E402,F401
-from . import linalg_solvers  # noqa: E402,F401
-from . import matrix_functions  # noqa: E402,F401
+from . import linalg_solvers, linalg_orthogonal  # noqa: E402,F401
+from . import matrix_functions, cdist  # noqa: E402,F401
 from . import cumulative, aminmax, rotate, histogram, differences, statistics  # noqa: E402,F401

@@ -175,9 +175,9 @@ SPECS = [
     OpSpec("linalg.matrix_power", lambda lib, F, a, n: lib.linalg.matrix_power(
         _shifted(lib, a), n), matrix_power_sample, **_LA),
     OpSpec("linalg.cross", lambda lib, F, a, b, dim: lib.linalg.cross(a, b, dim=dim),
-           cross_sample, dtypes=(F32, BF16), fwd_ulp=ACC, bwd_ulp=ACC, scale="abs",
-           bwd_scale="abs", notes="16-bit: each product and the difference rounded (ATen's "
-                                  "scalar kernel), bit-exact; fp32: PyTorch's compiler may fuse"),
+           cross_sample, dtypes=(F32, BF16), bwd_ulp=_u(2, 2, 0, 0), bwd_scale="max",
+           notes="16-bit: each product and the difference rounded (ATen's scalar kernel); "
+                 "fp32: fma(x, y, -z*w) as PyTorch's compiled kernel: both bit-exact"),
     OpSpec("trace", lambda lib, F, a: lib.trace(a), trace_sample, dtypes=(F32, F16),
            notes="left to right in double (fp32) / float (16-bit), one rounding: bit-exact"),
     OpSpec("kron", lambda lib, F, a, b: lib.kron(a, b), kron_sample, dtypes=(F32, BF16)),
