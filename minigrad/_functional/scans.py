@@ -1,15 +1,15 @@
 """Scans, counts and statistics as torch-level functions (``torch.diff``, ``cummax``,
 ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``, ``bincount``, ``histc``, ``cov``,
-``corrcoef``, ``trapezoid``/``trapz``): each is one ``dispatch`` call (the ops:
+``corrcoef``, ``trapezoid``/``trapz``) and ``signbit``, ``frexp``: each is one ``dispatch`` call (the ops:
 ``minigrad.ops.cumulative``, ``aminmax``, ``rotate``, ``histogram``, ``differences``,
-``statistics``).
+``statistics``, ``float_bits``).
 """
 from __future__ import annotations
 
 from ..dispatch import dispatch
 
 __all__ = ["diff", "cummax", "cummin", "logcumsumexp", "aminmax", "rot90", "bincount", "histc",
-           "cov", "corrcoef", "trapezoid", "trapz"]
+           "cov", "corrcoef", "trapezoid", "trapz", "signbit", "frexp"]
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -72,3 +72,19 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 def trapz(y, x=None, *, dx=None, dim=-1):
     """``torch.trapz``: an alias of ``trapezoid``."""
     return dispatch("trapezoid", y, x, dx=dx, dim=dim)
+
+
+def signbit(input, *, out=None):
+    """``torch.signbit``: True where the sign bit is set; see the ``signbit`` op."""
+    if out is not None:
+        raise NotImplementedError("signbit(out=...) is not supported by minigrad")
+    return dispatch("signbit", input)
+
+
+def frexp(input, *, out=None):
+    """``torch.frexp``: ``(mantissa, exponent)``; see the ``frexp.Tensor`` op."""
+    if out is not None:
+        raise NotImplementedError("frexp(out=...) is not supported by minigrad")
+    from ..ops.float_bits import frexp_ret
+    m, e = dispatch("frexp.Tensor", input)
+    return frexp_ret(m, e)

@@ -1,7 +1,7 @@
 """Linear-algebra and scan methods of ``Tensor``: ``inverse``, ``det``, ``logdet``,
 ``slogdet``, ``cholesky``, ``trace``, ``kron``, ``cross``, ``matrix_power``, ``pinverse``;
 ``diff``, ``cummax``, ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``, ``bincount``,
-``histc``. Each is the torch-level function of the same name
+``histc``, ``signbit``, ``frexp``. Each is the torch-level function of the same name
 (``minigrad._functional.linear_algebra`` / ``scans``) or its one ``dispatch`` call.
 """
 from __future__ import annotations
@@ -98,3 +98,16 @@ class LinearAlgebraMixin:
     def histc(self, bins=100, min=0, max=0):
         """Mirrors ``torch.Tensor.histc``: the ``histc`` op."""
         return dispatch("histc", self, bins, min, max)
+
+    def signbit(self):
+        """Mirrors ``torch.Tensor.signbit``: the ``signbit`` op."""
+        return dispatch("signbit", self)
+
+    def frexp(self):
+        """Mirrors ``torch.Tensor.frexp``: ``torch.frexp``."""
+        return _la_scans().frexp(self)
+
+
+def _la_scans():
+    from .._functional import scans
+    return scans

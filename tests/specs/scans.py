@@ -1,6 +1,6 @@
 """Catalogue entries for the running extrema and log-sum-exp (``cummax``, ``cummin``,
-``logcumsumexp``), ``aminmax``, ``rot90``, the counts (``bincount``, ``histc``) and the
-composites ``diff``, ``trapezoid``, ``cov``, ``corrcoef``.
+``logcumsumexp``), ``aminmax``, ``rot90``, the counts (``bincount``, ``histc``), the
+composites ``diff``, ``trapezoid``, ``cov``, ``corrcoef``, and ``signbit``/``frexp``.
 
 Bounds: the selections and rearrangements are exact; ``logcumsumexp`` is bit-exact in fp32 and
 16-bit (PyTorch's double / float accumulation reproduced) and within libm's ULP in fp64; its
@@ -144,4 +144,10 @@ SPECS = [
            notes="weights summed in double in input order (ATen's CPU kernel)"),
     OpSpec("histc", lambda lib, F, a, **kw: lib.histc(a, **kw), histc_sample,
            dtypes=(F32, F64), differentiable=False),
+    OpSpec("signbit", lambda lib, F, a: lib.signbit(a), lambda d: Sample(
+        [d.floats(d.shape(0, 2, 0, 4), "real", "finite")]), dtypes=(F32, F16),
+        differentiable=False),
+    OpSpec("frexp", lambda lib, F, a: tuple(lib.frexp(a)), lambda d: Sample(
+        [d.floats(d.shape(0, 2, 0, 4), "real")]), dtypes=(F32, BF16),
+        notes="exact: 16-bit values decomposed through float32"),
 ]
