@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..dispatch import dispatch
 
 __all__ = ["diff", "cummax", "cummin", "logcumsumexp", "aminmax", "rot90", "bincount", "histc",
-           "cov", "corrcoef", "trapezoid", "trapz", "signbit", "frexp"]
+           "cov", "corrcoef", "trapezoid", "trapz", "signbit", "frexp", "quantile", "nanquantile"]
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -88,3 +88,17 @@ def frexp(input, *, out=None):
     from ..ops.float_bits import frexp_ret
     m, e = dispatch("frexp.Tensor", input)
     return frexp_ret(m, e)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """``torch.quantile``: the ``q``-quantiles of ``input``; see the ``quantile`` op."""
+    if out is not None:
+        raise NotImplementedError("quantile(out=...) is not supported by minigrad")
+    return dispatch("quantile", input, q, dim, keepdim, interpolation=interpolation)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """``torch.nanquantile``: ``quantile`` ignoring NaNs; see the ``nanquantile`` op."""
+    if out is not None:
+        raise NotImplementedError("nanquantile(out=...) is not supported by minigrad")
+    return dispatch("nanquantile", input, q, dim, keepdim, interpolation=interpolation)

@@ -1,7 +1,7 @@
 """Linear-algebra and scan methods of ``Tensor``: ``inverse``, ``det``, ``logdet``,
 ``slogdet``, ``cholesky``, ``trace``, ``kron``, ``cross``, ``matrix_power``, ``pinverse``;
 ``diff``, ``cummax``, ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``, ``bincount``,
-``histc``, ``signbit``, ``frexp``. Each is the torch-level function of the same name
+``histc``, ``signbit``, ``frexp``, ``quantile``, ``nanquantile``. Each is the torch-level function of the same name
 (``minigrad._functional.linear_algebra`` / ``scans``) or its one ``dispatch`` call.
 """
 from __future__ import annotations
@@ -106,6 +106,14 @@ class LinearAlgebraMixin:
     def frexp(self):
         """Mirrors ``torch.Tensor.frexp``: ``torch.frexp``."""
         return _la_scans().frexp(self)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        """Mirrors ``torch.Tensor.quantile``: the ``quantile`` op."""
+        return dispatch("quantile", self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        """Mirrors ``torch.Tensor.nanquantile``: the ``nanquantile`` op."""
+        return dispatch("nanquantile", self, q, dim, keepdim, interpolation=interpolation)
 
 
 def _la_scans():

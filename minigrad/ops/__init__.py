@@ -37,3 +37,4 @@ from . import linalg_solvers, linalg_orthogonal  # noqa: E402,F401
 from . import matrix_functions, cdist  # noqa: E402,F401
 from . import cumulative, aminmax, rotate, histogram, differences, statistics  # noqa: E402,F401
 from . import float_bits  # noqa: E402,F401
+from . import quantile  # noqa: E402,F401

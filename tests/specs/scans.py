@@ -1,6 +1,7 @@
 """Catalogue entries for the running extrema and log-sum-exp (``cummax``, ``cummin``,
 ``logcumsumexp``), ``aminmax``, ``rot90``, the counts (``bincount``, ``histc``), the
-composites ``diff``, ``trapezoid``, ``cov``, ``corrcoef``, and ``signbit``/``frexp``.
+composites ``diff``, ``trapezoid``, ``cov``, ``corrcoef``, ``quantile``/``nanquantile``, and
+``signbit``/``frexp``.
 
 Bounds: the selections and rearrangements are exact; ``logcumsumexp`` is bit-exact in fp32 and
 16-bit (PyTorch's double / float accumulation reproduced) and within libm's ULP in fp64; its
@@ -117,6 +118,27 @@ def histc_sample(d):
                   {"bins": d.choice([1, 4, 10]), "min": lo, "max": hi})
 
 
+def quantile_sample(d):
+    shape = d.shape(0, 2, 1, 4)
+    kw = {"interpolation": d.choice(["linear", "lower", "higher", "midpoint", "nearest"])}
+    if shape and d.choice([False, True]):
+        kw["dim"] = d.integer(-len(shape), len(shape) - 1)
+        kw["keepdim"] = d.choice([False, True])
+    args = [d.floats(shape, "real", "finite")]
+    if d.choice([False, True]):
+        args.append(d.floats((d.integer(1, 3),), "unit", "finite"))
+    else:
+        kw["q"] = d.choice([0.0, 0.3, 0.5, 1.0])
+    return Sample(args, kw)
+
+
+def _quantile(fn):
+    def call(lib, F, a, qt=None, q=None, dim=None, keepdim=False, interpolation="linear"):
+        return getattr(lib, fn)(a, q if qt is None else qt, dim, keepdim,
+                                interpolation=interpolation)
+    return call
+
+
 SPECS = [
     OpSpec("cummax", lambda lib, F, a, dim: tuple(lib.cummax(a, dim)), scan_sample,
            dtypes=(F32, BF16), notes="a tie moves the index forward; NaN sticks (ATen's loop)"),
@@ -150,4 +172,7 @@ SPECS = [
     OpSpec("frexp", lambda lib, F, a: tuple(lib.frexp(a)), lambda d: Sample(
         [d.floats(d.shape(0, 2, 0, 4), "real")]), dtypes=(F32, BF16),
         notes="exact: 16-bit values decomposed through float32"),
+    OpSpec("quantile", _quantile("quantile"), quantile_sample, dtypes=(F32,),
+           notes="PyTorch's composite: sort, gather, lerp (a NaN slice gives NaN)"),
+    OpSpec("nanquantile", _quantile("nanquantile"), quantile_sample, dtypes=(F32,)),
 ]

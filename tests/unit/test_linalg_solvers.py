@@ -172,6 +172,10 @@ def test_cdist_matrix_product_path_and_modes():
     lambda L: L.cov(L.ones(2, 2, 2)), lambda L: L.vander(L.ones(2, 2)),
     lambda L: L.linalg.cross(L.ones(3, 2), L.ones(3, 2)),
     lambda L: L.linalg.matrix_power(L.ones(2, 3), 2),
+    lambda L: L.quantile(L.ones(3), 1.5), lambda L: L.quantile(L.ones(3), 0.5, interpolation="x"),
+    lambda L: L.quantile(L.ones(3, dtype=L.float16), 0.5), lambda L: L.quantile(L.ones(0), 0.5),
+    lambda L: L.quantile(L.ones(3), L.ones(2, 2) * 0.5), lambda L: L.frexp(L.tensor([1, 2])),
+    lambda L: L.nanquantile(L.ones(3), L.tensor([0.5], dtype=L.float64)),
 ])
 def test_scan_and_count_errors_match_torch(call):
     _raises_same(lambda: call(torch), lambda: call(mg))
