@@ -99,7 +99,6 @@ def inv_ex(A, *, check_errors=False, out=None):
     """``(inverse, info)`` (``torch.linalg.inv_ex``): ``info`` is 0 per matrix, or the index
     of LU's first zero pivot for a singular one; see the ``linalg_inv_ex`` op."""
     _no_out(out, "linalg.inv_ex")
-    from .ops.linalg_solvers import LinalgInvEx  # noqa: F401  (the op's result type)
     return _Ret("inv_ex", ("inverse", "info"), dispatch("linalg_inv_ex", A,
                                                         check_errors=check_errors))
 
