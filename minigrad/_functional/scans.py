@@ -1,8 +1,8 @@
 """Scans, counts and statistics as torch-level functions (``torch.diff``, ``cummax``,
 ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``, ``bincount``, ``histc``, ``cov``,
-``corrcoef``, ``trapezoid``/``trapz``) and ``signbit``, ``frexp``: each is one ``dispatch`` call (the ops:
-``minigrad.ops.cumulative``, ``aminmax``, ``rotate``, ``histogram``, ``differences``,
-``statistics``, ``float_bits``).
+``corrcoef``, ``trapezoid``/``trapz``, ``quantile``, ``nanquantile``) and ``signbit``,
+``frexp``: each is one ``dispatch`` call (the ops: ``minigrad.ops.cumulative``, ``aminmax``,
+``rotate``, ``histogram``, ``differences``, ``statistics``, ``quantile``, ``float_bits``).
 """
 from __future__ import annotations
 

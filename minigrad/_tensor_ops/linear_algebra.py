@@ -1,8 +1,9 @@
 """Linear-algebra and scan methods of ``Tensor``: ``inverse``, ``det``, ``logdet``,
 ``slogdet``, ``cholesky``, ``trace``, ``kron``, ``cross``, ``matrix_power``, ``pinverse``;
 ``diff``, ``cummax``, ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``, ``bincount``,
-``histc``, ``signbit``, ``frexp``, ``quantile``, ``nanquantile``. Each is the torch-level function of the same name
-(``minigrad._functional.linear_algebra`` / ``scans``) or its one ``dispatch`` call.
+``histc``, ``signbit``, ``frexp``, ``quantile``, ``nanquantile``. Each is the torch-level
+function of the same name (``minigrad._functional.linear_algebra`` / ``scans``) or its one
+``dispatch`` call.
 """
 from __future__ import annotations
 

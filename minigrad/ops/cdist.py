@@ -116,7 +116,8 @@ def _cdist_backward(grad, x1, x2, p, dist):
         hit = dispatch("eq", dispatch("abs", diff), d)
         term = dispatch("where", hit, dispatch("mul", dispatch("sign", diff), g), 0.0)
     elif p < 2:
-        num = dispatch("mul", dispatch("sign", diff), dispatch("pow.Tensor_Scalar", dispatch("abs", diff),
+        num = dispatch("mul", dispatch("sign", diff), dispatch("pow.Tensor_Scalar",
+                                                               dispatch("abs", diff),
                                                                p - 1))
         q = dispatch("div", dispatch("mul", num, g), dispatch("pow.Tensor_Scalar", d, p - 1))
         term = dispatch("where", dispatch("logical_or", zero, dispatch("eq", diff, 0)), 0.0, q)

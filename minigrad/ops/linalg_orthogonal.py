@@ -58,7 +58,8 @@ class LinalgQr(Function):
     orthonormal columns in ``Q`` and ``R`` upper triangular (LAPACK's ``geqrf``/``orgqr``);
     ``mode`` ``'reduced'`` (``Q`` is ``(*, m, k)``, ``k = min(m, n)``), ``'complete'`` (``Q``
     ``(*, m, m)``) or ``'r'`` (``Q`` empty). ``LinalgQrBackward0``: PyTorch's
-    ``linalg_qr_backward`` (``(gQ + Q copyltu(R gR^H - gQ^H Q)) R^{-H}``; wide matrices: the square part's formula, then ``Q gV`` for the
+    ``linalg_qr_backward`` (``(gQ + Q copyltu(R gR^H - gQ^H Q)) R^{-H}``; wide matrices: the
+    square part's formula, then ``Q gV`` for the
     rest).
 
     Raises:

@@ -17,10 +17,10 @@ sign of each column; LAPACK's conventions decide them, so they usually equal PyT
 tests compare sign-invariant products.
 
 Backward formulas are PyTorch's (``FunctionsManual.cpp``: ``linalg_inv`` via ``-A^{-H} g
-A^{-H}``, ``linalg_solve_backward``, ``linalg_det_backward`` (0 where the matrix is
-exactly singular, as PyTorch CPU), ``slogdet_backward``, ``cholesky_backward``, ``linalg_qr_backward``,
-``svd_backward``, ``linalg_eig_backward`` for the Hermitian case), written with dispatched ops
-so that double backward works. Node names are PyTorch's (``LinalgInvExBackward0``...).
+A^{-H}``, ``linalg_solve_backward``, ``linalg_det_backward`` (0 where the matrix is exactly
+singular, as PyTorch CPU), ``slogdet_backward``, ``cholesky_backward`` (its two triangular
+solves done as general ``linalg_solve``s)), written with dispatched ops so that double backward
+works. Node names are PyTorch's (``LinalgInvExBackward0``...).
 
 Deliberate differences: PyTorch's ``_linalg_solve_ex`` / ``_linalg_det`` / ``_linalg_slogdet``
 also return the LU factors and pivots (its backward reuses them); here the ops are registered
