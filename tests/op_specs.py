@@ -370,8 +370,6 @@ def _shift_(a, b, method):
 # (tests/unit/test_catalogue.py) fails for a registered op that is neither exercised by a spec
 # (forward or backward) nor named here.
 EXEMPT = {
-    "full": "factory; tests/unit/test_extra_api.py",
-    "ones": "factory; tests/unit/test_extra_api.py",
     "rand": "random factory (minigrad's generator is not PyTorch's); tests/unit",
     "randn": "random factory (minigrad's generator is not PyTorch's); tests/unit",
     "randint": "random factory (minigrad's generator is not PyTorch's); tests/unit",
@@ -381,7 +379,6 @@ EXEMPT = {
     "normal.float_float": "random factory (minigrad's generator is not PyTorch's); tests/unit",
     "empty": "factory (minigrad zero-fills; PyTorch's values are undefined); "
              "tests/unit/test_factories_dispatch.py",
-    "eye": "factory; tests/unit/test_factories_dispatch.py",
     "linspace": "factory, bit-exact vs torch in tests/differential/test_linspace.py",
     "sub.Scalar": "the .Scalar overload PyTorch's C++ composites call; no minigrad composite "
                   "calls it yet (same kernel as sub, other node name)",
@@ -396,10 +393,10 @@ def _dt(lib, kw):
 
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
-    from tests.specs import (attention, conv, inplace, linalg, losses, norm, pointwise, random,
-                             reductions, shape, special)
+    from tests.specs import (attention, conv, decompositions, inplace, linalg, losses, norm,
+                             pointwise, random, reductions, scans, shape, special)
     for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv, norm,
-                   inplace, special):
+                   inplace, special, decompositions, scans):
         SPECS.extend(family.SPECS)
 
 

@@ -40,6 +40,10 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
   ``nextafter``, ``gcd``, ``lcm``, ``float_power`` (and in-place forms)
 - ``aliases``: ``subtract``, ``multiply``, ``divide``, ``greater``... (the op each names),
   ``select``
+- ``linear_algebra``: ``inverse``, ``det``, ``logdet``, ``slogdet``, ``cholesky``, ``trace``,
+  ``kron``, ``cross``, ``cdist``, ``chain_matmul``, ``vander``, ``matrix_power``, ``pinverse``
+- ``scans``: ``diff``, ``cummax``, ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``,
+  ``bincount``, ``histc``, ``cov``, ``corrcoef``, ``trapezoid``, ``trapz``
 - ``normalization``: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``,
   ``instance_norm``, ``native_layer_norm``...
 """
@@ -48,11 +52,12 @@ from __future__ import annotations
 from . import (bitwise, comparison, indexing, joining, matmul, pointwise, pointwise_math,
                rearrange, reduction, sampling, selection, shape, softmax, sorting, spatial,
                tensors, normalization)
-from . import distance, bucketing, activation, special_math, aliases
+from . import distance, bucketing, activation, special_math, aliases, linear_algebra, scans
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
             rearrange, joining, selection, indexing, softmax, tensors, distance, sampling,
-            spatial, normalization, bucketing, activation, special_math, aliases)
+            spatial, normalization, bucketing, activation, special_math, aliases, linear_algebra,
+            scans)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

@@ -27,6 +27,8 @@ family:
   ``nextafter``, ``gcd``, ``lcm``, ``float_power`` and in-place forms
 - ``aliases``: ``subtract``, ``multiply``, ``divide``, ``greater``..., ``select``,
   ``ndimension``, ``is_signed``, ``is_same_size``
+- ``linear_algebra``: ``inverse``, ``det``, ``logdet``, ``slogdet``, ``cholesky``, ``trace``,
+  ``kron``, ``cross``, ``matrix_power``, ``pinverse``
 - ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``
 """
 from __future__ import annotations
@@ -37,6 +39,7 @@ from .comparison import ComparisonMixin
 from .factories import FactoriesMixin
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
+from .linear_algebra import LinearAlgebraMixin
 from .matmul import MatmulMixin
 from .pointwise import PointwiseMixin
 from .pointwise_math import PointwiseMathMixin
@@ -53,7 +56,7 @@ __all__ = ["TensorOpsMixin"]
 class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
                      MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
                      SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin,
-                     SpecialMathMixin, AliasesMixin):
+                     SpecialMathMixin, AliasesMixin, LinearAlgebraMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()

@@ -33,3 +33,8 @@ from . import batch_norm  # noqa: E402,F401
 from . import inplace_arith, inplace_views, fill_diagonal, angle_conversion  # noqa: E402,F401
 from . import special_pointwise, put  # noqa: E402,F401
 from . import scaled_mm, fp8_scaling  # noqa: E402,F401
+from . import linalg_solvers, linalg_orthogonal  # noqa: E402,F401
+from . import matrix_functions, cdist  # noqa: E402,F401
+from . import cumulative, aminmax, rotate, histogram, differences, statistics  # noqa: E402,F401
+from . import float_bits  # noqa: E402,F401
+from . import quantile  # noqa: E402,F401
