@@ -29,6 +29,7 @@ import runpy
 import subprocess
 import sys
 import tempfile
+import types
 
 __all__ = ["main", "alias_torch_to_minigrad"]
 
@@ -142,6 +143,18 @@ def main(argv=None) -> int:
     print("\n".join(str(c).split("\n")[len(c.table().split("\n")):]))   # the verdict
     return 1 if c.first is not None else 0
 
+
+class _DiffModule(types.ModuleType):
+    """This module's type: ``minigrad.diff`` is also ``torch.diff`` (the function), and an
+    ``import minigrad.diff`` sets the package's attribute to the module, so the module itself
+    is callable as that function (``minigrad.diff(x, n=1, dim=-1)`` works either way)."""
+
+    def __call__(self, *args, **kwargs):
+        from ._functional.scans import diff
+        return diff(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _DiffModule
 
 if __name__ == "__main__":
     sys.exit(main())
