@@ -11,7 +11,8 @@ op / per step, for this checkout and optionally for others given with ``--compar
 
 Workloads: the 4x4 add chain forward and forward+backward (per op, as bench_step.py's (b)) and
 the MLP step in fp32, bf16 autocast and fp16 autocast + GradScaler (per step, as (a) and (d)),
-and that fp32 step's ``optimizer.step()`` alone (SGD with momentum, ``opt_step``).
+and that fp32 step's ``optimizer.step()`` alone (SGD with momentum, ``opt_step``), and the
+small overhead-bound MLP step (64-128-10, batch 32, fp32, ``small_mlp``).
 One BLAS thread, ``PYTHONHASHSEED=0``: counts repeat to within a fraction of a percent.
 Instructions are not time: memory traffic and cache misses are not counted, so a change that
 moves more bytes can be slower at equal counts. Use this for Python-overhead work (the engine,
@@ -32,7 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WORKLOADS = {"op_fwd": ("per op", 10), "op_fwd_bwd": ("per op", 10),
              "step_fp32": ("per step", 2), "step_bf16": ("per step", 2),
-             "step_fp16": ("per step", 2), "opt_step": ("per step", 4)}
+             "step_fp16": ("per step", 2), "opt_step": ("per step", 4),
+             "small_mlp": ("per step", 10)}
 
 _CHILD = r"""
 import os, subprocess, sys
@@ -50,6 +52,9 @@ elif workload == "opt_step":                 # the fp32 step's optimizer.step() 
     fn = next(c.cell_contents for c in step.__closure__
               if hasattr(c.cell_contents, "param_groups"))
     fn = fn.step
+elif workload == "small_mlp":                # 64-128-10, batch 32: the overhead-bound step
+    bench_step.SIZES, bench_step.BATCH = (64, 128, 10), 32
+    fn = lib.mlp_step("fp32")
 else:
     fn = lib.mlp_step(workload[len("step_"):])
 fn(); fn()                                   # warm caches, weight-cast caches, optimizer state

@@ -1,0 +1,85 @@
+"""The fast paths of nll_loss's kernels give the general path's bits, and PyTorch's.
+
+- ``loss._fold`` without a rounding step (fp32/fp64: ``np.add.accumulate``) against its Python
+  loop (forced by a rounder that is the identity but not the registered one), on sums that
+  cancel, overflow, hold -0.0, NaN and subnormals;
+- ``loss._cascade`` (which stops at the first level holding one entry) on every length up to a
+  few cascade levels;
+- ``nll_loss`` of fp32/fp64 class-index targets bit for bit against torch (the loss and the
+  input's gradient), with and without ignored targets.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import minigrad as mg
+from minigrad.ops import loss as L
+from minigrad.testing import from_torch
+
+
+def _slow_rounder(cd):
+    return lambda a: np.asarray(a, cd)      # the identity, but not ``_EXACT``'s: the loop runs
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.dtype, a.shape, a.tobytes()
+
+
+def _samples(cd, n, rng):
+    yield rng.standard_normal(n).astype(cd)
+    yield (rng.standard_normal(n) * np.finfo(cd).max / 4).astype(cd)     # overflows to inf
+    yield (rng.standard_normal(n) * np.finfo(cd).tiny).astype(cd)        # subnormal sums
+    v = np.full(n, -0.0, cd)
+    yield v
+    if n > 2:
+        w = rng.standard_normal(n).astype(cd)
+        w[1], w[-1] = np.nan, -0.0
+        yield w
+
+
+@pytest.mark.parametrize("cd", [np.float32, np.float64])
+def test_fold_fast_path_matches_loop(cd):
+    rng = np.random.default_rng(0)
+    fast = L._rounder(mg.float32 if cd is np.float32 else mg.float64)
+    slow = _slow_rounder(cd)
+    with np.errstate(all="ignore"):
+        for n in (0, 1, 2, 3, 16, 17, 40):
+            for v in _samples(cd, n, rng):
+                assert _bits(L._fold(v, fast)) == _bits(L._fold(v, slow))
+                m = v[: (n // 4) * 4].reshape(-1, 4)            # column folds at once
+                assert _bits(L._fold(m, fast)) == _bits(L._fold(m, slow))
+
+
+@pytest.mark.parametrize("dt", [mg.float32, mg.float64])
+def test_cascade_fast_path_matches_loop(dt):
+    rng = np.random.default_rng(1)
+    cd = dt.np
+    fast, slow = L._rounder(dt), _slow_rounder(cd)
+    with np.errstate(all="ignore"):
+        for n in list(range(0, 36)) + [255, 256, 257, 4097]:
+            for v in _samples(cd, n, rng):
+                keep = np.ones(n, bool)
+                assert _bits(L._cascade(v, fast, keep)) == _bits(L._cascade(v, slow, keep))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("ignore", [False, True])
+def test_nll_loss_bits_match_torch(dtype, ignore):
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(300, 7, dtype=dtype, generator=g)
+    t = torch.randint(0, 7, (300,), generator=g)
+    if ignore:
+        t[::5] = -100
+    for reduction in ("mean", "sum"):
+        xt = x.clone().requires_grad_(True)
+        ref = TF.nll_loss(xt, t, reduction=reduction)
+        ref.backward()
+        xm = from_torch(x).requires_grad_(True)
+        out = mg.nn.functional.nll_loss(xm, from_torch(t), reduction=reduction)
+        out.backward()
+        assert out.detach().numpy().tobytes() == ref.detach().numpy().tobytes(), reduction
+        assert xm.grad.numpy().tobytes() == xt.grad.numpy().tobytes(), reduction
