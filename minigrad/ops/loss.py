@@ -231,7 +231,9 @@ class NllLoss(Function):
             ctx.total_weight = 1.0
             return wrap(out.reshape(target.shape), dt)
         k = keep.reshape(-1)
-        loss = _cascade(np.where(keep, -picked, 0).reshape(-1).astype(cd), rnd, k)
+        everyone = k.all()      # nothing ignored: no masking (picked is a fresh cd array)
+        vals = -picked if everyone else np.where(keep, -picked, 0).astype(cd)
+        loss = _cascade(vals.reshape(-1), rnd, k)
         if w is None:
             tw = rnd(cd.type(int(k.sum())))
         else:
@@ -318,12 +320,14 @@ class NllLossBackward(Function):
                 g = rnd(g.reshape(()) / cd.type(total_weight))
         else:
             g = g.reshape(())
-        val = np.broadcast_to(-g, (n, m))
+        val = -g        # (n, m) for 'none', else 0-d: broadcast over the targets below
         out = np.zeros((n, c, m), dt.np)
         if c:           # (no classes: nothing to scatter)
             if weight is not None:
                 val = rnd(weight._data.reshape(c).astype(cd)[t] * val)
-            out[_at_targets(n, m, t)] = np.where(keep, val, 0).astype(dt.np)
+            if not keep.all():
+                val = np.where(keep, val, 0)
+            out[_at_targets(n, m, t)] = np.asarray(val).astype(dt.np)
         ctx.save_for_backward(target, weight)
         ctx.reduction, ctx.ignore_index = reduction, ignore_index
         return Tensor._make(out.reshape(input.shape), dt)
