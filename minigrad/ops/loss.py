@@ -44,11 +44,12 @@ def _fold(x, rnd):
     """``0 + x[0] + x[1] + ...`` along axis 0, left to right, each addition rounded by
     ``rnd`` (for an (k, 16) block matrix transposed: every column's own fold at once)."""
     cd = x.dtype
-    if rnd is _EXACT.get(cd):
+    if rnd is _EXACT.get(cd) and x.shape[0]:
         # fast path when no rounding is needed (fp32/fp64): ``np.add.accumulate`` adds strictly
-        # left to right (every prefix is an output), the leading 0 keeps the same first step
-        acc = np.add.accumulate(np.concatenate((np.zeros((1,) + x.shape[1:], cd), x)))
-        return acc[-1]
+        # left to right (every prefix is an output). It starts from x[0], not 0 + x[0]: that
+        # differs only in a -0.0 result (0 + ... never gives -0.0; x + 0 == x for any other x,
+        # NaN payloads included), which the final "+ 0" turns into +0.0
+        return np.add.accumulate(x)[-1] + cd.type(0)
     left = np.zeros(x.shape[1:], cd)[()]
     for i in range(x.shape[0]):     # indexed: iterating an array ends in IndexError
         left = rnd(left + x[i])

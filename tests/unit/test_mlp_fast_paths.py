@@ -1,4 +1,4 @@
-"""The fast paths of nll_loss's kernels give the general path's bits, and PyTorch's.
+"""Fast paths of the MLP step's ops give the general path's bits (and PyTorch's).
 
 - ``loss._fold`` without a rounding step (fp32/fp64: ``np.add.accumulate``) against its Python
   loop (forced by a rounder that is the identity but not the registered one), on sums that
@@ -6,7 +6,8 @@
 - ``loss._cascade`` (which stops at the first level holding one entry) on every length up to a
   few cascade levels;
 - ``nll_loss`` of fp32/fp64 class-index targets bit for bit against torch (the loss and the
-  input's gradient), with and without ignored targets.
+  input's gradient), with and without ignored targets;
+- ``expand`` of a contiguous array (``np.ndarray`` over its buffer) against ``as_strided``.
 """
 from __future__ import annotations
 
@@ -83,3 +84,24 @@ def test_nll_loss_bits_match_torch(dtype, ignore):
         out.backward()
         assert out.detach().numpy().tobytes() == ref.detach().numpy().tobytes(), reduction
         assert xm.grad.numpy().tobytes() == xt.grad.numpy().tobytes(), reduction
+
+
+@pytest.mark.parametrize("npd", [np.float32, np.float16, mg.bfloat16.np, np.int64, np.bool_])
+@pytest.mark.parametrize("shape, size", [((5,), (3, 5)), ((1, 4), (2, 3, 4)), ((3, 1), (3, -1)),
+                                         ((0,), (2, 0)), ((), (2, 2)), ((2, 1, 3), (2, 4, 3))])
+def test_expand_fast_path_is_as_strided_view(npd, shape, size):
+    """``expand`` of a contiguous array (built with ``np.ndarray`` over its buffer) gives the
+    view ``as_strided`` gives a non-contiguous one: shape, strides, values, writability, owner."""
+    from minigrad.storage_accounting import root_of
+    base = np.arange(int(np.prod(shape)), dtype=np.int64).astype(npd).reshape(shape)
+    for readonly in (False, True):
+        a = base.copy()
+        a.flags.writeable = not readonly
+        fast = mg.Tensor._make(a).expand(*size)._data
+        strided = np.lib.stride_tricks.as_strided(
+            a, fast.shape, fast.strides, writeable=not readonly)
+        ref = torch.from_numpy(np.ascontiguousarray(base.astype(np.float32))).expand(*size)
+        assert fast.shape == tuple(ref.shape) == strided.shape
+        assert fast.strides == strided.strides
+        assert fast.tobytes() == strided.tobytes()
+        assert fast.flags.writeable == (not readonly) and root_of(fast) is a
