@@ -7,7 +7,8 @@
   few cascade levels;
 - ``nll_loss`` of fp32/fp64 class-index targets bit for bit against torch (the loss and the
   input's gradient), with and without ignored targets;
-- ``expand`` of a contiguous array (``np.ndarray`` over its buffer) against ``as_strided``.
+- ``expand`` of a contiguous array (``np.ndarray`` over its buffer) against ``as_strided``;
+- the bit-mask selections of ``relu`` / ``threshold_backward`` against torch, specials included.
 """
 from __future__ import annotations
 
@@ -105,3 +106,25 @@ def test_expand_fast_path_is_as_strided_view(npd, shape, size):
         assert fast.strides == strided.strides
         assert fast.tobytes() == strided.tobytes()
         assert fast.flags.writeable == (not readonly) and root_of(fast) is a
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_relu_and_threshold_backward_bits_match_torch(dtype):
+    """The bit-mask selections of ``relu`` and ``threshold_backward`` against torch's kernels,
+    specials (nan, +-inf, -0.0, subnormals) in both operands, and a broadcast ``self``."""
+    specials = torch.tensor([float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-40, -1e-40,
+                             1.5, -2.5], dtype=torch.float64)
+    g = torch.Generator().manual_seed(3)
+    s = torch.cat([specials, torch.randn(5000, generator=g, dtype=torch.float64)]).to(dtype)
+    gr = torch.cat([specials.flip(0), torch.randn(5000, generator=g, dtype=torch.float64)]).to(dtype)
+    ms, mg_ = from_torch(s), from_torch(gr)
+    assert _bits(mg.relu(ms)._data) == _bits(from_torch(torch.relu(s))._data)
+    for th in (0.0, 0.5):
+        ref = torch.ops.aten.threshold_backward(gr, s, th)
+        out = mg.dispatch.dispatch("threshold_backward", mg_, ms, th)
+        assert _bits(out._data) == _bits(from_torch(ref)._data), th
+    col = s[:7].reshape(7, 1)
+    ref = torch.ops.aten.threshold_backward(gr[:28].reshape(7, 4), col, 0.0)
+    out = mg.dispatch.dispatch("threshold_backward", from_torch(gr[:28].reshape(7, 4)),
+                               from_torch(col), 0.0)
+    assert _bits(out._data) == _bits(from_torch(ref)._data)
