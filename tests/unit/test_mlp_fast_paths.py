@@ -116,7 +116,8 @@ def test_relu_and_threshold_backward_bits_match_torch(dtype):
                              1.5, -2.5], dtype=torch.float64)
     g = torch.Generator().manual_seed(3)
     s = torch.cat([specials, torch.randn(5000, generator=g, dtype=torch.float64)]).to(dtype)
-    gr = torch.cat([specials.flip(0), torch.randn(5000, generator=g, dtype=torch.float64)]).to(dtype)
+    gr = torch.cat([specials.flip(0),
+                    torch.randn(5000, generator=g, dtype=torch.float64)]).to(dtype)
     ms, mg_ = from_torch(s), from_torch(gr)
     assert _bits(mg.relu(ms)._data) == _bits(from_torch(torch.relu(s))._data)
     for th in (0.0, 0.5):
