@@ -10,7 +10,8 @@ op / per step, for this checkout and optionally for others given with ``--compar
     python bench/bench_instructions.py --compare ../old-checkout  # side by side
 
 Workloads (bench/fw_torchlike.py's, this checkout's for every checkout compared, so only
-minigrad differs): the 4x4 add chain forward, forward+backward and forward under ``no_grad`` (per op, run.py's row 1) and
+minigrad differs): the 4x4 add chain forward, forward+backward and forward under ``no_grad``
+(per op, run.py's row 1) and
 the 784-512-512-10 MLP step in fp32, bf16 autocast and fp16 autocast + GradScaler (per step,
 row 3), that fp32 step's ``optimizer.step()`` alone (SGD with momentum, ``opt_step``), the
 64-128-10 MLP step (row 2, ``small_mlp``) and the transformer block's fwd+bwd (row 4, explicit

@@ -33,8 +33,11 @@ against ``astype``'s ~1.75-1.9 (20-26% faster); fp16 -> fp32 ~0.5-0.6 against ~0
 (36-46% faster).
 
 Both functions fall back to ``astype`` for arrays smaller than ``MIN_SIZE`` elements (where the
-fixed per-call cost of the passes outweighs the per-element saving). They accept any shape
-(non-contiguous inputs are made contiguous first) and return a new C-contiguous array.
+fixed per-call cost of the passes outweighs the per-element saving). They accept any shape and
+return a new array: column-major (F-contiguous) for a column-major input such as ``weight.t()``,
+whose C-contiguous transpose is converted without a strided copy (the layout ``astype``'s
+default ``order="K"`` keeps too), else C-contiguous (other non-contiguous inputs are made
+contiguous first).
 """
 from __future__ import annotations
 
@@ -78,6 +81,12 @@ class _Scratch:
 _local = threading.local()
 
 
+def _column_major(x):
+    """True for an F-contiguous array that is not also C-contiguous (a transposed matrix)."""
+    f = x.flags
+    return f.f_contiguous and not f.c_contiguous
+
+
 def _scratch():
     s = getattr(_local, "s", None)
     if s is None:
@@ -113,7 +122,7 @@ def float32_to_float16(x) -> np.ndarray:
         x: np.ndarray of dtype float32, any shape.
 
     Returns:
-        A new C-contiguous float16 array of ``x``'s shape.
+        A new float16 array of ``x``'s shape: column-major when ``x`` is, else C-contiguous.
 
     Raises:
         TypeError: if ``x`` is not a float32 array.
@@ -125,6 +134,8 @@ def float32_to_float16(x) -> np.ndarray:
     if n < MIN_SIZE:
         with np.errstate(over="ignore"):      # overflow gives inf, silently, as in PyTorch
             return x.astype(np.float16)
+    if _column_major(x):        # e.g. weight.t(): convert the C-contiguous transpose, no copy
+        return float32_to_float16(x.T).T
     xf = np.ascontiguousarray(x).reshape(-1)
     u = xf.view(np.uint32)
     out = np.empty(n, np.uint16)
@@ -155,7 +166,7 @@ def float16_to_float32(h) -> np.ndarray:
         h: np.ndarray of dtype float16, any shape.
 
     Returns:
-        A new C-contiguous float32 array of ``h``'s shape.
+        A new float32 array of ``h``'s shape: column-major when ``h`` is, else C-contiguous.
 
     Raises:
         TypeError: if ``h`` is not a float16 array.
@@ -166,6 +177,8 @@ def float16_to_float32(h) -> np.ndarray:
     n = h.size
     if n < MIN_SIZE:
         return h.astype(np.float32)
+    if _column_major(h):        # e.g. weight.t(): convert the C-contiguous transpose, no copy
+        return float16_to_float32(h.T).T
     hf = np.ascontiguousarray(h).reshape(-1)
     b = hf.view(np.uint16)
     out = np.empty(n, np.uint32)

@@ -28,12 +28,32 @@ def _check_reduction(reduction):
 
 
 def _rounder(dt):
-    """Round an opmath array to ``dt`` and back (identity for fp32/fp64)."""
+    """Round an opmath array to ``dt`` and back (identity for fp32/fp64: ``_exact`` then
+    marks it, so ``_fold`` may sum without a rounding step per addition)."""
     if dt in LOW:
         npd = dt.np
         return lambda a: np.asarray(a, np.float32).astype(npd).astype(np.float32)
     cd = dt.np
-    return lambda a: np.asarray(a, cd)
+    return _EXACT.setdefault(cd, lambda a: np.asarray(a, cd))
+
+
+_EXACT = {}     # numpy dtype -> the identity rounder of fp32 / fp64
+
+
+def _fold(x, rnd):
+    """``0 + x[0] + x[1] + ...`` along axis 0, left to right, each addition rounded by
+    ``rnd`` (for an (k, 16) block matrix transposed: every column's own fold at once)."""
+    cd = x.dtype
+    if rnd is _EXACT.get(cd) and x.shape[0]:
+        # fast path when no rounding is needed (fp32/fp64): ``np.add.accumulate`` adds strictly
+        # left to right (every prefix is an output). It starts from x[0], not 0 + x[0]: that
+        # differs only in a -0.0 result (0 + ... never gives -0.0; x + 0 == x for any other x,
+        # NaN payloads included), which the final "+ 0" turns into +0.0
+        return np.add.accumulate(x)[-1] + cd.type(0)
+    left = np.zeros(x.shape[1:], cd)[()]
+    for i in range(x.shape[0]):     # indexed: iterating an array ends in IndexError
+        left = rnd(left + x[i])
+    return left
 
 
 def quiet_wrap(arr, dt):
@@ -70,27 +90,18 @@ def _cascade(vals, rnd, keep):
         x = vals
         for _ in range(_LEVELS - 1):
             n = x.shape[0]
-            if n == 0:
-                parts.append(cd.type(0))
-                x = x[:0]
-                continue
+            if n <= 1:
+                # the remaining levels' partial sums are all +0, and adding +0 to the running
+                # total (rounded already, never -0: it starts at +0) leaves it unchanged
+                break
             k = (n - 1) // _STEP
-            left = cd.type(0)
-            for i in range(1 + _STEP * k, n):   # indexed: iterating an array ends in IndexError
-                left = rnd(left + x[i])
-            parts.append(left)
+            parts.append(_fold(x[1 + _STEP * k:n], rnd))
             if k == 0:          # no full block of _STEP below the first entry: nothing to fold
                 x = x[:1]
                 continue
             full = x[1:1 + _STEP * k].reshape(k, _STEP)
-            acc = np.zeros(k, cd)
-            for c in range(_STEP):
-                acc = rnd(acc + full[:, c])
-            x = np.concatenate([x[:1], acc])
-        top = cd.type(0)
-        for i in range(x.shape[0]):
-            top = rnd(top + x[i])
-        parts.append(top)
+            x = np.concatenate([x[:1], np.asarray(_fold(full.T, rnd)).reshape(k)])
+        parts.append(_fold(x, rnd))
     else:
         parts = [cd.type(0)] * _LEVELS
         for b in np.flatnonzero(keep):
@@ -100,10 +111,7 @@ def _cascade(vals, rnd, keep):
                     break
                 parts[j + 1] = rnd(parts[j + 1] + parts[j])
                 parts[j] = cd.type(0)
-    out = cd.type(0)
-    for p in parts:
-        out = rnd(out + p)
-    return out
+    return np.asarray(_fold(np.array(parts, cd), rnd), cd)
 
 
 def _nll_shapes(input, target):
@@ -161,10 +169,21 @@ def _nll_prepare(input, target, weight, ignore_index):
                                f"{weight.dtype.scalar_name}")
     t = target._data.reshape(n, m).astype(np.int64)
     keep = t != ignore_index
+    if keep.all():      # the common case: nothing ignored, one range check, no masking
+        if t.size and (t.min() < 0 or t.max() >= c):
+            bad = (t < 0) | (t >= c)
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+        return n, c, m, t, keep
     bad = keep & ((t < 0) | (t >= c))
     if bad.any():
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
     return n, c, m, np.where(keep, t, 0), keep
+
+
+def _at_targets(n, m, t):
+    """The index of ``x[i, t[i, j], j]`` for an (n, c, m) array ``x`` (``np.take_along_axis``'s
+    index along axis 1, built without its per-call Python overhead)."""
+    return np.arange(n)[:, None], t, np.arange(m)[None, :]
 
 
 @register_op("nll_loss_forward")
@@ -199,7 +218,7 @@ class NllLoss(Function):
         rnd = _rounder(dt)
         x = input._data.reshape(n, c, m)
         if c:
-            picked = np.take_along_axis(x, t[:, None, :], axis=1)[:, 0, :].astype(cd)
+            picked = x[_at_targets(n, m, t)].astype(cd)
         else:           # no classes: every target is ignored (else _nll_prepare raised)
             picked = np.zeros((n, m), cd)
         w = None
@@ -213,7 +232,9 @@ class NllLoss(Function):
             ctx.total_weight = 1.0
             return wrap(out.reshape(target.shape), dt)
         k = keep.reshape(-1)
-        loss = _cascade(np.where(keep, -picked, 0).reshape(-1).astype(cd), rnd, k)
+        everyone = k.all()      # nothing ignored: no masking (picked is a fresh cd array)
+        vals = -picked if everyone else np.where(keep, -picked, 0).astype(cd)
+        loss = _cascade(vals.reshape(-1), rnd, k)
         if w is None:
             tw = rnd(cd.type(int(k.sum())))
         else:
@@ -300,13 +321,14 @@ class NllLossBackward(Function):
                 g = rnd(g.reshape(()) / cd.type(total_weight))
         else:
             g = g.reshape(())
-        val = np.broadcast_to(-g, (n, m))
+        val = -g        # (n, m) for 'none', else 0-d: broadcast over the targets below
         out = np.zeros((n, c, m), dt.np)
         if c:           # (no classes: nothing to scatter)
             if weight is not None:
                 val = rnd(weight._data.reshape(c).astype(cd)[t] * val)
-            np.put_along_axis(out, t[:, None, :],
-                              np.where(keep, val, 0).astype(dt.np)[:, None, :], axis=1)
+            if not keep.all():
+                val = np.where(keep, val, 0)
+            out[_at_targets(n, m, t)] = np.asarray(val).astype(dt.np)
         ctx.save_for_backward(target, weight)
         ctx.reduction, ctx.ignore_index = reduction, ignore_index
         return Tensor._make(out.reshape(input.shape), dt)

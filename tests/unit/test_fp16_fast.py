@@ -94,6 +94,10 @@ def test_shapes_small_and_non_contiguous():
         got = _fp16.float16_to_float32(h)
         assert got.shape == h.shape
         np.testing.assert_array_equal(_bits32(got), _bits32(h.astype(np.float32)))
+        if arr.ndim == 2 and arr.flags.f_contiguous and not arr.flags.c_contiguous:
+            # a transposed matrix keeps its column-major layout (as astype's order="K")
+            assert _fp16.float32_to_float16(arr).flags.f_contiguous
+            assert got.flags.f_contiguous
 
 
 def test_wrong_dtype_raises_type_error():

@@ -1,0 +1,131 @@
+"""Fast paths of the MLP step's ops give the general path's bits (and PyTorch's).
+
+- ``loss._fold`` without a rounding step (fp32/fp64: ``np.add.accumulate``) against its Python
+  loop (forced by a rounder that is the identity but not the registered one), on sums that
+  cancel, overflow, hold -0.0, NaN and subnormals;
+- ``loss._cascade`` (which stops at the first level holding one entry) on every length up to a
+  few cascade levels;
+- ``nll_loss`` of fp32/fp64 class-index targets bit for bit against torch (the loss and the
+  input's gradient), with and without ignored targets;
+- ``expand`` of a contiguous array (``np.ndarray`` over its buffer) against ``as_strided``;
+- the bit-mask selections of ``relu`` / ``threshold_backward`` against torch, specials included.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import minigrad as mg
+from minigrad.ops import loss as L
+from minigrad.testing import from_torch
+
+
+def _slow_rounder(cd):
+    return lambda a: np.asarray(a, cd)      # the identity, but not ``_EXACT``'s: the loop runs
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.dtype, a.shape, a.tobytes()
+
+
+def _samples(cd, n, rng):
+    yield rng.standard_normal(n).astype(cd)
+    yield (rng.standard_normal(n) * np.finfo(cd).max / 4).astype(cd)     # overflows to inf
+    yield (rng.standard_normal(n) * np.finfo(cd).tiny).astype(cd)        # subnormal sums
+    v = np.full(n, -0.0, cd)
+    yield v
+    if n > 2:
+        w = rng.standard_normal(n).astype(cd)
+        w[1], w[-1] = np.nan, -0.0
+        yield w
+
+
+@pytest.mark.parametrize("cd", [np.float32, np.float64])
+def test_fold_fast_path_matches_loop(cd):
+    rng = np.random.default_rng(0)
+    fast = L._rounder(mg.float32 if cd is np.float32 else mg.float64)
+    slow = _slow_rounder(cd)
+    with np.errstate(all="ignore"):
+        for n in (0, 1, 2, 3, 16, 17, 40):
+            for v in _samples(cd, n, rng):
+                assert _bits(L._fold(v, fast)) == _bits(L._fold(v, slow))
+                m = v[: (n // 4) * 4].reshape(-1, 4)            # column folds at once
+                assert _bits(L._fold(m, fast)) == _bits(L._fold(m, slow))
+
+
+@pytest.mark.parametrize("dt", [mg.float32, mg.float64])
+def test_cascade_fast_path_matches_loop(dt):
+    rng = np.random.default_rng(1)
+    cd = dt.np
+    fast, slow = L._rounder(dt), _slow_rounder(cd)
+    with np.errstate(all="ignore"):
+        for n in list(range(0, 36)) + [255, 256, 257, 4097]:
+            for v in _samples(cd, n, rng):
+                keep = np.ones(n, bool)
+                assert _bits(L._cascade(v, fast, keep)) == _bits(L._cascade(v, slow, keep))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("ignore", [False, True])
+def test_nll_loss_bits_match_torch(dtype, ignore):
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(300, 7, dtype=dtype, generator=g)
+    t = torch.randint(0, 7, (300,), generator=g)
+    if ignore:
+        t[::5] = -100
+    for reduction in ("mean", "sum"):
+        xt = x.clone().requires_grad_(True)
+        ref = TF.nll_loss(xt, t, reduction=reduction)
+        ref.backward()
+        xm = from_torch(x).requires_grad_(True)
+        out = mg.nn.functional.nll_loss(xm, from_torch(t), reduction=reduction)
+        out.backward()
+        assert out.detach().numpy().tobytes() == ref.detach().numpy().tobytes(), reduction
+        assert xm.grad.numpy().tobytes() == xt.grad.numpy().tobytes(), reduction
+
+
+@pytest.mark.parametrize("npd", [np.float32, np.float16, mg.bfloat16.np, np.int64, np.bool_])
+@pytest.mark.parametrize("shape, size", [((5,), (3, 5)), ((1, 4), (2, 3, 4)), ((3, 1), (3, -1)),
+                                         ((0,), (2, 0)), ((), (2, 2)), ((2, 1, 3), (2, 4, 3))])
+def test_expand_fast_path_is_as_strided_view(npd, shape, size):
+    """``expand`` of a contiguous array (built with ``np.ndarray`` over its buffer) gives the
+    view ``as_strided`` gives a non-contiguous one: shape, strides, values, writability, owner."""
+    from minigrad.storage_accounting import root_of
+    base = np.arange(int(np.prod(shape)), dtype=np.int64).astype(npd).reshape(shape)
+    for readonly in (False, True):
+        a = base.copy()
+        a.flags.writeable = not readonly
+        fast = mg.Tensor._make(a).expand(*size)._data
+        strided = np.lib.stride_tricks.as_strided(
+            a, fast.shape, fast.strides, writeable=not readonly)
+        ref = torch.from_numpy(np.ascontiguousarray(base.astype(np.float32))).expand(*size)
+        assert fast.shape == tuple(ref.shape) == strided.shape
+        assert fast.strides == strided.strides
+        assert fast.tobytes() == strided.tobytes()
+        assert fast.flags.writeable == (not readonly) and root_of(fast) is a
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_relu_and_threshold_backward_bits_match_torch(dtype):
+    """The bit-mask selections of ``relu`` and ``threshold_backward`` against torch's kernels,
+    specials (nan, +-inf, -0.0, subnormals) in both operands, and a broadcast ``self``."""
+    specials = torch.tensor([float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-40, -1e-40,
+                             1.5, -2.5], dtype=torch.float64)
+    g = torch.Generator().manual_seed(3)
+    s = torch.cat([specials, torch.randn(5000, generator=g, dtype=torch.float64)]).to(dtype)
+    gr = torch.cat([specials.flip(0),
+                    torch.randn(5000, generator=g, dtype=torch.float64)]).to(dtype)
+    ms, mg_ = from_torch(s), from_torch(gr)
+    assert _bits(mg.relu(ms)._data) == _bits(from_torch(torch.relu(s))._data)
+    for th in (0.0, 0.5):
+        ref = torch.ops.aten.threshold_backward(gr, s, th)
+        out = mg.dispatch.dispatch("threshold_backward", mg_, ms, th)
+        assert _bits(out._data) == _bits(from_torch(ref)._data), th
+    col = s[:7].reshape(7, 1)
+    ref = torch.ops.aten.threshold_backward(gr[:28].reshape(7, 4), col, 0.0)
+    out = mg.dispatch.dispatch("threshold_backward", from_torch(gr[:28].reshape(7, 4)),
+                               from_torch(col), 0.0)
+    assert _bits(out._data) == _bits(from_torch(ref)._data)
