@@ -92,14 +92,25 @@ _ALIASES = {
         "rpow": (F, "pow.Scalar", "scalar ** tensor"),
         "pow": (F, "pow.Tensor_Tensor", "pow.Tensor_Scalar for a scalar exponent"),
         "norm": (A, "norm.Scalar", "norm.ScalarOpt_dim with dim"),
+        "_cdist_forward": (F, "cdist", "torch.cdist's kernel: PyTorch casts at cdist, above it"),
+        "_euclidean_dist": (F, "cdist", "torch.cdist's matmul path: cast at cdist"),
     },
     "cpu": {
         "cross_entropy": (F, "cross_entropy_loss", ""),
         "rpow": (U, "pow.Scalar", ""),
+        "_cdist_forward": (F, "cdist", "torch.cdist's kernel: PyTorch casts at cdist, above it"),
+        "_euclidean_dist": (F, "cdist", "torch.cdist's matmul path: cast at cdist"),
+        "_linalg_eigh": (F, "linalg_eigh", "linalg.eigh's kernel"),
+        "_linalg_svd": (F, "linalg_svd", "linalg.svd's kernel"),
+        "linalg_pinv": (F, "pinverse", "torch.pinverse decomposes into linalg_pinv"),
     },
 }
 
 UNTOUCHED_OPS = frozenset("""
+    aminmax bincount corrcoef cov cummin diff frexp.Tensor histc kron linalg_cross linalg_det
+    linalg_matrix_power linalg_slogdet logcumsumexp rot90 signbit trapezoid vander
+    _linalg_eigh _linalg_svd linalg_cholesky_ex linalg_inv_ex linalg_pinv linalg_qr linalg_solve
+    nanquantile quantile trace
     _scaled_mm _to_copy_stochastic linalg_vector_norm add sub rsub mul div rdiv add.Scalar sub.Scalar mul.Scalar div.Scalar true_divide neg abs sign pow rpow exp exp2 log log2 log10 log1p expm1 sqrt rsqrt
     reciprocal square sin cos tan tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu mish
     hardtanh hardsigmoid hardswish softplus softsign logsigmoid threshold erf erfinv floor ceil round

@@ -79,8 +79,9 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         step = 1 if dx is None else dx
         first = dispatch("index", y, (slice(None),) * d + (0,))
         last = dispatch("index", y, (slice(None),) * d + (-1,))
-        ends = dispatch("mul", dispatch("add", first, last), 0.5)
-        return dispatch("mul", dispatch("sub", dispatch("sum", y, d), ends), step)
+        # (ATen's C++ multiplies by a Scalar: mul.Scalar, MulBackward1, nothing saved)
+        ends = dispatch("mul.Scalar", dispatch("add", first, last), 0.5)
+        return dispatch("mul.Scalar", dispatch("sub", dispatch("sum", y, d), ends), step)
     if x.ndim == 1:
         if x.shape[0] != y.shape[d]:
             raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
@@ -93,4 +94,4 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     step = dispatch("sub", _narrow(xv, d, 1, m - 1), _narrow(xv, d, 0, m - 1))
     n = y.shape[d]
     pair = dispatch("add", _narrow(y, d, 1, n - 1), _narrow(y, d, 0, n - 1))
-    return dispatch("mul", dispatch("sum", dispatch("mul", step, pair), d), 0.5)
+    return dispatch("mul.Scalar", dispatch("sum", dispatch("mul", step, pair), d), 0.5)

@@ -393,10 +393,18 @@ class _MulScalar(Mul):
     _backward_name = "MulBackward1"
     _scalar_edges = False
 
+    @staticmethod
+    def backward(ctx, grad):    # MulBackward1 keeps the number, no tensor: runs again
+        return dispatch("mul", grad, ctx.scalar), None
+
 
 class _DivScalar(Div):
     _backward_name = "DivBackward1"
     _scalar_edges = False
+
+    @staticmethod
+    def backward(ctx, grad):    # DivBackward1 keeps the number, no tensor: runs again
+        return dispatch("div", grad, ctx.other), None
 
 
 register_op("add.Scalar", _AddScalar)
