@@ -337,6 +337,7 @@ class autocast:
             enabled = False
         self._enabled = bool(enabled)
         self._saved = []
+        self._policy_regions = []
 
     def __enter__(self):
         st = _state
@@ -350,12 +351,19 @@ class autocast:
         mode = _AutocastMode(dev)
         st.regions.append(mode)
         push_mode(mode)
+        extra = self.policy.region() if self._enabled else None   # a policy's own region
+        self._policy_regions.append(extra)
+        if extra is not None:
+            extra.__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb):
         st = _state
         dev = self.device
+        extra = self._policy_regions.pop()
         try:
+            if extra is not None:
+                extra.__exit__(exc_type, exc, tb)
             mode = st.regions.pop()
             pop_mode(mode)
         finally:

@@ -36,11 +36,15 @@ modules are called). When the state moves (TE's current behaviour for the forwar
    (TE updates them right after the backward of the first module; minigrad's engine offers a
    mode no end-of-backward hook, and the next backward sees the same scales either way.)
 
-Why a region of its own rather than an ``autocast`` ``Policy`` whose low-precision dtype is
-float8: autocast's cast is a plain ``_to_copy`` per argument, with no scale, no state and the
-op's own backward; a delayed-scaled gemm needs a per-tensor scale on each operand, a state that
-outlives the region, and a backward that scales the gradient. The region composes with
-``autocast`` instead (``fp8_autocast`` docstring), which decides the output dtype.
+fp8 as an autocast target in a user policy: ``Fp8Policy(device_type, fp8_recipe)`` is an
+``autocast`` ``Policy`` (PyTorch's table for the device) that also runs this region inside the
+autocast region, so ``with amp_emu.autocast("cpu", dtype=minigrad.bfloat16,
+policy=Fp8Policy("cpu", recipe)):`` trains with float8 gemms and bf16 elsewhere. The float8
+step is a region and not a row of the table because autocast's cast is a plain ``_to_copy`` per
+argument, with no scale, no state and the op's own backward; a delayed-scaled gemm needs a
+per-tensor scale on each operand, a state that outlives the region, and a backward that scales
+the gradient. ``fp8_autocast`` also composes with ``autocast`` by hand (its docstring), autocast
+outside.
 
 Deliberate differences from TE: the state lives in the recipe (minigrad's ``nn.Linear`` is a plain
 module, so TE's per-module ``fp8_meta`` has no home), keyed by call order; an inference (no_grad)
@@ -63,10 +67,12 @@ from minigrad.dispatch import dispatch, pop_mode, push_mode
 from minigrad.ops.fp8_scaling import Fp8GemmMeta, Fp8TensorMeta
 from minigrad.tensor import Tensor
 
+from .policy import Policy
+
 from .autocast import get_autocast_dtype, is_autocast_enabled
 
 __all__ = ["Format", "DelayedScaling", "fp8_autocast", "is_fp8_enabled", "Fp8GemmMeta",
-           "Fp8TensorMeta"]
+           "Fp8TensorMeta", "Fp8Policy"]
 
 
 class _FormatHelper(NamedTuple):
@@ -314,3 +320,27 @@ class fp8_autocast:
                 for recipe, _ in used.values():
                     recipe._update(("input", "weight"))
         return False
+
+
+class Fp8Policy(Policy):
+    """An ``autocast`` user policy with float8 gemms: PyTorch's autocast table for
+    ``device_type`` (edit it as any ``Policy``), plus the ``fp8_autocast`` region with
+    ``fp8_recipe`` (a ``DelayedScaling``, default the default recipe) entered inside each
+    ``autocast(device_type, ..., policy=this)`` region. The recipe's state (``fp8_meta``) lives
+    on across regions, as with ``fp8_autocast``.
+
+    Raises:
+        TypeError: ``fp8_recipe`` not a ``DelayedScaling``.
+        ValueError: a device type without a built-in table.
+    """
+
+    def __init__(self, device_type: str = "cpu", fp8_recipe=None):
+        super().__init__(device_type)
+        if fp8_recipe is not None and not isinstance(fp8_recipe, DelayedScaling):
+            raise TypeError(f"fp8_recipe must be a DelayedScaling, got "
+                            f"{type(fp8_recipe).__name__}")
+        self.fp8_recipe = DelayedScaling() if fp8_recipe is None else fp8_recipe
+
+    def region(self):
+        """The ``fp8_autocast`` region of this policy's recipe."""
+        return fp8_autocast(enabled=True, fp8_recipe=self.fp8_recipe)

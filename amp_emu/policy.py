@@ -100,9 +100,15 @@ class Policy:
         c = CastCategory(category) if not isinstance(category, CastCategory) else category
         return sorted(k for k, v in self._table.items() if v is c)
 
+    def region(self):
+        """A context manager that ``autocast`` enters inside its own region while this policy
+        is enabled (a policy that needs more than per-op casts, e.g. ``amp_emu.fp8.Fp8Policy``),
+        or None (the table alone: the default)."""
+        return None
+
     def copy(self) -> "Policy":
         """An independent copy (edit it without touching the original)."""
-        p = Policy.__new__(Policy)
+        p = type(self).__new__(type(self))
         p.__dict__.update(self.__dict__)
         p._table = dict(self._table)
         p.torch_names = dict(self.torch_names)

@@ -370,3 +370,41 @@ def test_e4m3_format_casts_gradients_to_e4m3fn_too():
     dw = torch._scaled_mm(g8.t(), x8, one, one, out_dtype=torch.float32)
     assert np.array_equal(x.grad.numpy(), dx.numpy())
     assert np.array_equal(lin.weight.grad.numpy(), dw.numpy())
+
+
+def test_fp8_as_an_autocast_target_in_a_user_policy():
+    """``autocast(..., policy=Fp8Policy(...))`` runs the same steps as autocast around
+    fp8_autocast by hand: the same outputs, gradients and scale histories."""
+    from amp_emu.fp8 import Fp8Policy
+
+    def run(by_policy):
+        mg.manual_seed(0)
+        lin = mg.nn.Linear(8, 4)
+        x = mg.randn(6, 8)
+        recipe = DelayedScaling(amax_history_len=4)
+        outs = []
+        for _ in range(3):
+            if by_policy:
+                with autocast("cpu", dtype=mg.bfloat16, policy=Fp8Policy("cpu", recipe)):
+                    assert is_fp8_enabled()
+                    y = lin(x)
+            else:
+                with autocast("cpu", dtype=mg.bfloat16), fp8_autocast(fp8_recipe=recipe):
+                    y = lin(x)
+            assert not is_fp8_enabled()
+            y.float().sum().backward()
+            outs.append((y.detach().float().numpy().copy(), lin.weight.grad.numpy().copy()))
+            lin.weight.grad = None
+        return outs, recipe.fp8_meta[0].weight.amax_history.numpy().copy(), y.dtype
+
+    (a, ha, da), (b, hb, db) = run(True), run(False)
+    assert da is db is mg.bfloat16
+    assert np.array_equal(ha, hb) and ha[1:].min() > 0    # three steps recorded (rolled)
+    for (ya, ga), (yb, gb) in zip(a, b):
+        assert np.array_equal(ya, yb) and np.array_equal(ga, gb)
+    p = Fp8Policy("cpu")
+    assert p.copy().fp8_recipe is p.fp8_recipe and type(p.copy()) is Fp8Policy
+    with pytest.raises(TypeError, match="DelayedScaling"):
+        Fp8Policy("cpu", fp8_recipe="hybrid")
+    with autocast("cpu", dtype=mg.bfloat16, policy=p, enabled=False):
+        assert not is_fp8_enabled()       # a disabled region enters no fp8 region either
