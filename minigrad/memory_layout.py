@@ -146,11 +146,22 @@ def layout_like(arr, dtype=None, fmt=preserve_format):
         buf = np.empty(arr.size, dtype)
         return np.lib.stride_tricks.as_strided(buf, arr.shape,
                                                tuple(s * itemsize for s in strides))
-    # not dense (a slice, an expanded tensor): row-major, unless its dims (those longer than
-    # 1, not broadcast) are laid out out of order: then in that stride order
-    dims = [d for d in range(arr.ndim) if arr.shape[d] != 1]
-    if any(arr.strides[d] == 0 for d in dims) or \
-            sorted(dims, key=lambda d: -abs(arr.strides[d])) == dims:
-        return np.empty(arr.shape, dtype)
-    return _from_order(arr.shape, dtype, sorted(range(arr.ndim),
-                                                key=lambda d: (abs(arr.strides[d]), -d)))
+    # not dense (a slice, an expanded tensor): row-major unless its dims are out of order
+    return strided_like(arr, dtype) if permuted(arr) else np.empty(arr.shape, dtype)
+
+
+def strided_like(a, dtype):
+    """An uninitialised array of ``a``'s shape laid out in memory as ``a`` is (dims in the same
+    stride order): what PyTorch's ``empty_like`` (``preserve_format``) gives a dense tensor."""
+    perm = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
+    return np.empty([a.shape[d] for d in perm], dtype).transpose(np.argsort(perm))
+
+
+def permuted(a) -> bool:
+    """Whether ``a``'s dims (those longer than 1) are not laid out in logical order: then
+    PyTorch's ``empty_like`` (``preserve_format``) gives a tensor with that dim order (the same
+    strides when ``a`` is dense), which is not contiguous."""
+    dims = [d for d in range(a.ndim) if a.shape[d] != 1]
+    if any(a.strides[d] == 0 for d in dims):
+        return False            # an expanded tensor: PyTorch lays the result out in order
+    return sorted(dims, key=lambda d: -abs(a.strides[d])) != dims

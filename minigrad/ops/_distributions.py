@@ -38,6 +38,8 @@ from .. import dtypes as _dt
 from ..numerics import CPU_CAPABILITY, fma32, fma64
 from ._avx_mathfun import log_ps, sincos_ps
 
+from ..memory_layout import permuted, strided_like  # noqa: F401,E402  (D.permuted...)
+
 _F = np.float32
 
 
@@ -51,23 +53,6 @@ def memory_order(arr, like):
     perm = sorted(range(like.ndim), key=lambda d: -abs(like.strides[d]))
     shaped = np.asarray(arr).reshape(-1).reshape([like.shape[d] for d in perm])
     return shaped.transpose(np.argsort(perm))
-
-
-def strided_like(a, dtype):
-    """An uninitialised array of ``a``'s shape laid out in memory as ``a`` is (dims in the same
-    stride order): what PyTorch's ``empty_like`` (``preserve_format``) gives a dense tensor."""
-    perm = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
-    return np.empty([a.shape[d] for d in perm], dtype).transpose(np.argsort(perm))
-
-
-def permuted(a) -> bool:
-    """Whether ``a``'s dims (those longer than 1) are not laid out in logical order: then
-    PyTorch's ``empty_like`` (``preserve_format``) gives a tensor with that dim order (the same
-    strides when ``a`` is dense), which is not contiguous."""
-    dims = [d for d in range(a.ndim) if a.shape[d] != 1]
-    if any(a.strides[d] == 0 for d in dims):
-        return False            # an expanded tensor: PyTorch lays the result out in order
-    return sorted(dims, key=lambda d: -abs(a.strides[d])) != dims
 
 
 def _fraction(g, n, dt):
