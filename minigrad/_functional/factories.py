@@ -22,7 +22,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "frombuffer", "zeros", "ones", "
 
 # the factories with PyTorch's out= (``torch.zeros(2, 3, out=buf)``): the values are made in
 # out's dtype and on its device, then written into it through the dispatcher (resize_, copy_)
-_OUT_FACTORIES = frozenset(("zeros", "ones", "full", "empty", "arange", "randn", "rand"))
+_OUT_FACTORIES = frozenset(("zeros", "ones", "full", "empty", "arange", "randn", "rand", "eye",
+                            "linspace", "randint", "randperm", "normal"))
 _ARANGE_RESIZED = ("The number of elements in the out tensor of shape {old} is {n_old} which "
                    "does not match the computed number of elements {n}. Note that this may "
                    "occur as a result of rounding error. The out tensor will be resized to a "
@@ -142,11 +143,68 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
     their broadcast shape (``normal.Tensor_float``, ``normal.float_Tensor``,
     ``normal.Tensor_Tensor``; see ``minigrad/ops/sampling.py``)."""
     if size is not None:
+        if out is not None:
+            return _into_out("normal", (mean, std, size), {"generator": generator, **kwargs}, out)
         return dispatch("normal", mean, std, size, generator=generator, **kwargs)
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         raise TypeError("normal() received an invalid combination of arguments: with float "
                         "mean and std, size is required")
+    if out is not None:
+        return _normal_into_out(mean, std, generator, out)
     return dispatch("normal", mean, std, generator=generator)
+
+
+def _normal_into_out(mean, std, generator, out):
+    """``torch.normal(mean, std, out=out)`` with a tensor mean and/or std, as ATen's
+    ``normal_out_impl``: ``out`` is resized (PyTorch's warning when it had elements) to the
+    broadcast shape of ``mean`` and ``out`` for a float std, else of ``mean`` and ``std``; then
+    filled in place, each step through the dispatcher and rounded into ``out``'s dtype:
+    ``normal_(0, std).add_(mean)`` for a float std, ``normal_(0, 1).mul_(std).add_(mean)`` for a
+    tensor std.
+
+    Raises:
+        TypeError: ``out`` not a Tensor.
+        RuntimeError: an argument requires grad under grad mode (PyTorch's autograd message); a
+            negative std; shapes that do not broadcast.
+        NotImplementedError: ``out`` of a non-floating dtype (PyTorch's kernel message).
+    """
+    import warnings
+
+    import numpy as np
+
+    from ..autograd.grad_mode import _grad_state
+    from ..ops._util import broadcast_shapes
+    from .out_argument import _RESIZED
+    if not isinstance(out, Tensor):
+        raise TypeError(f"normal(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _grad_state.enabled and any(isinstance(t, Tensor) and t.requires_grad
+                                   for t in (mean, std, out)):
+        raise RuntimeError("normal(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    if isinstance(std, Tensor):
+        if std.numel() and not np.all(std._data.astype(np.float64) >= 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        shape = broadcast_shapes(tuple(mean.shape) if isinstance(mean, Tensor) else (),
+                                 tuple(std.shape))
+    else:
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        shape = broadcast_shapes(tuple(mean.shape), tuple(out.shape))
+    if not out.dtype.is_floating_point:
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
+                                  f"'{out.dtype.scalar_name}'")
+    if tuple(out.shape) != shape:
+        if out.numel():
+            warnings.warn(_RESIZED.format(old=list(out.shape), new=list(shape)), UserWarning,
+                          stacklevel=3)
+        dispatch("resize_", out, shape)
+    if isinstance(std, Tensor):
+        dispatch("normal_", out, 0.0, 1.0, generator=generator)
+        dispatch("mul_", out, std)
+    else:
+        dispatch("normal_", out, 0.0, float(std), generator=generator)
+    dispatch("add_", out, mean)
+    return out
 
 
 def as_tensor(data, dtype=None, device=None):

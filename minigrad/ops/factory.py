@@ -433,20 +433,21 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     is_int = all(isinstance(v, (int, np.integer)) for v in vals)
     dt = _dt.dtype_arg(dtype, "arange") if dtype is not None else (_dt.int64 if is_int else
                                                          _dt.get_default_dtype())
+    _no_bool(dt, "arange_cpu")
     n = int(math.ceil((end - start) / step))
     arr = start + np.arange(n, dtype=np.float64 if not is_int else np.int64) * step
     return _finish(Tensor._make(_convert(np.asarray(arr), dt), dt), requires_grad, device)
 
 
 @register_op("eye")
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+def eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False):
     """The identity matrix (``torch.eye``)."""
     dt = _dt.dtype_arg(dtype, "eye") if dtype is not None else _dt.get_default_dtype()
     return _finish(Tensor._make(np.eye(n, m, dtype=dt.np), dt), requires_grad, device)
 
 
 @register_op("linspace")
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive (``torch.linspace``).
 
     Bit-exact with PyTorch's CPU kernel in every dtype (see ``ops._linspace``): the first half
@@ -469,6 +470,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    _no_bool(dt, "linspace_cpu")
     return _finish(Tensor._make(linspace_array(start, end, steps, dt), dt), requires_grad, device)
 
 
@@ -548,7 +550,8 @@ def _like_layout(input, dt, memory_format):
 
 
 @register_op("randint")
-def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(*args, size=None, generator=None, out=None, dtype=None, device=None,
+            requires_grad=False):
     """Integers uniform in [low, high) (``torch.randint(low=0, high, size)``), int64 default.
 
     Raises:
@@ -567,13 +570,47 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
     dt = _dt.dtype_arg(dtype, "randint") if dtype is not None else _dt.int64
+    _check_from_to(low, high, dt)
     shape = _size(tuple(size))
     arr = D.randint(_gen(generator), int(np.prod(shape)), low, high).reshape(shape)
     return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
 
 
+def _check_from_to(low, high, dt):
+    """PyTorch's ``check_from_to`` for ``random_(from, to)`` in dtype ``dt``: ``from`` and
+    ``to - 1`` must be values of the dtype; a floating dtype warns beyond the integers it holds
+    exactly (``+-2**digits``).
+
+    Raises:
+        RuntimeError: "from is out of bounds for signed char" / "to - 1 is out of bounds for ...".
+    """
+    import warnings
+    if dt.is_floating_point:
+        info = _dt.finfo(dt)
+        lo, hi, digits = float(info.min), float(info.max), int(-math.log2(info.eps)) + 1
+    else:
+        lo, hi = (0, 1) if dt is _dt.bool_ else (int(_dt.iinfo(dt).min), int(_dt.iinfo(dt).max))
+    for name, v in (("from", low), ("to - 1", high - 1)):
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{name} is out of bounds for {dt.cpp_name}")
+    if dt.is_floating_point:
+        for name, v in (("from", low), ("to - 1", high - 1)):
+            if abs(v) > 2 ** digits:
+                warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                              f"precision limitations {dt.cpp_name} can support discrete "
+                              "uniform distribution only within this range. This warning will "
+                              "become an error in version 1.7 release, please fix the code in "
+                              "advance", UserWarning, stacklevel=4)
+
+
+def _no_bool(dt, kernel):
+    """PyTorch's error for a factory that has no bool kernel (arange, linspace, randperm)."""
+    if dt is _dt.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 @register_op("randperm")
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1 (``torch.randperm``), int64 default.
 
     Raises:
@@ -588,12 +625,14 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
                         f"{type(n).__name__}")
     n = _size((n,))[0]
     dt = _dt.dtype_arg(dtype, "randperm") if dtype is not None else _dt.int64
+    _no_bool(dt, "randperm")
     return _finish(Tensor._make(D.randperm(_gen(generator), n).astype(dt.np), dt), requires_grad,
                    device)
 
 
 @register_op("normal.float_float")
-def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
+def normal(mean, std, size, *, generator=None, out=None, dtype=None, device=None,
+           requires_grad=False):
     """Normal samples with scalar ``mean`` and ``std`` (``torch.normal(mean, std, size)``)."""
     dt = _float_dt(dtype, "normal")
     if std < 0:
