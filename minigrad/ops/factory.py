@@ -570,10 +570,39 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, device=None,
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
     dt = _dt.dtype_arg(dtype, "randint") if dtype is not None else _dt.int64
+    if dt.is_floating_point:
+        low, high = _update_from_to(int(low), int(high), dt)
     _check_from_to(low, high, dt)
     shape = _size(tuple(size))
     arr = D.randint(_gen(generator), int(np.prod(shape)), low, high).reshape(shape)
     return _finish(Tensor._make(_convert(arr, dt), dt), requires_grad, device)
+
+
+def _update_from_to(low, high, dt):
+    """ATen's ``update_from``/``update_to`` for ``random_(from, to)`` in a floating dtype: the
+    bounds move inwards to the nearest integers whose draws, rounded into ``dt``, stay within
+    [from, to) (``randint(1000, dtype=bfloat16)`` draws below 996).
+
+    Raises:
+        RuntimeError: bounds that meet after the move ("random_ expects 'from' casted to dtype
+            to be less than 'to' casted to dtype, ...").
+    """
+    digits = int(-math.log2(float(_dt.finfo(dt).eps))) + 1
+
+    def rounded(v):                 # static_cast<int64_t>(static_cast<scalar_t>(v))
+        with np.errstate(over="ignore"):
+            r = float(np.array(float(v)).astype(dt.np).astype(np.float64))
+        return int(r) if math.isfinite(r) else None
+    up = rounded(low + 1)
+    if up is not None and up < low:
+        low = up + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
+    down = rounded(high - 1)
+    if down is not None and down >= high:
+        high = down - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
+    if low >= high:
+        raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted "
+                           f"to dtype, but got from={low} >= to={high}")
+    return low, high
 
 
 def _check_from_to(low, high, dt):
