@@ -80,7 +80,7 @@ def main():
                 np.savez(f, **{k_: v.detach().cpu().numpy() for k_, v in sd.items()})
             elif os.path.exists(f):
                 ref = np.load(f)
-                same = all(np.array_equal(ref[k_], sd[k_].detach().numpy()) for k_ in ref.files)
+                same = all(np.array_equal(ref[k_], sd[k_].detach().cpu().numpy()) for k_ in ref.files)
                 synced["same_init"].append(same)
                 self.load_state_dict({k_: lib.tensor(ref[k_]) for k_ in ref.files})
         depth["d"] += 1

@@ -99,8 +99,9 @@ class _IterableFetcher:
         return self.collate_fn(data)
 
 
-class _DataLoaderIter:
-    """One epoch over a DataLoader (PyTorch's ``_SingleProcessDataLoaderIter``)."""
+class _SingleProcessDataLoaderIter:
+    """One epoch over a DataLoader (PyTorch's class of the same name: its name shows in users'
+    tracebacks, as ``AttributeError: ... object has no attribute 'next'``)."""
 
     def __init__(self, loader: "DataLoader") -> None:
         if loader.num_workers == 0 and loader.timeout != 0:
@@ -309,7 +310,7 @@ class DataLoader:
 
     def __iter__(self):
         """A fresh iterator over one epoch's batches."""
-        return _DataLoaderIter(self)
+        return _SingleProcessDataLoaderIter(self)
 
     def __len__(self) -> int:
         """The number of batches per epoch (samples, without automatic batching).

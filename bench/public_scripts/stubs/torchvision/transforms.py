@@ -51,3 +51,28 @@ class CenterCrop:
         w, h = img.size; th, tw = self.size
         l, t = int(round((w - tw) / 2.0)), int(round((h - th) / 2.0))
         return img.crop((l, t, l + tw, t + th))
+
+
+class Pad:
+    def __init__(self, padding, fill=0): self.padding, self.fill = padding, fill
+    def __call__(self, img):
+        p = self.padding
+        a = np.asarray(img)
+        pads = ((p, p), (p, p)) + (((0, 0),) if a.ndim == 3 else ())
+        return Image.fromarray(np.pad(a, pads, constant_values=self.fill))
+
+
+class RandomHorizontalFlip:
+    def __init__(self, p=0.5): self.p = p
+    def __call__(self, img):
+        import random
+        return img.transpose(Image.FLIP_LEFT_RIGHT) if random.random() < self.p else img
+
+
+class RandomCrop:
+    def __init__(self, size): self.size = (size, size) if isinstance(size, int) else tuple(size)
+    def __call__(self, img):
+        import random
+        w, h = img.size; th, tw = self.size
+        i, j = random.randint(0, h - th), random.randint(0, w - tw)
+        return img.crop((j, i, j + tw, i + th))
