@@ -40,10 +40,11 @@ another ~8-10% off each (process-time minima, 128K-400K elements, on a loaded ma
 
 Both functions fall back to ``astype`` for arrays smaller than ``MIN_SIZE`` elements (where the
 fixed per-call cost of the passes outweighs the per-element saving). They accept any shape and
-return a new array: column-major (F-contiguous) for a column-major input such as ``weight.t()``,
-whose C-contiguous transpose is converted without a strided copy (the layout ``astype``'s
-default ``order="K"`` keeps too), else C-contiguous (other non-contiguous inputs are made
-contiguous first).
+return a new array that owns its memory, as ``astype``'s does (a view of a private buffer would
+stop AccumulateGrad from taking a gradient over without a copy): column-major (F-contiguous)
+for a column-major input such as ``weight.t()``, whose C-contiguous transpose is converted
+without a strided copy (the layout ``astype``'s default ``order="K"`` keeps too), else
+C-contiguous (other non-contiguous inputs are made contiguous first).
 """
 from __future__ import annotations
 
@@ -94,6 +95,22 @@ def _column_major(x):
     return f.f_contiguous and not f.c_contiguous
 
 
+def _flat_pair(x, dtype, bits):
+    """The source and a new result for a conversion of ``x`` to ``dtype``, both as flat arrays:
+    ``(flat source, result, flat result viewed as the unsigned int type bits)``.
+
+    The result owns its memory (its ``base`` is None, as ``astype``'s result), so that code which
+    takes over a buffer nobody else holds (AccumulateGrad stealing a gradient,
+    ``autograd.engine._sole_owner``) can take it; it is column-major when ``x`` is (e.g.
+    ``weight.t()``: its C-contiguous transpose is read, no strided copy), else C-contiguous
+    (other non-contiguous inputs are made contiguous first)."""
+    if _column_major(x):
+        out = np.empty(x.shape, dtype, order="F")
+        return x.T.reshape(-1), out, out.T.reshape(-1).view(bits)
+    out = np.empty(x.shape, dtype)
+    return np.ascontiguousarray(x).reshape(-1), out, out.reshape(-1).view(bits)
+
+
 def _scratch():
     s = getattr(_local, "s", None)
     if s is None:
@@ -131,7 +148,8 @@ def float32_to_float16(x) -> np.ndarray:
         x: np.ndarray of dtype float32, any shape.
 
     Returns:
-        A new float16 array of ``x``'s shape: column-major when ``x`` is, else C-contiguous.
+        A new float16 array of ``x``'s shape that owns its memory: column-major when ``x`` is,
+        else C-contiguous.
 
     Raises:
         TypeError: if ``x`` is not a float32 array.
@@ -143,17 +161,14 @@ def float32_to_float16(x) -> np.ndarray:
     if n < MIN_SIZE:
         with np.errstate(over="ignore"):      # overflow gives inf, silently, as in PyTorch
             return x.astype(np.float16)
-    if _column_major(x):        # e.g. weight.t(): convert the C-contiguous transpose, no copy
-        return float32_to_float16(x.T).T
-    xf = np.ascontiguousarray(x).reshape(-1)
+    xf, result, out = _flat_pair(x, np.float16, np.uint16)
     u = xf.view(np.uint32)
-    out = np.empty(n, np.uint16)
     s = _scratch()
     for i in range(0, n, CHUNK):
         j = min(i + CHUNK, n)
         m = j - i
         _f32_to_f16_chunk(xf[i:j], u[i:j], out[i:j], s.a[:m], s.g[:m], s.lo[:m], s.t[:m])
-    return out.view(np.float16).reshape(x.shape)
+    return result
 
 
 def _f16_to_f32_chunk(x, h, out):
@@ -176,7 +191,8 @@ def float16_to_float32(h) -> np.ndarray:
         h: np.ndarray of dtype float16, any shape.
 
     Returns:
-        A new float32 array of ``h``'s shape: column-major when ``h`` is, else C-contiguous.
+        A new float32 array of ``h``'s shape that owns its memory: column-major when ``h`` is,
+        else C-contiguous.
 
     Raises:
         TypeError: if ``h`` is not a float16 array.
@@ -187,13 +203,9 @@ def float16_to_float32(h) -> np.ndarray:
     n = h.size
     if n < MIN_SIZE:
         return h.astype(np.float32)
-    if _column_major(h):        # e.g. weight.t(): convert the C-contiguous transpose, no copy
-        return float16_to_float32(h.T).T
-    hf = np.ascontiguousarray(h).reshape(-1)
+    hf, result, out = _flat_pair(h, np.float32, np.uint32)
     b = hf.view(np.uint16)
-    out = np.empty(n, np.uint32)
-    s = _scratch()
     for i in range(0, n, CHUNK):
         j = min(i + CHUNK, n)
         _f16_to_f32_chunk(hf[i:j], b[i:j], out[i:j])
-    return out.view(np.float32).reshape(h.shape)
+    return result

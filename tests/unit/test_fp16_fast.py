@@ -129,3 +129,18 @@ def test_f32_to_f16_sign_and_exponent_halves():
     x = np.concatenate([x, -x])
     big = np.tile(x, N // x.size + 1)[:N]
     _same16(_cast(big), big)
+
+
+def test_results_own_their_memory():
+    # as astype's: a result that is a view of a private buffer would make AccumulateGrad copy
+    # a gradient it could take over (autograd.engine._sole_owner)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((300, 70)).astype(np.float32)
+    for arr in (x, x.T, x[:, ::2], x.reshape(30, 10, 70).transpose(2, 1, 0)):
+        for got, src in ((_cast(arr), arr), (_fp16.float16_to_float32(arr.astype(np.float16)),
+                                             arr.astype(np.float16))):
+            assert got.base is None
+            colmajor = src.flags.f_contiguous and not src.flags.c_contiguous
+            assert got.flags.f_contiguous if colmajor else got.flags.c_contiguous
+            bits = np.uint16 if got.dtype == np.float16 else np.uint32
+            np.testing.assert_array_equal(got.view(bits), src.astype(got.dtype).view(bits))
