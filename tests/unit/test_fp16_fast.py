@@ -105,3 +105,42 @@ def test_wrong_dtype_raises_type_error():
         _fp16.float32_to_float16(np.zeros(3, np.float64))
     with pytest.raises(TypeError, match="float16"):
         _fp16.float16_to_float32([1.0])
+
+
+@pytest.mark.parametrize("pattern", [0x7C00, 0xFC00, 0x7C01, 0x7E00, 0x7FFF, 0xFC01, 0xFE00,
+                                     0xFFFF, 0x7BFF, 0xFBFF, 0x8000, 0x0001, 0x8001])
+def test_f16_to_f32_one_special_value_in_a_finite_chunk(pattern):
+    # the inf/NaN test runs on the fp16 bits (int16 and uint16 maxima): one special value
+    # anywhere in a chunk must send that chunk (only) to astype, keeping NaN payloads
+    rng = np.random.default_rng(pattern)
+    h = rng.standard_normal(N).astype(np.float16)
+    for pos in (0, _fp16.CHUNK - 1, _fp16.CHUNK + 5, N - 1):
+        g = h.copy()
+        g.view(np.uint16)[pos] = pattern
+        np.testing.assert_array_equal(_bits32(_fp16.float16_to_float32(g)),
+                                      _bits32(g.astype(np.float32)))
+
+
+def test_f32_to_f16_sign_and_exponent_halves():
+    # the uint16 tail: the sign (bit 15), the exponent carry of a rounding and the subnormal
+    # grid, for both signs, in chunks that take the fast path
+    x = np.array([1.0, 2047 / 1024, 65504.0, 65519.0, 2.0 ** -14, 2.0 ** -24, 3 * 2.0 ** -26,
+                  2.0 ** -14 - 2.0 ** -25, 0.0, 1e-30, 1.9990234375, 0.33325195], np.float32)
+    x = np.concatenate([x, -x])
+    big = np.tile(x, N // x.size + 1)[:N]
+    _same16(_cast(big), big)
+
+
+def test_results_own_their_memory():
+    # as astype's: a result that is a view of a private buffer would make AccumulateGrad copy
+    # a gradient it could take over (autograd.engine._sole_owner)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((300, 70)).astype(np.float32)
+    for arr in (x, x.T, x[:, ::2], x.reshape(30, 10, 70).transpose(2, 1, 0)):
+        for got, src in ((_cast(arr), arr), (_fp16.float16_to_float32(arr.astype(np.float16)),
+                                             arr.astype(np.float16))):
+            assert got.base is None
+            colmajor = src.flags.f_contiguous and not src.flags.c_contiguous
+            assert got.flags.f_contiguous if colmajor else got.flags.c_contiguous
+            bits = np.uint16 if got.dtype == np.float16 else np.uint32
+            np.testing.assert_array_equal(got.view(bits), src.astype(got.dtype).view(bits))
