@@ -206,12 +206,12 @@ def _round_sum32(dst, r, spare, x, y, z):
     ``r`` lie between the same two halfway points). A halfway point has at most 25 significant
     bits, so the low 28 bits of its float64 significand are zero, in the normal range (bit 28
     set) as in fp32's subnormal range (fewer bits). One ``&`` into ``spare`` (free float64
-    scratch, viewed as uint64) and an ``all`` find whether any element has those bits zero (exact
+    scratch, viewed as uint64) and a ``count_nonzero`` find whether any element has those bits zero (exact
     fp32 numbers, zeros, halfway points: a superset, usually empty); only those elements go
     through ``fma32``'s round-to-odd test (``numerics._fma32_exact``). Their operands are read
     before ``dst`` is written, as ``dst`` may be ``z`` (or ``x``/``y``)."""
     bits = np.bitwise_and(r.view(np.uint64), _LOW28, out=spare.view(np.uint64))
-    if bits.all():
+    if np.count_nonzero(bits) == bits.size:
         dst[...] = r
         return
     m = bits == 0                      # the suspects (any layout: r's shape)
