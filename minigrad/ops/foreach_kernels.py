@@ -176,9 +176,10 @@ def new_out(a):
 
 
 def _fma_chunk(dst, x, y, c, sc):
-    """dst = fp32(float64 x*y + c) for one chunk; x, y arrays or fp32 scalars; dst may be c;
-    ``sc`` the chunk's scratch. (``s[...] = x`` is ``np.copyto(s, x)`` without the
-    array-function dispatch.)"""
+    """dst = fma(x, y, c) in fp32 for one chunk: x, y arrays or fp32 scalars, ``c`` an array;
+    dst may be c; ``sc`` the chunk's scratch. The float64 product is exact, the float64 sum is
+    rounded to fp32 by ``_round_sum32`` (which fixes the rare double rounding). (``s[...] = x``
+    is ``np.copyto(s, x)`` without the array-function dispatch.)"""
     s, s2 = sc[0], sc[1]
     if isinstance(x, np.ndarray):
         s[...] = x
@@ -192,7 +193,37 @@ def _fma_chunk(dst, x, y, c, sc):
         np.multiply(_F64.type(x), s, out=s)
     s2[...] = c
     np.add(s, s2, out=s)
-    dst[...] = s
+    _round_sum32(dst, s, s2, x, y, c)
+
+
+def _round_sum32(dst, r, spare, x, y, z):
+    """``dst = fp32(r)``, where ``r`` is the float64 sum ``x*y + z`` (the product exact), with
+    the bits of the correctly rounded fma ``numerics.fma32``.
+
+    Rounding twice (exact -> float64 -> fp32) differs from rounding once only when ``r`` lands
+    exactly on an fp32 halfway point that the exact value is not on (float64 rounding is
+    monotonic and every fp32 halfway point is a float64 number, so otherwise the exact value and
+    ``r`` lie between the same two halfway points). A halfway point has at most 25 significant
+    bits, so the low 28 bits of its float64 significand are zero, in the normal range (bit 28
+    set) as in fp32's subnormal range (fewer bits). One ``&`` into ``spare`` (free float64
+    scratch, viewed as uint64) and a ``minimum`` (vectorised; ``count_nonzero`` and ``all`` on
+    uint64 are not) find whether any element has those bits zero (exact fp32 numbers, zeros,
+    halfway points: a superset, usually empty); only those elements go
+    through ``fma32``'s round-to-odd test (``numerics._fma32_exact``). Their operands are read
+    before ``dst`` is written, as ``dst`` may be ``z`` (or ``x``/``y``)."""
+    bits = np.bitwise_and(r.view(np.uint64), _LOW28, out=spare.view(np.uint64))
+    if np.minimum.reduce(bits, axis=None, initial=1):     # no element has them all zero
+        dst[...] = r
+        return
+    m = bits == 0                      # the suspects (any layout: r's shape)
+    p = np.multiply(x[m] if isinstance(x, np.ndarray) else x,
+                    y[m] if isinstance(y, np.ndarray) else y, dtype=_F64)
+    fixed = numerics._fma32_exact(p, z[m].astype(_F64), r[m])
+    dst[...] = r
+    dst[m] = fixed
+
+
+_LOW28 = np.uint64(0x0FFFFFFF)      # the low 28 bits of a float64 significand
 
 
 def _chunked(out, fn, *inputs):
@@ -240,12 +271,14 @@ def _axpy(out, x, alpha, y):
 
 
 def _axpy_piece(d, x, al, y, t, t2):
-    """d = fp32(float64 x*al + y) for one piece, ``t``/``t2`` its float64 scratch."""
+    """d = fma(x, al, y) in fp32 for one piece (the float64 product exact, the float64 sum
+    rounded by ``_round_sum32``), ``t``/``t2`` its float64 scratch. (Copies, then float64
+    ops: NumPy's in-ufunc conversion, ``dtype=``, measured no cheaper.)"""
     t[...] = x
     np.multiply(t, al, out=t)
     t2[...] = y
     np.add(t, t2, out=t)
-    d[...] = t
+    _round_sum32(d, t, t2, x, al, y)
 
 
 def _lerp_chunk(o, a, b, w, sc):

@@ -69,3 +69,102 @@ def test_fast_path_refuses_overlapping_inputs():
     expect = a + a[::-1] * np.float32(-0.5)
     K.add(a, a[::-1], -0.5, out=a)
     assert np.array_equal(a, expect)
+
+
+# ---------------------------------------------------------------------- fp32 fma halfway points
+# ``fma(x, alpha, y)`` computed as fp32(float64(x*alpha) + y) rounds twice: when the float64 sum
+# lands exactly on an fp32 halfway point that the exact sum is not on, the second rounding
+# breaks the (false) tie to even. The operands below are built so that it happens: with
+# a = 2**-11, (1 + a)(1 - a + a*a) = 1 + a**3 and (1 - a)(1 + a + a*a) = 1 - a**3, so
+# x*alpha = +-h*(1 +- 2**-33) for h half an fp32 ulp of y, a perturbation below float64's
+# resolution at y: the float64 sum is the halfway point y +- h exactly.
+_A = 2.0 ** -11
+
+
+def _tie_operands(n, above, j, subnormal, seed):
+    """(y, x, alpha): fp32 arrays y, x and an fp32-exact Python float alpha (about 2**j) with
+    x*alpha + y on an fp32 halfway point after one float64 rounding, for even elements; odd
+    elements are ordinary. ``above``: |x*alpha| just above half an ulp (else just below);
+    ``subnormal``: y (and the results) are large fp32 subnormals (j must be -23)."""
+    rng = np.random.default_rng(seed)
+    alpha = 2.0 ** j * ((1 - _A + _A * _A) if above else (1 + _A + _A * _A))
+    xm = (1 + _A) if above else (1 - _A)
+    if subnormal:
+        ybits = rng.integers(0x00400001, 0x007FFFFF, n, dtype=np.uint32)
+        e = np.full(n, -126)                       # half an ulp: 2**-150 = 2**(e - 24)
+    else:
+        e = rng.integers(-20, 21, n)
+        ybits = ((127 + e).astype(np.uint32) << 23) | \
+            rng.integers(1, 1 << 21, n, dtype=np.uint32)   # mantissa in (1, 1.25): no power of 2
+    y = ybits.view(np.float32)
+    sign = rng.choice(np.array([-1.0, 1.0]), n)
+    x = (sign * np.ldexp(xm, e - 24 - j)).astype(np.float32)
+    assert np.array_equal(x.astype(np.float64) / np.ldexp(xm, e - 24 - j), sign)   # exact
+    flip = rng.choice(np.array([-1, 1], np.float32), n)
+    y, x = y * flip, x * flip
+    x[1::2] = rng.standard_normal(n // 2).astype(np.float32) * 1e-3
+    y[1::2] = rng.standard_normal(n // 2).astype(np.float32)
+    return y, x, alpha
+
+
+def _double_rounded(y, x, alpha):
+    return (x.astype(np.float64) * np.float64(np.float32(alpha)) + y).astype(np.float32)
+
+
+TIE_CASES = [(above, j, sub) for above in (True, False) for j in (0, -23) for sub in (False, True)
+             if not (sub and j != -23)]
+
+
+@pytest.mark.parametrize("n", [1, 8, 1001, 2 * K.CHUNK + 5])
+@pytest.mark.parametrize("above,j,subnormal", TIE_CASES)
+def test_fma_halfway_points_round_once(above, j, subnormal, n):
+    """add / addcmul / lerp (small weight) on constructed ties: the fast path, the general path
+    (``numerics.fma32``) and torch agree bit for bit, in place and out of place; and the
+    construction does hit double roundings (the naive result differs somewhere)."""
+    torch = pytest.importorskip("torch")
+    y, x, alpha = _tie_operands(n, above, j, subnormal, seed=n - 7 * j + above)
+    ref = torch.from_numpy(y.copy()).add_(torch.from_numpy(x), alpha=alpha).numpy()
+    if n >= 8:
+        assert not np.array_equal(_double_rounded(y, x, alpha).view(np.uint32),
+                                  ref.view(np.uint32))
+    cs = np.full(n, np.float32(alpha))
+    cases = {
+        "add": (lambda a, out: K.add(a, x, alpha, out=out), ref),
+        "addcmul": (lambda a, out: K.addcmul(a, x, cs, 1.0, out=out),
+                    torch.from_numpy(y.copy()).addcmul_(torch.from_numpy(x),
+                                                        torch.from_numpy(cs)).numpy()),
+    }
+    if abs(alpha) < 0.5 and not subnormal:    # lerp(y, y + x, alpha): b - a is x exactly
+        b = y + x                              # (on the constructed elements)
+        assert np.array_equal((b - y)[::2], x[::2])
+        cases["lerp"] = (lambda a, out: K.lerp(a, b, alpha, out=out),
+                         torch.from_numpy(y.copy()).lerp_(torch.from_numpy(b), alpha).numpy())
+    for name, (fn, expect) in cases.items():
+        for fast in (True, False):
+            K.FAST_FP32 = fast
+            try:
+                inplace = y.copy()
+                fn(inplace, inplace)
+                new = fn(y.copy(), K.new_out(y))
+            finally:
+                K.FAST_FP32 = True
+            for got in (inplace, new):
+                assert np.array_equal(got.view(np.uint32), expect.view(np.uint32)), (name, fast)
+
+
+def test_fma_halfway_points_any_layout():
+    """The one-piece path takes arrays in any layout: a transposed destination and a broadcast
+    (read-only) operand, with ties, as the general path."""
+    y, x, alpha = _tie_operands(64, True, 0, False, seed=3)
+    y2, x2 = y.reshape(8, 8), x.reshape(8, 8)
+    expect = K.numerics.fma32(x2.T, np.float32(alpha), y2.T)
+    out = y2.copy().T
+    K.add(out, x2.T, alpha, out=out)
+    assert np.array_equal(out.view(np.uint32), expect.view(np.uint32))
+    row = np.broadcast_to(x2[:1], (8, 8))
+    expect = K.numerics.fma32(row, np.float32(alpha), y2)
+    out = y2.copy()
+    K.add(out, row, alpha, out=out)
+    assert np.array_equal(out.view(np.uint32), expect.view(np.uint32))
+    empty = np.empty((0, 3), np.float32)
+    assert K.add(empty, empty, alpha, out=empty).shape == (0, 3)
