@@ -419,9 +419,10 @@ def fma32(x, y, z):
 
     Arrays take a shortcut with the same bits: moving the float64 sum ``r`` to a neighbour can
     change its fp32 rounding only when ``r`` is an fp32 halfway point (bits 0-28 of its
-    significand ``0x10000000``, all in the low 32-bit word) or lies below fp32's normal range
-    (then its fp32 rounding is at most 2**-126 in magnitude, the test used: a superset), so only
-    those elements go through the round-to-odd test (``_fma32_exact``). The product and sum are
+    significand ``0x10000000``) or lies below fp32's normal range (then its fp32 rounding is at
+    most 2**-126 in magnitude, the test used: a superset) and is not zero (the operands are
+    multiples of 2**-298, so a float64 sum of 0 is exact), so only those elements go through the
+    round-to-odd test (``_fma32_exact``). The product and sum are
     formed in one float64 buffer (``dtype=``/``out=``: no converted copies of the operands)."""
     with np.errstate(all="ignore"):
         if not HAS_FMA:
@@ -436,9 +437,10 @@ def fma32(x, y, z):
         r = np.add(r, z, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
             np.add(r, z, dtype=np.float64)
         out = r.astype(np.float32)
-        low = r.reshape(-1).view(np.uint32)[_LOW_WORD::2].reshape(r.shape)
-        suspect = (low & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)
-        suspect |= np.abs(out) <= _FP32_TINY
+        suspect = (r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+        tiny = np.abs(out) <= _FP32_TINY
+        if tiny.any():           # an exact zero sum (r == 0: p + z is then exactly 0) is fine
+            suspect |= tiny & (r != 0)
         if not suspect.any():
             return out
         p = np.multiply(np.broadcast_to(x, r.shape)[suspect],
