@@ -240,20 +240,10 @@ def loop_step(dtype, kernel=None) -> int:
     return 2 * lanes(dtype, kernel)
 
 
-def tail_mask(out_shape, in_shapes, step):
-    """Bool mask of the elements PyTorch's CPU loops compute in their scalar tail.
-
-    TensorIterator coalesces the output's trailing dims that every operand either fully covers
-    or broadcasts alike into one inner row; rows (split further into ``at::parallel_for`` chunks
-    when ``numel`` exceeds ``GRAIN_SIZE``) are processed ``step`` elements at a time, and the
-    remainder of each segment goes through the scalar loop. Returns None for an empty output.
-    """
+def _inner_row(out_shape, in_shapes):
+    """The length of TensorIterator's coalesced inner row: the product of the output's trailing
+    dims (size-1 dims skipped) that every operand of ``in_shapes`` covers or broadcasts alike."""
     nd = len(out_shape)
-    n_all = 1
-    for s in out_shape:
-        n_all *= s
-    if n_all == 0:
-        return None
     pads = [(1,) * (nd - len(s)) + tuple(s) for s in in_shapes]
     inner, kind = 1, None
     for j in range(nd - 1, -1, -1):
@@ -266,13 +256,58 @@ def tail_mask(out_shape, in_shapes, step):
         elif k != kind:
             break
         inner *= n
+    return inner
+
+
+def tail_mask(out_shape, in_shapes, step):
+    """Bool mask of the elements PyTorch's CPU loops compute in their scalar tail.
+
+    TensorIterator coalesces the output's trailing dims that every operand either fully covers
+    or broadcasts alike into one inner row; rows (split further into ``at::parallel_for`` chunks
+    when ``numel`` exceeds ``GRAIN_SIZE``) are processed ``step`` elements at a time, and the
+    remainder of each segment goes through the scalar loop. Returns None for an empty output.
+
+    Built from the segments (at most one per row and chunk) rather than element by element:
+    a fresh all-False / all-True array when no segment has a tail / every segment is shorter
+    than ``step``, else the few tail elements marked by index (``_tail_mask_reference`` states
+    the rule element by element; the tests compare the two).
+    """
+    n_all = 1
+    for s in out_shape:
+        n_all *= s
+    if n_all == 0:
+        return None
+    inner = _inner_row(out_shape, in_shapes)
     chunks = parallel_chunks(n_all)
-    if len(chunks) == 1:     # every row alike: one row's tail, repeated
-        row = np.arange(inner) >= (inner // step) * step
-        return np.tile(row, n_all // inner).reshape(out_shape)
+    chunk = chunks[0][1]
+    if inner < step:         # every segment is shorter than one step: all scalar tail
+        return np.ones(out_shape, bool)
+    if inner % step == 0 and (len(chunks) == 1 or chunk % step == 0):
+        return np.zeros(out_shape, bool)     # every segment a whole number of steps: no tail
+    # the segments start at every row start and every chunk start; each one's last
+    # ``len % step`` (< step) elements are the tail, marked through their indices
+    starts = np.arange(0, n_all, inner)
+    if len(chunks) > 1:
+        starts = np.union1d(starts, np.arange(0, n_all, chunk))
+    ends = np.append(starts[1:], n_all)
+    tail_start = ends - (ends - starts) % step
+    pos = tail_start[:, None] + np.arange(step)
+    mask = np.zeros(n_all, bool)
+    mask[pos[pos < ends[:, None]]] = True
+    return mask.reshape(out_shape)
+
+
+def _tail_mask_reference(out_shape, in_shapes, step):
+    """``tail_mask`` element by element (an index array the size of the output): the plain
+    statement of the rule, which the tests compare the fast construction with."""
+    n_all = int(np.prod(out_shape, dtype=np.int64))
+    if n_all == 0:
+        return None
+    inner = _inner_row(out_shape, in_shapes)
     idx = np.arange(n_all)
     seg_start = idx - idx % inner
     seg_end = seg_start + inner
+    chunks = parallel_chunks(n_all)
     if len(chunks) > 1:
         chunk = chunks[0][1]
         c0 = idx - idx % chunk
@@ -384,9 +419,10 @@ def fma32(x, y, z):
 
     Arrays take a shortcut with the same bits: moving the float64 sum ``r`` to a neighbour can
     change its fp32 rounding only when ``r`` is an fp32 halfway point (bits 0-28 of its
-    significand ``0x10000000``, all in the low 32-bit word) or lies below fp32's normal range
-    (then its fp32 rounding is at most 2**-126 in magnitude, the test used: a superset), so only
-    those elements go through the round-to-odd test (``_fma32_exact``). The product and sum are
+    significand ``0x10000000``) or lies below fp32's normal range (then its fp32 rounding is at
+    most 2**-126 in magnitude, the test used: a superset) and is not zero (the operands are
+    multiples of 2**-298, so a float64 sum of 0 is exact), so only those elements go through the
+    round-to-odd test (``_fma32_exact``). The product and sum are
     formed in one float64 buffer (``dtype=``/``out=``: no converted copies of the operands)."""
     with np.errstate(all="ignore"):
         if not HAS_FMA:
@@ -401,9 +437,10 @@ def fma32(x, y, z):
         r = np.add(r, z, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
             np.add(r, z, dtype=np.float64)
         out = r.astype(np.float32)
-        low = r.reshape(-1).view(np.uint32)[_LOW_WORD::2].reshape(r.shape)
-        suspect = (low & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)
-        suspect |= np.abs(out) <= _FP32_TINY
+        suspect = (r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+        tiny = np.abs(out) <= _FP32_TINY
+        if tiny.any():           # an exact zero sum (r == 0: p + z is then exactly 0) is fine
+            suspect |= tiny & (r != 0)
         if not suspect.any():
             return out
         p = np.multiply(np.broadcast_to(x, r.shape)[suspect],

@@ -52,11 +52,16 @@ def _tanh(a, tail=None):
     the bool mask ``tail`` is set (ATen's scalar tail, ``std::tanh``) keep the rounded value."""
     if a.dtype == np.float64:
         return np.tanh(a)
-    out = np.tanh(a.astype(np.float64)).astype(np.float32)
+    a = np.asarray(a)
+    # float64 tanh rounded to fp32; ``dtype=``/``out=`` let NumPy's loop widen and round in
+    # small buffers (the same bits as ``np.tanh(a.astype(np.float64)).astype(np.float32)``)
+    out = np.tanh(a, dtype=np.float64, out=np.empty(a.shape, np.float32), casting="unsafe")
     one = np.abs(a) > _TANH_ONE
     if tail is not None:
         one &= ~tail
-    return np.where(one, np.copysign(np.float32(1), a), out)
+    if one.any():                  # rare: set just those elements
+        out[one] = np.copysign(np.float32(1), a[one])
+    return out
 
 
 _tail = _nx.elementwise_tail

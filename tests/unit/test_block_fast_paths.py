@@ -170,3 +170,49 @@ def test_fma32_shapes_match_round_to_odd_path():
         want = nx._fma32_exact(p, z64, p + z64)
         got = nx.fma32(x, y, z)
         assert np.shape(got) == shape and np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+def test_fma32_zero_and_subnormal_sums_match_round_to_odd_path():
+    """``fma32``'s filter skips exact zero sums (``1 - t*t`` at ``t = +-1``, ``x*y = -z``) but
+    not subnormal or nonzero tiny ones: each equals ``_fma32_exact`` elementwise, signs of zero
+    included."""
+    from minigrad import numerics as nx
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: fma32 rounds twice by design")
+    rng = np.random.default_rng(3)
+    t = np.concatenate([np.tanh(rng.standard_normal(500) * 6), [1, -1, 0, -0.0]]).astype(np.float32)
+    small = (rng.standard_normal(500) * 2.0 ** rng.integers(-80, -60, 500)).astype(np.float32)
+    z = -(small * small)
+    z[::2] = np.nextafter(z[::2], np.float32(np.inf))
+    cases = [(-t, t, np.float32(1)), (small, small, z), (small, -small, np.float32(-0.0)),
+             (np.float32(-0.0), small, np.float32(-0.0)), (small, small, np.float32(2 ** -149))]
+    for x, y, zz in cases:
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(zz))
+        p = np.multiply(np.broadcast_to(x, shape), np.broadcast_to(y, shape), dtype=np.float64)
+        z64 = np.broadcast_to(np.asarray(zz, np.float64), shape)
+        want = nx._fma32_exact(p, z64, p + z64)
+        assert np.asarray(nx.fma32(x, y, zz)).tobytes() == np.asarray(want).tobytes()
+
+
+def test_tanh32_buffered_matches_widened_array():
+    """``_tanh``'s fp32 path (NumPy's float64 tanh with ``dtype=``/``out=``, +-1 set only where
+    needed) gives the bits of the plain ``tanh(float64(a))`` rounded to fp32 with Sleef's +-1
+    edge, on all 65,536 fp16 values widened, fp32 subnormals, specials, a strided view, 0-d
+    input and a scalar tail mask (checked once on all 2**32 fp32 inputs as well)."""
+    def plain(a, tail=None):
+        out = np.tanh(a.astype(np.float64)).astype(np.float32)
+        one = np.abs(a) > sa._TANH_ONE
+        if tail is not None:
+            one &= ~tail
+        return np.where(one, np.copysign(np.float32(1), a), out)
+    every16 = np.arange(2 ** 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+    sub = np.arange(1, 2 ** 23, 4099, dtype=np.uint32).view(np.float32)
+    spec = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 8.664339742, -8.6643397, 8.7, -9, 20],
+                    np.float32)
+    x = np.concatenate([every16, sub, -sub, spec])
+    tail = np.arange(x.size) % 5 == 0
+    for a, m in [(x, None), (x, tail), (x[::3], tail[::3]), (np.asarray(np.float32(-9.0)), None),
+                 (np.float32(0.25), None)]:
+        got, want = np.asarray(sa._tanh(a, m)), np.asarray(plain(np.asarray(a), m))
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert got.tobytes() == want.tobytes()

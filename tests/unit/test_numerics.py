@@ -97,6 +97,28 @@ def test_tail_mask_rows_and_broadcast():
         assert m.sum() == 8 and m[16496:16500].all() and m[-4:].all()
 
 
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_tail_mask_is_the_elementwise_rule(threads):
+    """tail_mask's segment construction gives the reference's element-by-element mask: rows
+    shorter / longer than a step, chunk boundaries inside rows and on them, broadcasting that
+    breaks coalescing, size-1 dims, scalars; a fresh writable array each time."""
+    cases = [((), ((),)), ((1,), ((1,),)), ((5,), ((5,),)), ((40,), ((40,),)),
+             ((3, 37), ((3, 37), (37,))), ((4, 8), ((4, 8), (4, 1))), ((7, 1, 33), ((7, 1, 33),)),
+             ((8, 64, 512), ((8, 64, 512),)), ((8, 64, 512), ((8, 64, 512), (512,))),
+             ((33000,), ((33000,),)), ((2, 30000), ((2, 30000),)), ((3, 17, 1000), ((3, 1, 1000),)),
+             ((100, 700), ((100, 700), (100, 1))), ((65, 1031), ((65, 1031),)),
+             ((40, 1000), ((40, 1000), (1000,))), ((2, 3, 0), ((2, 3, 0),))]
+    with nx.num_threads(threads):
+        for shape, ins in cases:
+            for step in (8, 16, 32, 64):
+                m, ref = nx.tail_mask(shape, ins, step), nx._tail_mask_reference(shape, ins, step)
+                if ref is None:
+                    assert m is None
+                    continue
+                assert m.shape == ref.shape and m.dtype == bool and (m == ref).all(), (shape, step)
+                assert m.flags.writeable and nx.tail_mask(shape, ins, step) is not m
+
 @pytest.mark.parametrize("dt", [torch.float32, torch.float64])
 @pytest.mark.parametrize("n", [1, 3, 7, 9, 13, 37, 45, 256])
 @pytest.mark.parametrize("threads", [1, 2])
