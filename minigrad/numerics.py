@@ -357,12 +357,15 @@ def reduce_all(x, y=None, kernel=None):
         else:
             acc[..., :n - full] += p[..., full:]
     if x.dtype == np.float32 and kernel_capability(kernel) != "DEFAULT":
-        idx = np.arange(L)
+        # the butterfly sets lane i to lane i plus lane i ^ h, h = L/2, ..., 1, and keeps lane 0.
+        # Lane 0 only reads lanes below h at each step, and there i ^ h == i + h: so each step
+        # is one add of two slices, the same operands in the same order (same bits, NaN
+        # payloads included), and the lanes halve until one is left
         h = L // 2
         while h:
-            acc = acc + acc[..., idx ^ h]
+            acc = acc[..., :h] + acc[..., h:2 * h]
             h //= 2
-        return acc[..., :1]
+        return acc
     out = acc[..., :1].copy()
     for i in range(1, L):
         out += acc[..., i:i + 1]

@@ -86,6 +86,8 @@ def _cascade(vals, rnd, keep):
     rounded by ``rnd``; ``keep`` marks the non-ignored entries (ignored ones skip the flush)."""
     cd = vals.dtype
     if keep.all():
+        if rnd is _EXACT.get(cd) and 1 < vals.shape[0] <= _STEP * _STEP:
+            return _cascade_one_level(vals, cd)
         parts = []
         x = vals
         for _ in range(_LEVELS - 1):
@@ -112,6 +114,28 @@ def _cascade(vals, rnd, keep):
                 parts[j + 1] = rnd(parts[j + 1] + parts[j])
                 parts[j] = cd.type(0)
     return np.asarray(_fold(np.array(parts, cd), rnd), cd)
+
+
+def _cascade_one_level(vals, cd):
+    """``_cascade`` of 2 to 256 entries, none ignored, without a rounding step (fp32/fp64): the
+    general path's operations without its loop over levels (same bits, NaN payloads included).
+
+    With fewer than 257 entries the cascade only ever flushes level 0 into level 1, except for
+    entry 0, which (its index having no bit set) is flushed alone up to the top level; the
+    levels between hold +0 and the general path has already left them out. So the parts are:
+    the entries after the last full block of 16 (level 0), the sum of the blocks ``1 + 16j ..
+    16 + 16j`` (level 1) and entry 0 (the top level), folded as ``_fold`` folds them:
+    ``np.add.accumulate``, whose running sum is the first operand of each addition as in
+    PyTorch's loop (NumPy's scalar ``+`` returns the second operand's NaN: only arrays here)."""
+    n = vals.shape[0]
+    k = (n - 1) // _STEP
+    zero = cd.type(0)
+    parts = [np.add.accumulate(vals[1 + _STEP * k:])[-1] + zero if n > 1 + _STEP * k else zero]
+    if k:
+        blocks = np.add.accumulate(vals[1:1 + _STEP * k].reshape(k, _STEP).T)[-1] + zero
+        parts.append(np.add.accumulate(blocks)[-1] + zero)
+    parts.append(vals[0] + zero)
+    return np.asarray(np.add.accumulate(np.array(parts, cd))[-1] + zero, cd)
 
 
 def _nll_shapes(input, target):

@@ -258,9 +258,10 @@ class LogSoftmaxBackwardData(Function):
                 s = np.add.reduce(g, axis=ax, keepdims=True)
             e = np.exp(y)
             if cd == np.float32 and (output.ndim == 0 or dim == output.ndim - 1):
-                # fma(-e, s, g) in fp32: the fp64 product of two fp32 values is exact
-                r = (g.astype(np.float64) - e.astype(np.float64) * s.astype(np.float64))
-                r = r.astype(np.float32)
+                # fma(-e, s, g) in fp32: the fp64 product of two fp32 values is exact (``dtype=``
+                # computes in float64 without float64 copies of the operands)
+                r = np.subtract(g, np.multiply(e, s, dtype=np.float64), dtype=np.float64)
+                r = np.asarray(r).astype(np.float32)
             else:
                 r = g - e * s
         ctx.dim = dim

@@ -4,11 +4,13 @@
   loop (forced by a rounder that is the identity but not the registered one), on sums that
   cancel, overflow, hold -0.0, NaN and subnormals;
 - ``loss._cascade`` (which stops at the first level holding one entry) on every length up to a
-  few cascade levels;
+  few cascade levels, and its one-level shortcut (up to 256 entries) against the general path
+  (several NaN payloads at once) and against the entry-by-entry loop;
 - ``nll_loss`` of fp32/fp64 class-index targets bit for bit against torch (the loss and the
   input's gradient), with and without ignored targets;
 - ``expand`` of a contiguous array (``np.ndarray`` over its buffer) against ``as_strided``;
-- the bit-mask selections of ``relu`` / ``threshold_backward`` against torch, specials included.
+- the bit-mask selections of ``relu`` / ``threshold_backward`` against torch, specials included;
+- ``_log_softmax_backward_data``'s fma with ``dtype=float64`` against float64 copies.
 """
 from __future__ import annotations
 
@@ -66,6 +68,53 @@ def test_cascade_fast_path_matches_loop(dt):
             for v in _samples(cd, n, rng):
                 keep = np.ones(n, bool)
                 assert _bits(L._cascade(v, fast, keep)) == _bits(L._cascade(v, slow, keep))
+
+
+def _cascade_loop(v, cd):
+    """PyTorch's nll_loss_out_frame cascade written out entry by entry (no rounding step)."""
+    cd = np.dtype(cd)
+    parts = [cd.type(0)] * L._LEVELS
+    for b in range(len(v)):
+        parts[0] = parts[0] + v[b]
+        for j in range(L._LEVELS - 1):
+            if b & ((L._STEP - 1) << (4 * j)):
+                break
+            parts[j + 1] = parts[j + 1] + parts[j]
+            parts[j] = cd.type(0)
+    total = cd.type(0)
+    for x in parts:
+        total = total + x
+    return np.asarray(total, cd)   # (NumPy's scalar + picks the second NaN: NaN-free inputs)
+
+
+@pytest.mark.parametrize("cd", [np.float32, np.float64])
+def test_cascade_one_level_matches_general_path(cd):
+    """The cascade of up to 256 entries (``_cascade_one_level``) against the general levels path
+    (forced by the slow rounder) on signed zeros, several NaN payloads at once, infinities of
+    both signs, subnormals and overflow; and, NaN-free, against the entry-by-entry loop."""
+    rng = np.random.default_rng(3)
+    dt = mg.float32 if cd is np.float32 else mg.float64
+    itype = np.uint32 if cd is np.float32 else np.uint64
+    payloads = np.array([0x7fc00001, 0xffc54321] if cd is np.float32 else
+                        [0x7ff8000000000001, 0xfff8000000012345], itype).view(cd)
+    special = np.array([np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, np.finfo(cd).smallest_subnormal,
+                        np.finfo(cd).max], cd)
+    with np.errstate(all="ignore"):
+        for n in list(range(2, 40)) + [63, 64, 65, 127, 128, 129, 240, 241, 255, 256]:
+            keep = np.ones(n, bool)
+            cases = list(_samples(cd, n, rng))
+            for pool in (special, np.concatenate([special, payloads])):
+                for _ in range(6):
+                    v = rng.standard_normal(n).astype(cd)
+                    hit = rng.random(n) < 0.3
+                    v[hit] = rng.choice(pool, size=int(hit.sum()))
+                    cases.append(v)
+            for v in cases:
+                got = L._cascade(v, L._rounder(dt), keep)
+                assert _bits(got) == _bits(L._cascade_one_level(v, np.dtype(cd)))
+                assert _bits(got) == _bits(L._cascade(v, _slow_rounder(cd), keep))
+                if not np.isnan(v).any():
+                    assert _bits(got) == _bits(_cascade_loop(v, cd))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -129,3 +178,31 @@ def test_relu_and_threshold_backward_bits_match_torch(dtype):
     out = mg.dispatch.dispatch("threshold_backward", from_torch(gr[:28].reshape(7, 4)),
                                from_torch(col), 0.0)
     assert _bits(out._data) == _bits(from_torch(ref)._data)
+
+
+@pytest.mark.parametrize("shape", [(32, 10), (5, 3), (7,), (), (4, 0), (3, 17)])
+def test_log_softmax_backward_fma_same_bits_as_float64_copies(shape):
+    """``_log_softmax_backward_data``'s last-dim fma (products formed with ``dtype=float64``)
+    against the formula on float64 copies of the operands; specials and a non-contiguous
+    gradient included."""
+    from minigrad.dispatch import dispatch
+    from minigrad import numerics as nx
+    rng = np.random.default_rng(4)
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 3e38, -3e38], np.float32)
+    y = (rng.standard_normal(shape) * 3).astype(np.float32)
+    g = rng.standard_normal(tuple(shape[:-1]) + (2 * shape[-1],) if shape else ()).astype(
+        np.float32)
+    g = g[..., ::2] if shape else g                      # non-contiguous
+    if y.size:
+        y.reshape(-1)[:: 3] = rng.choice(special, size=y.reshape(-1)[::3].size)
+        g.reshape(-1)[:1] = np.nan
+    with np.errstate(all="ignore"):
+        got = dispatch("_log_softmax_backward_data", mg.tensor(g), mg.tensor(y),
+                       len(shape) - 1 if shape else 0, mg.float32).numpy()
+        if y.size:
+            s = nx.reduce_all(g, kernel="log_softmax_backward_lastdim") if shape else g
+        else:
+            s = np.add.reduce(g, axis=-1, keepdims=True)
+        e = np.exp(y)
+        want = (g.astype(np.float64) - e.astype(np.float64) * np.asarray(s).astype(np.float64))
+    assert _bits(got) == _bits(np.asarray(want).astype(np.float32))

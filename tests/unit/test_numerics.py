@@ -144,6 +144,42 @@ def _softmax_bw_case(dt, n):
     assert np.array_equal(got.numpy(), want)
 
 
+def _butterfly_reference(acc):
+    """The butterfly as ATen writes it: every lane i becomes lane i + lane (i ^ h)."""
+    idx = np.arange(acc.shape[-1])
+    h = acc.shape[-1] // 2
+    while h:
+        acc = acc + acc[..., idx ^ h]
+        h //= 2
+    return acc[..., :1]
+
+
+@pytest.mark.parametrize("lanes", [8, 16])
+def test_reduce_all_butterfly_slices_same_bits_as_lane_xor(lanes, monkeypatch):
+    """reduce_all's butterfly by halving slices gives the bits of the lane-xor form, NaN payloads,
+    infinities, signed zeros and subnormals included (non-contiguous and empty-batch inputs)."""
+    rng = np.random.default_rng(lanes)
+    special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-40,
+                        3.4e38, -3.4e38, 1.0], np.float32)
+    payload = np.array([0x7fc00001, 0xffc12345, 0x7f800001], np.uint32).view(np.float32)
+    for n in (lanes, lanes + 3, 3 * lanes + 1, 5 * lanes):
+        x = rng.standard_normal((64, n)).astype(np.float32) * 1e3
+        hit = rng.random(x.shape) < 0.3
+        x[hit] = rng.choice(np.concatenate([special, payload]), size=int(hit.sum()))
+        for a in (x, x[::2], x[:, ::-1], x[:0], np.asfortranarray(x)):
+            monkeypatch.setattr(nx, "lanes", lambda dtype, kernel=None: lanes)
+            got = nx.reduce_all(a, kernel="softmax_backward_lastdim")
+            full = n - n % lanes
+            acc = a[..., :lanes].copy()
+            for d in range(lanes, full, lanes):
+                acc += a[..., d:d + lanes]
+            if full < n:
+                acc[..., :n - full] += a[..., full:]
+            want = _butterfly_reference(acc)
+            assert got.shape == want.shape
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
 def test_reduce_all_plain_sum_row_shorter_than_lanes():
     x = np.array([[1e8, 1.0, -1e8, 1.0]], np.float32)
     left_to_right = ((np.float32(1e8) + np.float32(1)) - np.float32(1e8)) + np.float32(1)
