@@ -235,6 +235,15 @@ class Function(metaclass=_FunctionMeta):
     _backward_name = None
     _op_name = None
     _scalar_edges = False     # binary arithmetic: a Python-number operand gets an edge
+    # A built-in op's fast path (None: none), a static ``_fast(ctx, args)`` that ``apply`` tries
+    # first when there are no keyword arguments. ``args`` is ``apply``'s tuple of positional
+    # arguments; ``ctx`` is the node to fill as ``forward`` would (attributes, saved tensors), or
+    # None when no node is recorded (grad mode off, or no input requires grad). It returns the
+    # output Tensor, or None, having touched nothing, for the general path (``forward``). It may
+    # run NumPy code and ``Tensor._make`` only (no dispatched op): ``apply`` runs it without
+    # switching grad mode off. Each one is tested against the general path (bit for bit, same
+    # node): ``tests/unit/test_op_fast_paths.py``.
+    _fast = None
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -253,15 +262,40 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = _new(cls._node_cls)     # no __init__: the sequence number is given when recorded
-        ctx._saved = None
-        needs = []          # a loop, not a list comprehension: cheaper in CPython 3.11
-        for a in args:
-            needs.append(isinstance(a, Tensor) and (a._requires_grad or (
-                a._view is not None and a._view.base._requires_grad)))
-        ctx.needs_input_grad = needs = tuple(needs)
+        """Run the op on ``args``: ``forward`` with grad mode off and, when grad mode is on and
+        an input requires grad, the graph node (ctx) as the outputs' ``grad_fn``."""
         gs = _grad_state
         enabled = gs.enabled      # off (no_grad, a backward): nothing to switch or to record
+        fast = cls._fast if not kwargs else None
+        if fast is not None and not enabled:
+            out = fast(None, args)      # no graph: the op's fast path needs no ctx
+            if out is not None:
+                return out
+            fast = None
+        ctx = _new(cls._node_cls)     # no __init__: the sequence number is given when recorded
+        ctx._saved = None
+        if len(args) == 2:  # (most ops) the tuple built directly, cheaper than the loop below
+            a, b = args
+            needs = (isinstance(a, Tensor) and (a._requires_grad or (
+                a._view is not None and a._view.base._requires_grad)),
+                isinstance(b, Tensor) and (b._requires_grad or (
+                    b._view is not None and b._view.base._requires_grad)))
+        else:
+            needs = []      # a loop, not a list comprehension: cheaper in CPython 3.11
+            for a in args:
+                needs.append(isinstance(a, Tensor) and (a._requires_grad or (
+                    a._view is not None and a._view.base._requires_grad)))
+            needs = tuple(needs)
+        ctx.needs_input_grad = needs
+        if fast is not None:        # (grad mode on) the fast path, with a ctx when recorded
+            record = True in needs
+            out = fast(ctx if record else None, args)
+            if out is not None:
+                if not record:
+                    return out
+                if _INFERENCE_SEEN[0] and ctx._saved:
+                    _check_no_inference(ctx._saved)
+                return _connect(ctx, args, needs, out)
         if enabled:
             gs.enabled = False
         try:

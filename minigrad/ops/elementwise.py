@@ -45,24 +45,42 @@ class Add(Kernel):
     _backward_name = "AddBackward0"
     _scalar_edges = True
 
+    @staticmethod
+    def _fast(ctx, args):
+        """``Function.apply``'s fast path (see ``Function._fast``): ``input + other`` without
+        ``alpha``, when there is nothing to promote or round: two tensors of one shape and one
+        dtype that is its own opmath (fp32, fp64, integers, bool), or an fp32/fp64 tensor and a
+        Python number, which enters in the tensor's dtype (as ``Rule._fast_load`` takes it)."""
+        if len(args) != 2:
+            return None
+        input, other = args
+        if type(input) is not Tensor or input.dtype.opmath is not input.dtype:
+            return None
+        dt = input.dtype
+        a = input._data
+        if type(other) is Tensor:
+            if dt is not other.dtype or a.shape != other._data.shape:
+                return None
+            out = _make(a + other._data, dt)
+        elif other.__class__ in (float, int) and dt.is_floating_point:
+            token = _nx.quiet()
+            try:
+                out = _make(a + dt.np.type(other), dt)
+            finally:
+                _nx.unquiet(token)
+        else:
+            return None
+        if ctx is not None:
+            ctx.alpha = 1
+        return out
+
     @classmethod
     def forward(cls, ctx, input, other, *, alpha=1):
         ctx.alpha = alpha
-        if alpha == 1 and type(input) is Tensor and input.dtype.opmath is input.dtype:
-            dt = input.dtype
-            a = input._data
-            if type(other) is Tensor:
-                if dt is other.dtype and a.shape == other._data.shape:
-                    # fast path: same dtype and shape, nothing to promote or round
-                    return _make(a + other._data, dt)
-            elif other.__class__ in (float, int) and dt.is_floating_point:
-                # fast path: an fp32/fp64 tensor and a Python number, which enters in the
-                # tensor's dtype (as the kernel base's ``Rule._fast_load`` takes it)
-                token = _nx.quiet()
-                try:
-                    return _make(a + dt.np.type(other), dt)
-                finally:
-                    _nx.unquiet(token)
+        if alpha == 1:
+            out = _add_fast(ctx, (input, other))
+            if out is not None:
+                return out
         if not isinstance(input, Tensor):      # scalar + tensor
             input, other = other, input
         return cls.rule.run(add_kernel, (input, other), (alpha,), op="add")
@@ -192,22 +210,36 @@ class Mul(Kernel):
     _saved_scalars = {"other": "scalar"}
     _scalar_edges = True
 
+    @staticmethod
+    def _fast(ctx, args):
+        """``Function.apply``'s fast path (see ``Function._fast``): ``input * other`` for two
+        fp32/fp64 tensors of one shape and dtype, nothing to promote or round (the kernel base's
+        steps without their checks; no NumPy warnings, as there). Saves as ``forward``."""
+        if len(args) != 2:
+            return None
+        input, other = args
+        if type(input) is not Tensor or type(other) is not Tensor:
+            return None
+        dt = input.dtype
+        if other.dtype is not dt or dt.opmath is not dt or not dt.is_floating_point or \
+                input._data.shape != other._data.shape:
+            return None
+        token = _nx.quiet()
+        try:
+            out = _make(input._data * other._data, dt)
+        finally:
+            _nx.unquiet(token)
+        if ctx is not None:
+            nig = ctx.needs_input_grad
+            ctx.save_for_backward(input if nig[1] else None, other if nig[0] else None)
+            ctx.scalar = None
+        return out
+
     @classmethod
     def forward(cls, ctx, input, other):
         if not isinstance(input, Tensor):
             input, other = other, input
-        dt = input.dtype if type(input) is Tensor else None
-        if type(other) is Tensor and other.dtype is dt and dt.opmath is dt and \
-                dt.is_floating_point and input._data.shape == other._data.shape:
-            # fast path: fp32/fp64 tensors of one shape, nothing to promote or round (the
-            # kernel base's steps without their checks; no NumPy warnings, as there)
-            token = _nx.quiet()
-            try:
-                out = _make(input._data * other._data, dt)
-            finally:
-                _nx.unquiet(token)
-        else:
-            out = cls.rule.run(_mul_kernel, (input, other), op="mul")
+        out = cls.rule.run(_mul_kernel, (input, other), op="mul")
         if isinstance(other, Tensor):
             nig = ctx.needs_input_grad
             ctx.save_for_backward(input if len(nig) > 1 and nig[1] else None,
@@ -228,6 +260,9 @@ class Mul(Kernel):
         ga = dispatch("mul", grad, other) if nig[0] else None
         gb = dispatch("mul", grad, input) if len(nig) > 1 and nig[1] else None
         return ga, gb
+
+
+_add_fast = Add._fast       # (Add.forward's own shortcut: the same function)
 
 
 # ---------------------------------------------------------------------------------- div

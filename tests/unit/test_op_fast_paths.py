@@ -1,0 +1,89 @@
+"""``Function._fast``: the add/mul fast paths that ``Function.apply`` tries first agree with the
+general path (``forward``), bit for bit, with the same graph node, saved tensors and errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.ops.elementwise import Add, Mul
+from tests.unit.test_random_ops import _Names
+
+VALS = np.array([[-np.inf, -2.5, 0.0, -0.0], [1e-40, 7.0, 3e38, np.nan]], np.float32)
+
+
+def _cases():
+    x = mg.tensor(VALS)
+    return [(x, mg.tensor(VALS[::-1].copy())), (x, mg.tensor(VALS.T.copy()).t()),   # non-contig
+            (x, mg.tensor(VALS[0])), (mg.zeros(0, 3), mg.zeros(0, 3)),               # broadcast
+            (x.double(), x.double()), (x.half(), x.half()), (x.to(mg.int32), x.to(mg.int32)),
+            (x, 2), (x, 0.1), (x, True), (mg.tensor(3.0), mg.tensor(-1.0)), (x, mg.tensor(2.0))]
+
+
+def _run(op, a, b, grad, monkeypatch=None, fast=True):
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(op, "_fast", None)
+        if grad:
+            a = a.detach().requires_grad_(a.dtype.is_floating_point)
+        out = op.apply(a, b)
+        node = out.grad_fn
+        g = None
+        if node is not None:
+            out.sum().backward()
+            g = a.grad
+    return out, node, g
+
+
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("i", range(12))
+@pytest.mark.parametrize("op", [Add, Mul])
+def test_fast_path_agrees_with_the_general_path(op, i, grad, monkeypatch):
+    a, b = _cases()[i]
+    f, fn, fg = _run(op, a, b, grad, monkeypatch)
+    s, sn, sg = _run(op, a, b, grad, monkeypatch, fast=False)
+    assert f.dtype is s.dtype and f._data.shape == s._data.shape
+    assert np.array_equal(f._data.reshape(-1).view(np.uint8), s._data.reshape(-1).view(np.uint8))
+    assert f.requires_grad == s.requires_grad
+    assert (fn is None) == (sn is None)
+    if fn is not None:
+        assert fn.name() == sn.name()
+        assert [e[1] for e in fn.next_functions] == [e[1] for e in sn.next_functions]
+        assert [type(e[0]).__name__ for e in fn.next_functions] == \
+            [type(e[0]).__name__ for e in sn.next_functions]
+        assert np.array_equal(fg._data, sg._data, equal_nan=True)
+
+
+def test_a_mode_entered_mid_chain_sees_every_op():
+    a = mg.randn(4, 4, requires_grad=True)
+    b = mg.randn(4, 4)
+    x = a + b
+    with _Names() as rec:
+        x = x * b + 1.0
+    x = x + b
+    assert rec.names == ["mul", "add"]
+    x.sum().backward()
+    assert np.allclose(a.grad._data, b._data)
+
+
+def test_saved_tensor_modified_in_place_raises_in_backward():
+    a = mg.randn(3, requires_grad=True)
+    b = mg.randn(3, requires_grad=True)
+    y = a * b
+    with mg.no_grad():
+        b.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_in_place_on_a_leaf_and_requires_grad_propagation():
+    a = mg.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        a.add_(1)
+    c = mg.randn(3)
+    assert not (c + c).requires_grad and (c + c).grad_fn is None
+    assert (c * a).requires_grad and (c * a).grad_fn.name() == "MulBackward0"
+    with mg.no_grad():
+        assert (a + a).grad_fn is None and not (a * a).requires_grad
+    assert (a + 1).dtype is mg.float32 and (a.double() + 2).dtype is mg.float64
+    assert (mg.tensor(1, dtype=mg.int32) + 2.5).dtype is mg.float32
