@@ -196,7 +196,7 @@ def zeta_array(x, q, acc):
     with np.errstate(all="ignore"):
         live = np.ones(x.shape, bool)
         out[xa == 1] = np.inf
-        live &= xa > 1                         # x < 1 (and nan): nan
+        live &= ~(xa <= 1)                     # x == 1: inf, x < 1: nan (nan goes on, as in C)
         pole = (qa <= 0) & (qa == np.floor(qa))
         out[live & pole] = np.inf
         live &= ~pole & ~((qa <= 0) & (xa != np.floor(xa)))
@@ -281,7 +281,7 @@ class Digamma(Kernel):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return dispatch("mul", grad, dispatch("polygamma", 1, x))
+        return dispatch("mul", grad, dispatch("polygamma", x, 1))
 
 
 def _polygamma_array(n, a, dtype):
@@ -341,14 +341,21 @@ class Polygamma(Kernel):
 class SpecialZeta(Kernel):
     """``special_zeta(input, other)``: the Hurwitz zeta function ``sum_k (k + q)**-x`` of
     ``x = input``, ``q = other`` (``torch.special.zeta``), broadcasting, promoting (integers
-    keep an integer promotion's float default: see ``rule``). Cephes' ``zeta`` in ATen's
-    accumulate type (``zeta_array``). Node ``SpecialZetaBackward0``: no gradient for ``x``
+    give the default float). Cephes' ``zeta`` in ATen's accumulate type (``zeta_array``);
+    fp16/bf16 are refused, as PyTorch's CPU kernel. Node ``SpecialZetaBackward0``: no gradient for ``x``
     (PyTorch: "not implemented"), ``grad * -x * zeta(x + 1, q)`` for ``q``."""
 
     rule = FLOAT_OPMATH
     operands = 2
     saves = ("input", "other")
     _backward_name = "SpecialZetaBackward0"
+
+    @staticmethod
+    def check(input, other):
+        for t in (input, other):
+            if isinstance(t, Tensor) and t.dtype.is_floating_point and t.dtype.itemsize == 2:
+                raise NotImplementedError(f'"zeta_cpu" not implemented for '
+                                          f"'{t.dtype.scalar_name}'")
 
     @staticmethod
     def kernel(dtype, x, q):
