@@ -121,11 +121,13 @@ def xlog1py(input, other):
 
 def zeta(input, other):
     """The Hurwitz zeta function of ``x = input``, ``q = other`` (``torch.special.zeta``):
-    the ``special_zeta`` op (a number is taken as a 0-dim tensor)."""
-    from .tensor import Tensor
-    if not isinstance(input, Tensor):
-        input = dispatch("full_like", other, input) if isinstance(other, Tensor) else input
-    return dispatch("special_zeta", input, other)
+    the ``special_zeta`` op, or its number overload (``.self_scalar`` / ``.other_scalar``).
+
+    Raises:
+        TypeError: neither argument a Tensor.
+    """
+    from .ops.gamma import zeta_op
+    return dispatch(zeta_op(input, other), input, other)
 
 
 def ndtr(input):

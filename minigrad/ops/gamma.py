@@ -352,10 +352,9 @@ class SpecialZeta(Kernel):
 
     @staticmethod
     def check(input, other):
-        for t in (input, other):
-            if isinstance(t, Tensor) and t.dtype.is_floating_point and t.dtype.itemsize == 2:
-                raise NotImplementedError(f'"zeta_cpu" not implemented for '
-                                          f"'{t.dtype.scalar_name}'")
+        rt = _dt.result_type(input, other)       # the common dtype (0-dim, numbers weak)
+        if rt.is_floating_point and rt.itemsize == 2:               # the common dtype
+            raise NotImplementedError(f"\"zeta_cpu\" not implemented for '{rt.scalar_name}'")
 
     @staticmethod
     def kernel(dtype, x, q):
@@ -370,10 +369,52 @@ class SpecialZeta(Kernel):
         x, q = ctx.saved_tensors
         if ctx.needs_input_grad[0]:
             raise RuntimeError("the derivative for 'self' is not implemented.")
-        gq = dispatch("mul", grad, dispatch("mul", dispatch("neg", x),
-                                             dispatch("special_zeta", dispatch("add", x, 1),
-                                                      q)))
+        # derivatives.yaml: grad * -self * special_zeta(self + 1., other), left to right
+        gq = dispatch("mul", dispatch("mul", grad, dispatch("neg", x)),
+                      dispatch("special_zeta", dispatch("add", x, 1), q))
         return None, gq
+
+
+class _ZetaSelfScalar(SpecialZeta):
+    _backward_name = "SpecialZetaBackward1"
+
+
+class _ZetaOtherScalar(SpecialZeta):
+    _backward_name = "SpecialZetaBackward2"
+
+
+@register_op("special_zeta.self_scalar")
+def zeta_self_scalar(self, other):
+    """``torch.special.zeta(x, q)`` with a number ``x`` (node ``SpecialZetaBackward1``: the
+    gradient of ``q``)."""
+    from .distribution_loss import _wrapped
+    return _ZetaSelfScalar.apply(_wrapped(self, other), other)
+
+
+@register_op("special_zeta.other_scalar")
+def zeta_other_scalar(self, other):
+    """``torch.special.zeta(x, q)`` with a number ``q`` (node ``SpecialZetaBackward2``: no
+    gradient for ``x``)."""
+    from .distribution_loss import _wrapped
+    return _ZetaOtherScalar.apply(self, _wrapped(other, self))
+
+
+def zeta_op(input, other):
+    """The ``special_zeta`` overload for these arguments (two tensors, a number first, a
+    number second).
+
+    Raises:
+        TypeError: neither argument a Tensor.
+    """
+    a, b = isinstance(input, Tensor), isinstance(other, Tensor)
+    if a and b:
+        return "special_zeta"
+    if b:
+        return "special_zeta.self_scalar"
+    if a:
+        return "special_zeta.other_scalar"
+    raise TypeError(f"special_zeta() received an invalid combination of arguments - got "
+                    f"({type(input).__name__}, {type(other).__name__})")
 
 
 # ------------------------------------------------------------------------------- mvlgamma

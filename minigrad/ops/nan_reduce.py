@@ -162,7 +162,7 @@ class _NanmedianDim(_DimSelect):
         if not keepdim:
             vals = Tensor._make(np.squeeze(vals._data, d), input.dtype)
             idx = np.squeeze(idx, d)
-        ind = Tensor._make(np.ascontiguousarray(idx, np.int64), _dt.int64)
+        ind = Tensor._make(np.array(idx, np.int64), _dt.int64)
         return nanmedian_ret(*cls._finish(ctx, input, d, keepdim, vals, ind))
 
 
@@ -221,7 +221,7 @@ class _Mode(_DimSelect):
         if not keepdim:
             vals = Tensor._make(np.squeeze(vals._data, d), input.dtype)
             idx = np.squeeze(idx, d)
-        ind = Tensor._make(np.ascontiguousarray(idx, np.int64), _dt.int64)
+        ind = Tensor._make(np.array(idx, np.int64), _dt.int64)
         return mode_ret(*cls._finish(ctx, input, d, keepdim, vals, ind))
 
 

@@ -64,7 +64,8 @@ class SpecialEntr(Kernel):
 class SpecialXlog1py(Kernel):
     """``special_xlog1py(input, other)`` (``torch.special.xlog1py``): ``x * log1p(y)``, 0 where
     ``x == 0`` unless ``y`` is nan; broadcasting; integers give the default float. Node
-    ``SpecialXlog1PyBackward0``: ``grad * xlog1py(x != 0, y)`` and ``grad * x / (y + 1)``."""
+    ``SpecialXlog1PyBackward0`` (``derivatives.yaml``): ``xlog1py(grad, y)`` zeroed where
+    ``x == 0 and y <= -1``, and ``grad * x / (y + 1)``."""
 
     rule = FLOAT_OPMATH
     operands = 2
@@ -85,7 +86,9 @@ class SpecialXlog1py(Kernel):
         n = ctx.needs_input_grad
         gx = gy = None
         if n[0]:
-            gx = dispatch("mul", grad, dispatch("special_xlog1py", dispatch("ne", x, 0), y))
+            g = dispatch("special_xlog1py", grad, y)
+            gx = dispatch("masked_fill", g, dispatch("logical_and", dispatch("eq", x, 0),
+                                                     dispatch("le", y, -1)), 0.0)
         if n[1]:
             gy = dispatch("div", dispatch("mul", grad, x), dispatch("add", y, 1))
         return gx, gy
