@@ -49,9 +49,10 @@ def _zeta_sample(d):
 
 
 def _with_nans(s, d):
-    """The sample's first tensor with NaN at every ``k``-th element (``k`` drawn)."""
+    """The sample's first tensor with NaN at every ``k``-th element (``k`` drawn); none for
+    gradcheck (finite differences of NaN are NaN)."""
     v = np.array(s.args[0].values, np.float64, copy=True)
-    if v.size:
+    if v.size and not d.smooth:
         k = d.choice([2, 3, 5])
         flat = v.reshape(-1)
         flat[d.integer(0, k - 1)::k] = np.nan
@@ -77,7 +78,7 @@ def _nanmedian_dim_sample(d):
     shape = d.shape(min_dims=1, min_side=1)
     dim = d.integer(-len(shape), len(shape) - 1)
     v = np.array(distinct(d, shape).values, np.float64, copy=True)
-    if shape[dim] >= 2:
+    if shape[dim] >= 2 and not d.smooth:
         idx = [slice(None)] * len(shape)
         idx[dim] = 0
         v[tuple(idx)] = np.nan
@@ -108,16 +109,18 @@ SPECS = [
            notes="sum of p lgamma values (lgamma's bound each); x shifted by p so that every "
                  "argument is positive"),
     OpSpec("special_zeta", lambda lib, F, a, b: lib.special.zeta(a + 1, b),
-           _two("positive", "positive"), dtypes=_F32_64, gradcheck=False,
+           _two("positive", "positive"), dtypes=_F32_64, differentiable=False,
            notes="Cephes zeta in double: bit-exact; 16-bit refused as PyTorch's CPU kernel; "
-                 "no gradient for x (the gradcheck of q: special_zeta.self_scalar)"),
+                 "no gradient for x in PyTorch (backward raises 'not implemented'), so the "
+                 "gradient of q is checked through special_zeta.self_scalar"),
     OpSpec("special_zeta.self_scalar", lambda lib, F, a, b: lib.special.zeta(a, b),
            _zeta_sample, dtypes=_F32_64),
     OpSpec("special_zeta.other_scalar", lambda lib, F, a, b: lib.special.zeta(a + 1, b),
            lambda d: Sample([d.floats(d.shape(), "positive"), d.choice([1.5, 2.0, 0.5])]),
            dtypes=_F32_64, differentiable=False,
            notes="no gradient for x in PyTorch ('not implemented')"),
-    OpSpec("special_entr", lambda lib, F, a: lib.special.entr(a), unary(),
+    OpSpec("special_entr", lambda lib, F, a: lib.special.entr(a),
+           lambda d: Sample([d.floats(d.shape(), "positive" if d.smooth else "real")]),
            bwd_ulp=_u(2, 2, 0, 0), bwd_scale="max",
            notes="-x * log(x), log rounded to 16 bits first for fp16/bf16 (c10's log); "
                  "backward -(1 + log x) cancels near 1/e: absolute slack"),
