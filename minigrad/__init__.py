@@ -101,6 +101,7 @@ from ._functional.special_math import *  # noqa: F401,F403,E402
 from ._functional.aliases import *  # noqa: F401,F403,E402
 from ._functional.linear_algebra import *  # noqa: F401,F403,E402
 from ._functional.scans import *  # noqa: F401,F403,E402
+from ._functional.special_functions import *  # noqa: F401,F403,E402
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)

@@ -1,12 +1,17 @@
 """``minigrad.special`` (mirrors ``torch.special``): the special functions minigrad has so far,
 each one dispatch of the op of the same name (``erf``, ``erfinv``, ``expm1``, ``exp2``,
-``log1p``, ``xlogy``, ``sinc``, ``logit``) or its alias (``expit`` is ``sigmoid``, ``round`` is ``round``)."""
+``log1p``, ``xlogy``, ``sinc``, ``logit``, ``entr``, ``xlog1py``, ``zeta``, ``digamma``,
+``polygamma``) or its alias (``expit`` is ``sigmoid``, ``round`` is ``round``, ``gammaln`` is
+``lgamma``, ``psi`` is ``digamma``, ``multigammaln`` is ``mvlgamma``; ``logsumexp``,
+``softmax``, ``log_softmax`` are the torch functions). ``ndtr`` is PyTorch's composite
+``(1 + erf(x / sqrt 2)) * 0.5``, as dispatched ops."""
 from __future__ import annotations
 
 from .dispatch import dispatch
 
 __all__ = ["erf", "erfinv", "expm1", "exp2", "log1p", "expit", "round", "xlogy", "sinc",
-           "logit", "erfc"]
+           "logit", "erfc", "gammaln", "digamma", "psi", "polygamma", "multigammaln", "entr",
+           "xlog1py", "zeta", "ndtr", "logsumexp", "softmax", "log_softmax"]
 
 
 def erf(input):
@@ -69,3 +74,80 @@ def logit(input, eps=None):
 def erfc(input):
     """``1 - erf(x)`` (``torch.special.erfc``): the ``erfc`` op."""
     return dispatch("erfc", input)
+
+
+def gammaln(input):
+    """``log|gamma(x)|`` (``torch.special.gammaln``): the ``lgamma`` op."""
+    return dispatch("lgamma", input)
+
+
+def digamma(input):
+    """The digamma function (``torch.special.digamma``): the ``digamma`` op."""
+    return dispatch("digamma", input)
+
+
+def psi(input):
+    """The digamma function (``torch.special.psi``): the ``digamma`` op."""
+    return dispatch("digamma", input)
+
+
+def polygamma(n, input):
+    """The ``n``-th derivative of digamma (``torch.special.polygamma(n, input)``): the
+    ``polygamma`` op."""
+    return dispatch("polygamma", input, n)
+
+
+def multigammaln(input, p):
+    """The multivariate log-gamma function (``torch.special.multigammaln``): the ``mvlgamma``
+    op."""
+    return dispatch("mvlgamma", input, p)
+
+
+def entr(input):
+    """``-x log x`` elementwise (``torch.special.entr``): the ``special_entr`` op."""
+    return dispatch("special_entr", input)
+
+
+def xlog1py(input, other):
+    """``input * log1p(other)``, 0 where ``input == 0`` (``torch.special.xlog1py``); either
+    argument may be a Python number.
+
+    Raises:
+        TypeError: neither argument a Tensor.
+    """
+    from .ops.special_entropy import xlog1py_op
+    return dispatch(xlog1py_op(input, other), input, other)
+
+
+def zeta(input, other):
+    """The Hurwitz zeta function of ``x = input``, ``q = other`` (``torch.special.zeta``):
+    the ``special_zeta`` op, or its number overload (``.self_scalar`` / ``.other_scalar``).
+
+    Raises:
+        TypeError: neither argument a Tensor.
+    """
+    from .ops.gamma import zeta_op
+    return dispatch(zeta_op(input, other), input, other)
+
+
+def ndtr(input):
+    """The standard normal CDF (``torch.special.ndtr``): PyTorch's composite
+    ``(1 + erf(x * sqrt(1/2))) * 0.5`` as dispatched ops (node ``MulBackward1``)."""
+    import math
+    e = dispatch("erf", dispatch("mul.Scalar", input, math.sqrt(0.5)))   # C++: .Scalar ops
+    return dispatch("mul.Scalar", dispatch("add.Scalar", e, 1), 0.5)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``torch.special.logsumexp``: ``torch.logsumexp`` (the ``logsumexp`` op)."""
+    return dispatch("logsumexp", input, dim, keepdim)
+
+
+def softmax(input, dim, *, dtype=None):
+    """``torch.special.softmax``: ``torch.softmax`` (the ``softmax`` op)."""
+    return dispatch("softmax", input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """``torch.special.log_softmax``: ``torch.log_softmax`` (the ``log_softmax`` op)."""
+    return dispatch("log_softmax", input, dim, dtype=dtype)

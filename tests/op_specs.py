@@ -393,10 +393,10 @@ def _dt(lib, kw):
 
 def _families():
     # the family modules (tests/specs/) import OpSpec from here: import them after SPECS exists
-    from tests.specs import (attention, conv, decompositions, inplace, linalg, losses, norm,
-                             pointwise, random, reductions, scans, shape, special)
+    from tests.specs import (attention, conv, decompositions, gamma, inplace, linalg, losses,
+                             norm, pointwise, random, reductions, scans, shape, special)
     for family in (pointwise, reductions, shape, linalg, losses, random, attention, conv, norm,
-                   inplace, special, decompositions, scans):
+                   inplace, special, decompositions, scans, gamma):
         SPECS.extend(family.SPECS)
 
 

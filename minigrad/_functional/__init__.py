@@ -44,6 +44,8 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
   ``kron``, ``cross``, ``cdist``, ``chain_matmul``, ``vander``, ``matrix_power``, ``pinverse``
 - ``scans``: ``diff``, ``cummax``, ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``,
   ``bincount``, ``histc``, ``cov``, ``corrcoef``, ``trapezoid``, ``trapz``
+- ``special_functions``: ``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``, ``nansum``,
+  ``nanmean``, ``nanmedian``, ``mode``
 - ``normalization``: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``,
   ``instance_norm``, ``native_layer_norm``...
 """
@@ -53,11 +55,12 @@ from . import (bitwise, comparison, indexing, joining, matmul, pointwise, pointw
                rearrange, reduction, sampling, selection, shape, softmax, sorting, spatial,
                tensors, normalization)
 from . import distance, bucketing, activation, special_math, aliases, linear_algebra, scans
+from . import special_functions
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
             rearrange, joining, selection, indexing, softmax, tensors, distance, sampling,
             spatial, normalization, bucketing, activation, special_math, aliases, linear_algebra,
-            scans)
+            scans, special_functions)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

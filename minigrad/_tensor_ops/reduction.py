@@ -140,6 +140,22 @@ class ReductionMixin:
         """Mirrors ``torch.Tensor.kthvalue``: the ``kthvalue`` op (its errors apply)."""
         return dispatch("kthvalue", self, k, dim, keepdim)
 
+    def nansum(self, dim=None, keepdim=False, dtype=None):
+        """Mirrors ``torch.Tensor.nansum``: the ``nansum`` op."""
+        return dispatch("nansum", self, dim, keepdim, dtype=_dtype_arg(dtype, "nansum"))
+
+    def nanmean(self, dim=None, keepdim=False, dtype=None):
+        """Mirrors ``torch.Tensor.nanmean``: the ``nanmean`` op."""
+        return dispatch("nanmean", self, dim, keepdim, dtype=_dtype_arg(dtype, "nanmean"))
+
+    def nanmedian(self, dim=None, keepdim=False):
+        """Mirrors ``torch.Tensor.nanmedian``: the ``nanmedian`` op."""
+        return dispatch("nanmedian", self, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        """Mirrors ``torch.Tensor.mode``: the ``mode`` op."""
+        return dispatch("mode", self, dim, keepdim)
+
     def median(self, dim=None, keepdim=False):
         """Mirrors ``torch.Tensor.median``: the ``median`` op (its errors apply)."""
         return dispatch("median", self, dim, keepdim)

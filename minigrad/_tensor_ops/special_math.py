@@ -128,3 +128,20 @@ class SpecialMathMixin:
         if _is_tensor(exponent):
             return dispatch("pow_.Tensor", self, exponent.to(_dt.float64))
         return dispatch("pow_.Scalar", self, float(exponent))
+
+    # --- the gamma family (minigrad/ops/gamma.py)
+    def lgamma(self):
+        """Mirrors ``torch.Tensor.lgamma``: the ``lgamma`` op."""
+        return dispatch("lgamma", self)
+
+    def digamma(self):
+        """Mirrors ``torch.Tensor.digamma``: the ``digamma`` op."""
+        return dispatch("digamma", self)
+
+    def polygamma(self, n):
+        """Mirrors ``torch.Tensor.polygamma(n)``: the ``polygamma`` op."""
+        return dispatch("polygamma", self, n)
+
+    def mvlgamma(self, p):
+        """Mirrors ``torch.Tensor.mvlgamma(p)``: the ``mvlgamma`` op."""
+        return dispatch("mvlgamma", self, p)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import minigrad as _mg
 
-__all__ = ["Constraint", "real", "real_vector", "positive", "simplex", "boolean",
-           "unit_interval", "integer_interval", "nonnegative_integer", "is_dependent"]
+__all__ = ["Constraint", "real", "real_vector", "positive", "nonnegative", "simplex",
+           "boolean", "unit_interval", "integer_interval", "nonnegative_integer", "is_dependent",
+           "dependent", "independent", "interval", "greater_than", "greater_than_eq",
+           "less_than"]
 
 
 class Constraint:
@@ -50,6 +52,32 @@ class _GreaterThan(Constraint):
 
     def __repr__(self):
         return f"GreaterThan(lower_bound={self.lower_bound})"
+
+
+class _GreaterThanEq(Constraint):
+    """``value >= lower_bound`` (``constraints.greater_than_eq``)."""
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound <= value
+
+    def __repr__(self):
+        return f"GreaterThanEq(lower_bound={self.lower_bound})"
+
+
+class _LessThan(Constraint):
+    """``value < upper_bound`` (``constraints.less_than``)."""
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self):
+        return f"LessThan(upper_bound={self.upper_bound})"
 
 
 class _Interval(Constraint):
@@ -104,18 +132,61 @@ class _IntegerGreaterThan(Constraint):
         return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
 
 
+class _Dependent(Constraint):
+    """A placeholder for a constraint that depends on other parameters (``Uniform``'s ``low``
+    and ``high``): never checked (PyTorch's ``constraints.dependent``)."""
+
+    def __init__(self, *, is_discrete=False, event_dim=0):
+        self.is_discrete, self.event_dim = is_discrete, event_dim
+
+    def __call__(self, *, is_discrete=False, event_dim=0):
+        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
+
+    def check(self, value):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+class _IndependentConstraint(Constraint):
+    """``base`` over the rightmost ``reinterpreted_batch_ndims`` dims as one event: valid where
+    every element of the event is (``constraints.independent``)."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        self.is_discrete = base_constraint.is_discrete
+        self.event_dim = base_constraint.event_dim + reinterpreted_batch_ndims
+
+    def check(self, value):
+        result = self.base_constraint.check(value)
+        if result.dim() < self.reinterpreted_batch_ndims:
+            expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
+        result = result.reshape(result.shape[:result.dim() - self.reinterpreted_batch_ndims]
+                                + (-1,))
+        return result.all(-1)
+
+    def __repr__(self):
+        return (f"IndependentConstraint({self.base_constraint!r}, "
+                f"{self.reinterpreted_batch_ndims})")
+
+
 def is_dependent(constraint) -> bool:
-    """Whether ``constraint`` depends on other parameters (none here can be)."""
-    return False
+    """Whether ``constraint`` depends on other parameters (``dependent``)."""
+    return isinstance(constraint, _Dependent)
 
 
+dependent = _Dependent()
+independent = _IndependentConstraint
 real = _Real()
 real_vector = _IndependentReal()
 positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 boolean = _Boolean()
 nonnegative_integer = _IntegerGreaterThan(0)
 integer_interval = _IntegerInterval
 greater_than = _GreaterThan
+greater_than_eq = _GreaterThanEq
+less_than = _LessThan
 interval = _Interval

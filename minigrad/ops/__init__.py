@@ -38,3 +38,4 @@ from . import matrix_functions, cdist  # noqa: E402,F401
 from . import cumulative, aminmax, rotate, histogram, differences, statistics  # noqa: E402,F401
 from . import float_bits  # noqa: E402,F401
 from . import quantile  # noqa: E402,F401
+from . import gamma, nan_reduce, special_entropy  # noqa: E402,F401
