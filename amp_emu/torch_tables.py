@@ -111,6 +111,9 @@ UNTOUCHED_OPS = frozenset("""
     linalg_matrix_power linalg_slogdet logcumsumexp rot90 signbit trapezoid vander
     _linalg_eigh _linalg_svd linalg_cholesky_ex linalg_inv_ex linalg_pinv linalg_qr linalg_solve
     nanquantile quantile trace
+    digamma lgamma mode mvlgamma nanmean nanmedian nansum polygamma special_entr special_xlog1py
+    special_xlog1py.other_scalar special_xlog1py.self_scalar special_zeta special_zeta.other_scalar
+    special_zeta.self_scalar
     _scaled_mm _to_copy_stochastic linalg_vector_norm add sub rsub mul div rdiv add.Scalar sub.Scalar mul.Scalar div.Scalar true_divide neg abs sign pow rpow exp exp2 log log2 log10 log1p expm1 sqrt rsqrt
     reciprocal square sin cos tan tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu mish
     hardtanh hardsigmoid hardswish softplus softsign logsigmoid threshold erf erfinv floor ceil round

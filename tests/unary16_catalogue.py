@@ -61,6 +61,8 @@ UNARY = {
     "lt1": ("lt", lambda L, a: a < 1),
     "logical_not": ("logical_not", lambda L, a: L.logical_not(a)),
     "to_float32": ("_to_copy", lambda L, a: a.float()),
+    "digamma": ("digamma", lambda L, a: a.digamma()),
+    "lgamma": ("lgamma", lambda L, a: a.lgamma()),
     # pointwise math and activations of issue 7 (each op, and its in-place form on a clone)
     **{n: (n, lambda L, a, n=n: getattr(a, n)()) for n in (
         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",

@@ -5,6 +5,7 @@ the kernel) and from ``torch._scaled_mm`` on the same float8 operands and scales
 from __future__ import annotations
 
 import numpy as np
+from tests.torch_platform import NOT_ONEDNN_FP8, TORCH_ONEDNN_FP8
 import pytest
 
 import minigrad as mg
@@ -83,6 +84,7 @@ def _cast(torch, x, scale, dtype, fp8_max):
     return (x.float() * scale).clamp(-fp8_max, fp8_max).to(dtype)
 
 
+@pytest.mark.skipif(not TORCH_ONEDNN_FP8, reason=NOT_ONEDNN_FP8)
 def test_forward_and_backward_equal_torch_scaled_mm_on_the_same_operands():
     torch = pytest.importorskip("torch")
     mg.manual_seed(2)

@@ -11,6 +11,8 @@ runs in one or two dtypes (the ones whose rounding this code decides).
 """
 from __future__ import annotations
 
+from tests.torch_platform import TORCH_ONEDNN_FP8
+
 from tests.op_specs import ACC, OpSpec, _u
 from tests.strategies import Sample
 
@@ -123,6 +125,10 @@ def scaled_mm_sample(d):
 
 def _scaled_mm(lib, F, a, b, *, sa, sb, out):
     """``_scaled_mm`` on the float8 (e4m3fn) roundings of the samples, ``mat2`` column-major."""
+    if not TORCH_ONEDNN_FP8:
+        import pytest
+        from tests.torch_platform import NOT_ONEDNN_FP8
+        pytest.skip(NOT_ONEDNN_FP8)
     f8 = lib.float8_e4m3fn
     r = lib._scaled_mm(a.detach().to(f8), b.detach().to(f8).t(), lib.tensor(sa),
                        lib.tensor(sb), out_dtype=getattr(lib, out))

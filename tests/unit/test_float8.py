@@ -8,6 +8,7 @@ import math
 
 import ml_dtypes
 import numpy as np
+from tests.torch_platform import NOT_ONEDNN_FP8, TORCH_ONEDNN_FP8
 import pytest
 import torch
 
@@ -247,6 +248,7 @@ def _smm(lib, a, b, sa, sb, **kw):
     return lib._scaled_mm(a, b, *s, **kw)
 
 
+@pytest.mark.skipif(not TORCH_ONEDNN_FP8, reason=NOT_ONEDNN_FP8)
 @pytest.mark.parametrize("out", [None, "float32", "bfloat16", "float16", "float8_e5m2"])
 def test_scaled_mm_matches_torch_bit_for_bit(out):
     ta, tb, ma, mb = _f8_pair(5, 12, 7)
@@ -263,6 +265,7 @@ def test_scaled_mm_matches_torch_bit_for_bit(out):
                               want.contiguous().view(torch.uint8).numpy().reshape(-1)), (sa, sb)
 
 
+@pytest.mark.skipif(not TORCH_ONEDNN_FP8, reason=NOT_ONEDNN_FP8)
 def test_scaled_mm_paths_rowwise_and_general_values():
     # e4m3fn output overflows to NaN on the oneDNN path (no saturation), saturates on the
     # mixed-dtype fallback; row-wise scales
@@ -311,6 +314,7 @@ _SMM_ERRORS = [
 ]
 
 
+@pytest.mark.skipif(not TORCH_ONEDNN_FP8, reason=NOT_ONEDNN_FP8)
 @pytest.mark.parametrize("case", _SMM_ERRORS, ids=[c[0] for c in _SMM_ERRORS])
 def test_scaled_mm_errors_match_torch(case):
     _, f = case
