@@ -46,6 +46,15 @@ class mode_ret(_Ret):
     _name = "mode"
 
 
+def _gathered(input, d, keepdim, idx):
+    """The ``(values, indices)`` tensors of a dim selection: ``input``'s elements at ``idx``
+    (an int array with size 1 along ``d``), ``d`` squeezed away unless ``keepdim``."""
+    vals = np.take_along_axis(input._data, idx, axis=d)
+    if not keepdim:
+        vals, idx = np.squeeze(vals, d), np.squeeze(idx, d)
+    return Tensor._make(vals, input.dtype), Tensor._make(np.array(idx, np.int64), _dt.int64)
+
+
 def _zero_nan(input):
     """``input`` with NaNs replaced by zeros (the same tensor when it cannot hold NaN)."""
     if not input.dtype.is_floating_point:
@@ -158,11 +167,7 @@ class _NanmedianDim(_DimSelect):
         idx = np.take_along_axis(srt, pos, axis=d)
         first_nan = np.argmax(nan, axis=d).reshape(idx.shape) if nan.any() else idx
         idx = np.where(k == 0, first_nan, idx)
-        vals = Tensor._make(np.take_along_axis(input._data, idx, axis=d), input.dtype)
-        if not keepdim:
-            vals = Tensor._make(np.squeeze(vals._data, d), input.dtype)
-            idx = np.squeeze(idx, d)
-        ind = Tensor._make(np.array(idx, np.int64), _dt.int64)
+        vals, ind = _gathered(input, d, keepdim, idx)
         return nanmedian_ret(*cls._finish(ctx, input, d, keepdim, vals, ind))
 
 
@@ -217,11 +222,7 @@ class _Mode(_DimSelect):
         idx = np.array([_mode_row(cmp[i], perm[i]) for i in range(rows.shape[0])] if n else
                        [], np.int64).reshape(a.shape[:-1] + (1,))
         idx = np.moveaxis(idx, -1, d)
-        vals = Tensor._make(np.take_along_axis(input._data, idx, axis=d), input.dtype)
-        if not keepdim:
-            vals = Tensor._make(np.squeeze(vals._data, d), input.dtype)
-            idx = np.squeeze(idx, d)
-        ind = Tensor._make(np.array(idx, np.int64), _dt.int64)
+        vals, ind = _gathered(input, d, keepdim, idx)
         return mode_ret(*cls._finish(ctx, input, d, keepdim, vals, ind))
 
 

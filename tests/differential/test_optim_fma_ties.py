@@ -58,8 +58,9 @@ def test_adam_exp_avg_lerp_ties(above, foreach, n):
     constructed elements)."""
     y, x, w = _tie_operands(n, above, -23, False, seed=n + 2 * above)
     g = y + x
-    beta1 = 1.0 - w          # exact in float64, and 1 - beta1 gives w back
-    assert 1.0 - beta1 == w
+    # w = 2**-23 (1 +- 2**-11) needs 12 bits: 1 - w is exact in float64, and 1 - beta1 gives w
+    # back exactly (Sterbenz), so the optimizer's weight 1 - beta1 is the constructed w
+    beta1 = 1.0 - w
     p0 = np.random.default_rng(n).standard_normal(n).astype(np.float32)
     mp = mg.from_numpy(p0.copy()).requires_grad_()
     tp = torch.from_numpy(p0.copy()).requires_grad_()
