@@ -102,15 +102,16 @@ def _cross_kernel(a, b, d, dt):
 def _fma_diff32(x, y, z, w):
     """``fma(x, y, -(z * w))`` on float32 arrays, as PyTorch's compiled cross kernel: ``x*y``
     is exact in float64; the float64 difference ``s`` and its rounding error ``e`` (Knuth's
-    TwoSum) give the exact value ``s + e``; stepping ``s`` one float64 ulp towards ``e``
-    keeps the final rounding to float32 from rounding twice (no float32 midpoint lies
-    strictly between two adjacent float64 values)."""
+    TwoSum) give the exact value ``s + e``; an inexact ``s`` with an even last bit steps one
+    float64 ulp towards ``e`` (round-to-odd), which keeps the final rounding to float32 from
+    rounding twice (an odd float64 value is never a float32 midpoint)."""
     p = x.astype(np.float64) * y
     c = (z * w).astype(np.float64)
     s = p - c
     bp = s - p
     e = (p - (s - bp)) + (-c - bp)
-    s = np.where(e != 0, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
+    even = (s.view(np.int64) & 1) == 0     # round-to-odd: an odd ``s`` is already the answer
+    s = np.where((e != 0) & even, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
     return s.astype(np.float32)
 
 

@@ -179,3 +179,25 @@ def test_cdist_matrix_product_path_and_modes():
 ])
 def test_scan_and_count_errors_match_torch(call):
     _raises_same(lambda: call(torch), lambda: call(mg))
+
+
+def test_cross_fp32_fused_difference_rounds_once_when_the_float64_difference_is_odd():
+    """fp32 ``linalg.cross`` is PyTorch's fused ``x*y - z*w``: one rounding. Here the float64
+    difference ``1 + 2**-23 + tiny`` is inexact with an odd last bit, so it is already the
+    round-to-odd value; stepping it once more (the old code) gave 0x3F800002, torch gives
+    0x3F800001. Also a batch of near-halfway products, bit for bit against torch."""
+    x = np.float32(3 * 2.0 ** -24 * (1 - 2.0 ** -10))
+    y = np.float32(1 + 2.0 ** -10 + 2.0 ** -20)
+    a = np.array([[x, 1, 0]], np.float32)
+    b = np.array([[-1, y, 0]], np.float32)
+    got = mg.linalg.cross(mg.tensor(a), mg.tensor(b)).numpy().view(np.uint32)
+    want = torch.linalg.cross(torch.tensor(a), torch.tensor(b)).numpy().view(np.uint32)
+    assert want[0, 2] == 0x3F800001
+    np.testing.assert_array_equal(got, want)
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((4000, 3)) * rng.choice([1, 2.0 ** -20, 2.0 ** 10], (4000, 3))
+         ).astype(np.float32)
+    b = (1 + rng.integers(-2 ** 12, 2 ** 12, (4000, 3)) * 2.0 ** -22).astype(np.float32)
+    got = mg.linalg.cross(mg.tensor(a), mg.tensor(b)).numpy().view(np.uint32)
+    want = torch.linalg.cross(torch.tensor(a), torch.tensor(b)).numpy().view(np.uint32)
+    np.testing.assert_array_equal(got, want)
