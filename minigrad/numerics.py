@@ -413,9 +413,10 @@ def round_tf32(x):
     return r.astype(np.uint32).view(np.float32).reshape(np.shape(x))
 
 
-def fma32(x, y, z):
+def fma32(x, y, z, *, subtract=False):
     """``x*y + z`` for fp32 operands with one rounding, as ``vec::fmadd`` (two roundings when the
-    build has no fma). The float64 product of two fp32 values is exact; the float64 sum is made
+    build has no fma); ``subtract=True``: ``z - x*y``, as ``vec::fnmadd`` (a NaN operand comes
+    out unchanged, sign included, as from ``z - x*y``: negating an operand first would flip it). The float64 product of two fp32 values is exact; the float64 sum is made
     round-to-odd (an inexact sum gets an odd last bit, towards the exact value), so that its
     rounding to fp32 is the correctly rounded fma even when the product is an fp32 tie and ``z``
     is tiny (a double rounding would break such a tie to even).
@@ -429,16 +430,21 @@ def fma32(x, y, z):
     formed in one float64 buffer (``dtype=``/``out=``: no converted copies of the operands)."""
     with np.errstate(all="ignore"):
         if not HAS_FMA:
-            return np.float32(x) * np.float32(y) + np.float32(z) if np.ndim(x) == 0 else \
-                np.asarray(x, np.float32) * np.asarray(y, np.float32) + np.asarray(z, np.float32)
+            if np.ndim(x) == 0:
+                xy, z = np.float32(x) * np.float32(y), np.float32(z)
+            else:
+                xy = np.asarray(x, np.float32) * np.asarray(y, np.float32)
+                z = np.asarray(z, np.float32)
+            return z - xy if subtract else xy + z
         r = np.multiply(x, y, dtype=np.float64)
         if r.ndim == 0 and np.ndim(z) == 0:
             p = np.float64(r)
             z = np.float64(z)
-            return _fma32_exact(p, z, p + z)
+            return _fma32_exact(-p, z, z - p) if subtract else _fma32_exact(p, z, p + z)
         zshape = np.shape(z)
-        r = np.add(r, z, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
-            np.add(r, z, dtype=np.float64)
+        ufunc, a, b = (np.subtract, z, r) if subtract else (np.add, r, z)
+        r = ufunc(a, b, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
+            ufunc(a, b, dtype=np.float64)
         out = r.astype(np.float32)
         suspect = (r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
         tiny = np.abs(out) <= _FP32_TINY
@@ -448,6 +454,8 @@ def fma32(x, y, z):
             return out
         p = np.multiply(np.broadcast_to(x, r.shape)[suspect],
                         np.broadcast_to(y, r.shape)[suspect], dtype=np.float64)
+        if subtract:
+            p = np.negative(p, out=p)      # z - x*y = (-p) + z, exactly
         out[suspect] = _fma32_exact(p, np.broadcast_to(np.asarray(z, np.float64),
                                                        r.shape)[suspect], r[suspect])
         return out

@@ -258,10 +258,9 @@ class LogSoftmaxBackwardData(Function):
                 s = np.add.reduce(g, axis=ax, keepdims=True)
             e = np.exp(y)
             if cd == np.float32 and (output.ndim == 0 or dim == output.ndim - 1):
-                # fma(-e, s, g) in fp32: the fp64 product of two fp32 values is exact (``dtype=``
-                # computes in float64 without float64 copies of the operands)
-                r = np.subtract(g, np.multiply(e, s, dtype=np.float64), dtype=np.float64)
-                r = np.asarray(r).astype(np.float32)
+                # g - e*s in fp32 with one rounding, as the kernel's fnmadd (numerics.fma32: a
+                # float64 difference rounded to fp32 directly rounds twice on a halfway point)
+                r = _nx.fma32(e, s, g, subtract=True)
             else:
                 r = g - e * s
         ctx.dim = dim

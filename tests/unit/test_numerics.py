@@ -230,6 +230,36 @@ def test_fma32_shortcut_has_the_round_to_odd_paths_bits():
             nx._fma32_exact(p, z64, p + z64)).tobytes()
 
 
+
+def test_fma32_subtract_is_the_fused_difference_and_keeps_nan_signs():
+    """``fma32(x, y, z, subtract=True)`` is ``z - x*y`` with one rounding: the bits of
+    ``fma32(-x, y, z)`` for non-NaN operands (negation is exact), on arrays, scalars and
+    broadcast addends; a NaN operand comes out with its own sign, as from ``z - x*y``."""
+    if not nx.HAS_FMA:
+        pytest.skip("this build has no fma: fma32 rounds twice by design")
+    rng = np.random.default_rng(1)
+    n = 4000
+    with np.errstate(all="ignore"):
+        x, y, z = ((rng.standard_normal(n) * 2.0 ** rng.integers(-150, 128, n)).astype(np.float32)
+                   for _ in range(3))
+        k = 64          # halfway cases, as in the test above, with x's sign flipped
+        zk = (1 + 2.0 ** -23 * (2 * rng.integers(0, 2 ** 21, k) + 1)) * 2.0 ** rng.integers(
+            -100, 100, k)
+        z[:k] = zk.astype(np.float32)
+        x[:k] = -(np.spacing(z[:k]).astype(np.float64) / 2 * (1 + 2 ** -15)).astype(np.float32)
+        y[:k] = np.float32(1 - 2 ** -15)
+        got = nx.fma32(x, y, z, subtract=True)
+        assert got.tobytes() == nx.fma32(-x, y, z).tobytes()
+        assert got[:k].tobytes() == z[:k].tobytes()     # the maths: |x*y| < ulp(z) / 2
+        assert nx.fma32(x[:9], y[:9], np.float32(2), subtract=True).tobytes() == \
+            nx.fma32(-x[:9], y[:9], np.float32(2)).tobytes()
+        assert np.float32(nx.fma32(np.float32(3), np.float32(5), np.float32(2 ** -140),
+                                   subtract=True)) == np.float32(-15)
+        nan = np.array([np.nan], np.float32)
+        assert not np.signbit(nx.fma32(nan, np.float32(2), np.float32(1), subtract=True))[0]
+        assert np.signbit(nx.fma32(-nan, np.float32(2), np.float32(1), subtract=True))[0]
+
+
 _SCRIPT = textwrap.dedent("""
     import numpy as np, torch, minigrad as mg
     from minigrad import numerics as nx

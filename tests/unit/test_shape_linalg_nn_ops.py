@@ -750,3 +750,26 @@ def test_bmm_bool_checked_before_dtype_like_torch():
             bmm(lib.ones((1, 1, 1), dtype=lib.bool), lib.ones((1, 1, 2), dtype=lib.uint8))
         with pytest.raises(RuntimeError, match="expected scalar type Byte but found Bool"):
             bmm(lib.ones((1, 1, 1), dtype=lib.uint8), lib.ones((1, 1, 2), dtype=lib.bool))
+
+
+@pytest.mark.parametrize("n, ia, ib, isx", [(3, 0, 1, 2), (16, 0, 8, 1), (64, 0, 32, 1)])
+def test_log_softmax_backward_fp32_fma_rounds_once_on_a_halfway_point(n, ia, ib, isx):
+    """fp32 log_softmax backward along the last dim is ``fma(-exp(y), sum(g), g)`` in PyTorch's
+    vectorised kernel: one rounding. With g = 1 + 2**-23 where exp(y) = 1 + 2**-20 and
+    sum(g) = 2**-24 (1 - 2**-20), the exact result is just above the fp32 halfway point
+    1 + 2**-24; its float64 rounding lands on that point, and a second rounding breaks the tie
+    to even (0x3F800000) where torch gives 0x3F800001."""
+    f = np.float32
+    a, s = f(1 + 2 ** -23), f(2 ** -24 * (1 - 2 ** -20))
+    g = np.zeros((1, n), f)
+    g[0, ia] += a
+    g[0, ib] += -a
+    g[0, isx] += s
+    y = np.zeros((1, n), f)
+    y[0, ia] = f(2 ** -20)
+    want = torch.ops.aten._log_softmax_backward_data(torch.tensor(g), torch.tensor(y), 1,
+                                                     torch.float32).numpy()
+    got = mg.dispatch.dispatch("_log_softmax_backward_data", mg.tensor(g), mg.tensor(y), 1,
+                               mg.float32).numpy()
+    assert want.view(np.uint32)[0, ia] == 0x3F800001
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
