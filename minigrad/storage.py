@@ -69,8 +69,18 @@ class StorageMixin:
                 of [-2, 1], but got 2)"; "Dimension specified as 0 but tensor has no
                 dimensions" for a 0-dim tensor).
         """
-        item = self._data.itemsize
-        strides = tuple(int(s) // item for s in self._data.strides)
+        a = self._data
+        if a.size == 0 and a.ndim and not any(a.strides):
+            # NumPy gives a new empty array zero strides (its views keep their base's);
+            # PyTorch gives a new empty tensor its sizes' contiguous strides, a dim of size 0
+            # counted as 1 ((2, 0, 4) -> (4, 4, 1)).
+            strides, step = [], 1
+            for n in reversed(a.shape):
+                strides.append(step)
+                step *= max(n, 1)
+            strides = tuple(reversed(strides))
+        else:
+            strides = tuple(int(s) // a.itemsize for s in a.strides)
         if dim is None:
             return strides
         from .ops._util import wrap_dim

@@ -69,3 +69,21 @@ def test_tensor_and_as_tensor_convert_a_real_torch_tensor(dtype):
     assert mg.as_tensor(t, dtype=mg.float64).dtype is mg.float64
     g = mg.tensor(torch.ones(2, requires_grad=True) * 2)   # non-leaf with grad: detached copy
     assert g.tolist() == [2.0, 2.0] and g.grad_fn is None
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 4), (1, 0), (0, 0, 5)])
+@pytest.mark.parametrize("make", ["empty", "zeros", "reshape", "slice"])
+def test_empty_tensor_strides_match_torch(shape, make):
+    """An empty tensor reports its sizes' contiguous strides (a dim of size 0 counted as 1), as
+    PyTorch's, where NumPy gives zero strides."""
+    def build(L):
+        if make == "empty":
+            return L.empty(shape)
+        if make == "zeros":
+            return L.zeros(shape, dtype=L.bfloat16)
+        if make == "reshape":
+            return L.ones(0).reshape(shape)
+        return L.ones(tuple(n or 2 for n in shape))[tuple(slice(0, n) for n in shape)]
+    t, m = build(torch), build(mg)
+    assert m.stride() == t.stride()
+    assert m.is_contiguous() and t.is_contiguous()
