@@ -91,6 +91,12 @@ ONEDNN_AVX512 = ({"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags()
                  and (_ONEDNN_ISA in ("ALL", "DEFAULT", "")
                       or _ONEDNN_ISA.startswith(("AVX512", "AVX10"))))
 
+# ATen's CPU ``_scaled_mm`` sends two float8 operands of one dtype to oneDNN's float8 gemm only
+# where cpuinfo reports AMX-INT8 (``cpuinfo_has_x86_amx_int8()``; Sapphire Rapids and later);
+# elsewhere, and for mixed float8 dtypes (oneDNN needs AMX-FP16 there: not reproduced), it runs
+# its emulated path (minigrad/ops/scaled_mm.py)
+ONEDNN_FP8 = "amx_int8" in cpu_flags()
+
 # MKL (the BLAS of PyTorch's x86 CPU build) also picks its gemm kernels from cpuid: the AVX-512
 # ones where the CPU has avx512f/bw/vl/dq unless ``MKL_ENABLE_INSTRUCTIONS`` caps it below. Their
 # summation order differs from the AVX2 kernels' (measured: a (2, 4) @ (4, 2) fp32 addmm here

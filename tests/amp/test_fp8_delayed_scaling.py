@@ -5,7 +5,7 @@ the kernel) and from ``torch._scaled_mm`` on the same float8 operands and scales
 from __future__ import annotations
 
 import numpy as np
-from tests.torch_platform import NOT_ONEDNN_FP8, TORCH_ONEDNN_FP8
+from tests.torch_platform import TORCH_ONEDNN_FP8
 import pytest
 
 import minigrad as mg
@@ -84,7 +84,6 @@ def _cast(torch, x, scale, dtype, fp8_max):
     return (x.float() * scale).clamp(-fp8_max, fp8_max).to(dtype)
 
 
-@pytest.mark.skipif(not TORCH_ONEDNN_FP8, reason=NOT_ONEDNN_FP8)
 def test_forward_and_backward_equal_torch_scaled_mm_on_the_same_operands():
     torch = pytest.importorskip("torch")
     mg.manual_seed(2)
@@ -106,7 +105,12 @@ def test_forward_and_backward_equal_torch_scaled_mm_on_the_same_operands():
         w8 = _cast(torch, tw, sw, torch.float8_e4m3fn, 448)
         want = torch._scaled_mm(x8, w8.t(), 1 / sx, 1 / sw, bias=tb, out_dtype=tdt)
         assert y.dtype is (out_dtype or mg.float32)
-        assert np.array_equal(y.detach().float().numpy(), want.float().numpy())
+        got, want = y.detach().float().numpy(), want.float().numpy()
+        if TORCH_ONEDNN_FP8:        # oneDNN's float8 gemm: reproduced bit for bit
+            assert np.array_equal(got, want)
+        else:       # ATen's emulated path: an fp32 mm, whose summation order may differ
+            rtol = 2.0 ** -7 if out_dtype is not None else 1e-6     # (one bf16 ulp)
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * abs(want).max())
     # backward of the float32 step: the gradient cast to e5m2 with its own scale
     with fp8_autocast(fp8_recipe=recipe):
         sx = torch.tensor(meta.input.scale.item())

@@ -314,13 +314,64 @@ _SMM_ERRORS = [
 ]
 
 
-@pytest.mark.skipif(not TORCH_ONEDNN_FP8, reason=NOT_ONEDNN_FP8)
 @pytest.mark.parametrize("case", _SMM_ERRORS, ids=[c[0] for c in _SMM_ERRORS])
 def test_scaled_mm_errors_match_torch(case):
+    """The same exception (type and message) as torch's on this CPU's path, or, where torch's
+    path accepts the call (the emulated path takes any output dtype and the fnuz formats), the
+    same values (exact operands: any summation order gives the same bits)."""
     _, f = case
     ta, tb, ma, mb = _f8_pair(4, 8, 6)
-    _raises_same(lambda: f(torch, ta, tb, torch.tensor(1.0)),
-                 lambda: f(minigrad, ma, mb, minigrad.tensor(1.0)))
+    try:
+        want = f(torch, ta, tb, torch.tensor(1.0))
+    except Exception:
+        _raises_same(lambda: f(torch, ta, tb, torch.tensor(1.0)),
+                     lambda: f(minigrad, ma, mb, minigrad.tensor(1.0)))
+        return
+    got = f(minigrad, ma, mb, minigrad.tensor(1.0))
+    assert got.dtype.name == str(want.dtype)[6:]
+    assert np.array_equal(got.float().numpy() if got.dtype.is_floating_point else got.numpy(),
+                          want.float().numpy() if want.dtype.is_floating_point else want.numpy())
+
+
+@pytest.mark.skipif(TORCH_ONEDNN_FP8, reason="torch takes oneDNN's path on this CPU (AMX-INT8)")
+@pytest.mark.parametrize("out", [None, "float32", "bfloat16", "float16", "float8_e4m3fn",
+                                 "float8_e5m2", "float64"])
+def test_scaled_mm_emulated_path_matches_torch(out):
+    """ATen's emulated path (CPUs without AMX-INT8): the operands times their scales, an fp32
+    mm, the bias, ``1 / scale_result`` for a float8 output, the ordinary cast (e4m3fn
+    saturates). Power-of-two scales keep every partial sum exact: bit for bit; other scales:
+    within the fp32 mm's summation bound (MKL's order is not NumPy's)."""
+    ta, tb, ma, mb = _f8_pair(5, 12, 7, name_b="float8_e5m2" if out == "float16" else
+                              "float8_e4m3fn")
+    bias = torch.randn(7, generator=torch.Generator().manual_seed(1))
+    for sa, sb, with_bias, exact in ((0.5, 4.0, False, True), (2.0, 64.0, True, True),
+                                     (0.37, 1.9, True, False)):
+        kw = {"out_dtype": None if out is None else getattr(torch, out)}
+        if with_bias:
+            kw["bias"] = bias
+        for sr in (None, 4.0):
+            if sr is not None:
+                kw["scale_result"] = torch.tensor(sr)
+            want = _smm(torch, ta, tb, sa, sb, **kw)
+            mkw = dict(kw, out_dtype=None if out is None else getattr(minigrad, out))
+            if sr is not None:
+                mkw["scale_result"] = minigrad.tensor(sr)
+            got = _smm(minigrad, ma, mb, sa, sb, **mkw)
+            assert got.dtype.name == str(want.dtype)[6:]
+            if exact:
+                assert np.array_equal(_bytes(got.contiguous()).reshape(-1),
+                                      want.contiguous().view(torch.uint8).numpy().reshape(-1))
+            elif want.dtype == torch.float32:
+                np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=12 * 2.0 ** -24 * 8,
+                                           atol=0)
+    # row-wise scales take the same path
+    ra = np.linspace(0.5, 2, 5, dtype=np.float32).reshape(5, 1)
+    rb = np.linspace(1, 3, 7, dtype=np.float32).reshape(1, 7)
+    want = torch._scaled_mm(ta, tb, torch.from_numpy(ra), torch.from_numpy(rb),
+                            out_dtype=torch.float32)
+    got = minigrad._scaled_mm(ma, mb, minigrad.tensor(ra), minigrad.tensor(rb),
+                              out_dtype=minigrad.float32)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=0)
 
 
 def test_testing_helpers_take_float8():
