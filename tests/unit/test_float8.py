@@ -396,3 +396,31 @@ def test_repr_layout_as_torch():
             t = torch.tensor(vals).to(getattr(torch, name)).requires_grad_(rg)
             m = minigrad.tensor(vals).to(getattr(minigrad, name)).requires_grad_(rg)
             assert repr(m).replace("minigrad.", "torch.") == repr(t)
+
+
+def test_scaled_mm_onednn_path_runs_on_any_cpu(monkeypatch):
+    """The oneDNN path (taken on AMX-INT8 CPUs, compared with torch there by the tests above)
+    forced on this CPU: its checks (PyTorch 2.13's messages, measured on such a CPU) and its
+    float8 output through float16 without saturation (e4m3fn overflow is NaN), against the
+    emulated path's saturation; exact operands give the emulated path's values otherwise."""
+    from minigrad import numerics
+    _, _, ma, mb = _f8_pair(4, 8, 6)
+    one = minigrad.tensor(1.0)
+    emulated = minigrad._scaled_mm(ma, mb, minigrad.tensor(100.0), one,
+                                   out_dtype=minigrad.float8_e4m3fn).float().numpy()
+    plain = minigrad._scaled_mm(ma, mb, minigrad.tensor(0.5), one,
+                                out_dtype=minigrad.float32).numpy()
+    monkeypatch.setattr(numerics, "ONEDNN_FP8", True)
+    with pytest.raises(RuntimeError, match="^Expected mat1 to be Float8 matrix got Float$"):
+        minigrad._scaled_mm(ma.float(), mb.float(), one, one)
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 shapes cannot be multiplied"):
+        minigrad._scaled_mm(ma, mb[:4], one, one)
+    with pytest.raises(RuntimeError, match="itensor_view_from_dense expects float/bfloat16/"
+                                           "half/int8/fp8 tensor inputDouble"):
+        minigrad._scaled_mm(ma, mb, one, one, out_dtype=minigrad.float64)
+    out = minigrad._scaled_mm(ma, mb, minigrad.tensor(100.0), one,
+                              out_dtype=minigrad.float8_e4m3fn).float().numpy()
+    big = np.abs(emulated) == 448
+    assert big.any() and np.isnan(out[big]).all() and not np.isnan(emulated).any()
+    assert np.array_equal(minigrad._scaled_mm(ma, mb, minigrad.tensor(0.5), one,
+                                              out_dtype=minigrad.float32).numpy(), plain)
