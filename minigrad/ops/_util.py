@@ -161,10 +161,26 @@ def broadcast_shapes(*shapes):
 
 
 def check_scalar_or_tensor(x, op):
-    """Raise TypeError for an argument that is neither a Tensor nor a Python number."""
+    """Raise TypeError for an argument that is neither a Tensor nor a Python number, and
+    PyTorch's OverflowError for a Python int no Scalar holds (``check_int_scalar``)."""
     if not isinstance(x, (Tensor, bool, int, float, np.number, np.bool_)):
         raise TypeError(f"{op}(): argument 'other' must be Tensor or Number, not "
                         f"{type(x).__name__}")
+    if x.__class__ is int:
+        check_int_scalar(x)
+
+
+def check_int_scalar(x):
+    """PyTorch's argument parser reads a Python int into a Scalar as int64, or as uint64 when
+    it is larger (``PyLong_AsUnsignedLongLong``): outside [-2**63, 2**64) that raises.
+
+    Raises:
+        OverflowError: "int too big to convert" (too large), "can't convert negative int to
+            unsigned" (below -2**63), as PyTorch.
+    """
+    if not -9223372036854775808 <= x < 18446744073709551616:
+        raise OverflowError("can't convert negative int to unsigned" if x < 0 else
+                            "int too big to convert")
 
 
 def tf32_operands(dtype, tensor, *arrays):

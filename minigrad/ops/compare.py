@@ -21,7 +21,7 @@ from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ..numerics import scalar_in
 from ._binary import arr
-from ._util import broadcast_shapes, check_scalar, wrap, wrap_dims
+from ._util import broadcast_shapes, check_int_scalar, check_scalar, wrap, wrap_dims
 from .kernel import BOOL_RESULT, PROMOTE_OPMATH, Kernel
 
 _NUM = (bool, int, float, np.number, np.bool_)
@@ -400,6 +400,8 @@ class Where(Function):
         for x in (input, other):
             if not isinstance(x, (Tensor,) + _NUM):
                 raise TypeError(f"where(): expected Tensor or Number, got {type(x).__name__}")
+            if x.__class__ is int:
+                check_int_scalar(x)         # the argument parser's Scalar: OverflowError
         shapes = [condition.shape] + [x.shape for x in (input, other) if isinstance(x, Tensor)]
         broadcast_shapes(*shapes)
         rt = _dt.result_type(input, other)

@@ -62,8 +62,9 @@ class Add(Kernel):
             if dt is not other.dtype or a.shape != other._data.shape:
                 return None
             out = _make(a + other._data, dt)
-        elif other.__class__ in (float, int) and dt.is_floating_point:
-            token = _nx.quiet()
+        elif dt.is_floating_point and (other.__class__ is float or other.__class__ is int and
+                                       -9223372036854775808 <= other < 18446744073709551616):
+            token = _nx.quiet()     # (an int no Scalar holds: the general path raises)
             try:
                 out = _make(a + dt.np.type(other), dt)
             finally:

@@ -23,7 +23,7 @@ from ..dispatch import register_op
 from ..random import _gen
 from ..tensor import Tensor
 from . import _distributions as D
-from ._util import check_scalar, wrap
+from ._util import check_int_scalar, check_scalar, wrap
 
 __all__ = ["tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "eye", "linspace", "randn", "rand",
@@ -302,6 +302,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     """A tensor of ``size`` filled with ``fill_value`` (``torch.full``); dtype inferred from the
     value when None (bool -> bool, int -> int64, float -> default dtype)."""
     size = _size((size,) if isinstance(size, (int, np.integer)) else tuple(size))
+    if fill_value.__class__ is int:
+        check_int_scalar(fill_value)        # the argument parser's Scalar: OverflowError
     dt = _dt.dtype_arg(dtype, "full") if dtype is not None else _fill_dtype(fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()

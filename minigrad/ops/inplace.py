@@ -28,7 +28,7 @@ from ..autograd.grad_mode import _grad_state
 from ..autograd.views import check_inplace, rebase_history
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import broadcast_shapes, check_scalar
+from ._util import broadcast_shapes, check_int_scalar, check_scalar
 from .activation import Relu, Sigmoid, Tanh
 from .compare import clamp as _clamp
 from .elementwise import Add, Mul, Sub, _div
@@ -291,6 +291,8 @@ def fill_(self, value):
         return run_inplace(self, FillTensor.apply, value, internal_overlap=False)
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):
         raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
+    if value.__class__ is int:
+        check_int_scalar(value)             # the argument parser's Scalar: OverflowError
     return run_inplace(self, Fill.apply, value, internal_overlap=False)
 
 

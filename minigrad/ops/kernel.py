@@ -214,8 +214,11 @@ class Rule:
             if isinstance(b, Tensor):
                 if b.dtype is dt and b._data.shape == a.shape:
                     return [a, b._data]
-            elif b.__class__ in (float, int) and dt.is_floating_point:
-                return [a, dt.np.type(b)]      # a Python number: weak, in the tensor's own dtype
+            elif dt.is_floating_point and (b.__class__ is float or b.__class__ is int and
+                                           -9223372036854775808 <= b < 18446744073709551616):
+                # a Python number: weak, in the tensor's own dtype (an int no Scalar holds
+                # takes the general path, which raises PyTorch's OverflowError)
+                return [a, dt.np.type(b)]
         return None
 
 
