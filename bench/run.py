@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -148,15 +147,18 @@ def report_group(group, med, fws):
 
 def report_scaling(group, med, fws):
     """Print the sweep with minigrad / PyTorch and minigrad / floor per size; each ratio series
-    must approach 1 as the work grows: ``|log r|`` never rises by more than 10% noise."""
+    must fall towards 1 as the work grows and never rise: each ratio at most 10% (noise) above
+    the larger of the one before and 1. A ratio below 1 (minigrad faster than the other
+    framework at that size: PyTorch's single-thread MKL gemm against NumPy's OpenBLAS at the
+    largest sizes) counts as reached, not as a rise away from 1."""
     report_group(group, med, fws)
     for other in ("torch", "floor"):
         if other not in fws or "minigrad" not in fws:
             continue
         rs = [med["minigrad"][c.id][0] / med[other][c.id][0] for c in group.cases
               if c.id in med["minigrad"] and c.id in med[other]]
-        ok = all(abs(math.log(b)) <= abs(math.log(a)) + math.log(1.1) for a, b in zip(rs, rs[1:]))
-        print(f"  target minigrad / {rows.LABELS[other]} approaches 1 as work grows "
+        ok = all(b <= max(a, 1.0) * 1.1 for a, b in zip(rs, rs[1:]))
+        print(f"  target minigrad / {rows.LABELS[other]} falls towards 1 as work grows, never rises "
               f"({' -> '.join(f'{r:.2f}' for r in rs)})  {harness.verdict(ok)}")
 
 
