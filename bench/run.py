@@ -158,8 +158,8 @@ def report_scaling(group, med, fws):
         rs = [med["minigrad"][c.id][0] / med[other][c.id][0] for c in group.cases
               if c.id in med["minigrad"] and c.id in med[other]]
         ok = all(b <= max(a, 1.0) * 1.1 for a, b in zip(rs, rs[1:]))
-        print(f"  target minigrad / {rows.LABELS[other]} falls towards 1 as work grows, never rises "
-              f"({' -> '.join(f'{r:.2f}' for r in rs)})  {harness.verdict(ok)}")
+        print(f"  target minigrad / {rows.LABELS[other]} falls towards 1 as work grows, never "
+              f"rises ({' -> '.join(f'{r:.2f}' for r in rs)})  {harness.verdict(ok)}")
 
 
 def report_memory(mem, steps, every):

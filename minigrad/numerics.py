@@ -422,10 +422,11 @@ def round_tf32(x):
 def fma32(x, y, z, *, subtract=False):
     """``x*y + z`` for fp32 operands with one rounding, as ``vec::fmadd`` (two roundings when the
     build has no fma); ``subtract=True``: ``z - x*y``, as ``vec::fnmadd`` (a NaN operand comes
-    out unchanged, sign included, as from ``z - x*y``: negating an operand first would flip it). The float64 product of two fp32 values is exact; the float64 sum is made
-    round-to-odd (an inexact sum gets an odd last bit, towards the exact value), so that its
-    rounding to fp32 is the correctly rounded fma even when the product is an fp32 tie and ``z``
-    is tiny (a double rounding would break such a tie to even).
+    out unchanged, sign included, as from ``z - x*y``: negating an operand first would flip it).
+    The float64 product of two fp32 values is exact; the float64 sum is made round-to-odd (an
+    inexact sum gets an odd last bit, towards the exact value), so that its rounding to fp32 is
+    the correctly rounded fma even when the product is an fp32 tie and ``z`` is tiny (a double
+    rounding would break such a tie to even).
 
     Arrays take a shortcut with the same bits: moving the float64 sum ``r`` to a neighbour can
     change its fp32 rounding only when ``r`` is an fp32 halfway point (bits 0-28 of its
