@@ -261,7 +261,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     buf = None
                     if g is not None and not capture and (not inputs or (node, 0) in targets) \
                             and node.variable._requires_grad:   # PyTorch skips a leaf turned off
-                        _accumulate_leaf(node.variable, g, create_graph)
+                        _accumulate_leaf(node.variable, g, create_graph, node)
                     g = None
                     continue
                 if not targets and (node._pre_hooks or node._retain_grad_hooks):
@@ -541,11 +541,23 @@ def _sole_owner(g):
             and sys.getrefcount(base) <= 4 and sys.getrefcount(gb) <= refs)
 
 
-def _accumulate_leaf(v, g, create_graph):
+def _accumulate_leaf(v, g, create_graph, node=None):
+    """Accumulate ``g`` into leaf ``v``'s ``.grad`` as PyTorch's AccumulateGrad node, hooks in
+    PyTorch's order: the leaf's tensor hooks (``v.register_hook``), the node's pre-hooks
+    (``node.register_prehook``: ``fn((g,))``, a non-None result replaces the gradient), the
+    accumulation (stealing a buffer nothing else holds), the leaf's post-accumulate-grad hooks,
+    then the node's hooks (``node.register_hook``: ``fn((), (g,))``, as the node has no
+    inputs)."""
     if g._device is not v._device:      # PyTorch's validate_outputs moves it to the leaf's device
         g = dispatch("_to_copy", g, device=v._device)
     if v._hooks:
         g = _run_tensor_hooks(v._hooks, g)
+    if node is not None and node._pre_hooks:
+        for h in list(node._pre_hooks):
+            r = h((g,))
+            if r is not None:
+                g = _check_hook_result(h, g, r[0])
+            r = None
     if v._grad is None:
         if create_graph:
             v.grad = g
@@ -560,6 +572,9 @@ def _accumulate_leaf(v, g, create_graph):
     if v._post_acc_hooks:
         for fn in list(v._post_acc_hooks):
             fn(v)
+    if node is not None and node._hooks:
+        for h in list(node._hooks):
+            h((), (g,))
 
 
 def register_retain_grad(t):

@@ -536,3 +536,26 @@ def test_nodes_run_in_torch_order_and_give_its_gradients(name):
     assert rm == rt
     for m, t in zip(gm, gt):
         assert np.array_equal(m.numpy(), t.numpy())
+
+
+def test_accumulate_grad_node_hooks_run_in_torchs_order():
+    """Hooks on a leaf's AccumulateGrad node (reached through ``next_functions``) run as in
+    PyTorch: the leaf's tensor hook, the node's pre-hook (its result replaces the gradient),
+    the accumulation, the post-accumulate-grad hook, then the node's hook with
+    ``grad_inputs=()``. They used to be accepted and never called."""
+    def run(L):
+        log = []
+        w = L.ones(3, requires_grad=True)
+        y = (w * 2).sum()
+        acc = y.grad_fn.next_functions[0][0].next_functions[0][0]
+        assert acc.name() == "torch::autograd::AccumulateGrad"
+        w.register_hook(lambda g: log.append(("tensor", g.tolist())))
+        acc.register_prehook(lambda gO: log.append(("pre", [g.tolist() for g in gO]))
+                             or (gO[0] * 10,))
+        w.register_post_accumulate_grad_hook(lambda p: log.append(("post_acc", p.grad.tolist())))
+        h = acc.register_hook(lambda gI, gO: log.append(("node", len(gI), gO[0].tolist())))
+        y.backward(retain_graph=True)
+        h.remove()
+        y.backward()
+        return log, w.grad.tolist()
+    assert run(minigrad) == run(torch)
