@@ -61,6 +61,8 @@ def _normalize(index, shape):
             shapes, non-broadcastable index arrays and unsupported component types.
         ValueError: a slice step that is not positive ("step must be greater than zero").
     """
+    if isinstance(index, _SplitIndex):      # already normalized (a node's saved index)
+        return index, True, "IndexBackward0"
     if isinstance(index, range):            # a sequence index, as PyTorch reads it
         index = list(index)
     if not isinstance(index, tuple):
@@ -152,14 +154,74 @@ def _normalize(index, shape):
                              "with shapes " + ", ".join(str(list(s)) for s in arrays)) from None
     if not advanced and Ellipsis not in comps:
         comps.append(Ellipsis)      # keeps an all-int index a 0-d view, not a NumPy scalar
+    if advanced and any(type(c) is int for c in comps):
+        return _split(comps), True, name
     return tuple(comps), advanced, name
+
+
+class _SplitIndex:
+    """An advanced index with int components, as PyTorch applies it: the ints first, as
+    ``select`` (basic indexing: a view), then the rest on that view. NumPy instead counts an int
+    beside an index array as one more advanced index, which moves the indexed dims to the front
+    when a slice separates them: ``x[0, :, [0, 2]]`` of a (2, 3, 4) tensor is (3, 2) in PyTorch,
+    (2, 3) in NumPy. ``first``: the ints, every other dim a full slice; ``rest``: the index
+    without its ints."""
+
+    __slots__ = ("first", "rest")
+
+    def __init__(self, first, rest):
+        self.first, self.rest = first, rest
+
+    def __repr__(self):
+        return f"_SplitIndex({self.first!r}, {self.rest!r})"
+
+
+def _split(comps):
+    """``comps`` (normalized, with ints and index arrays) as a ``_SplitIndex``."""
+    first, rest = [], []
+    for c in comps:
+        if type(c) is int:
+            first.append(c)
+        elif c is None or isinstance(c, bool):
+            rest.append(c)                  # consume no dim
+        elif c is Ellipsis:
+            first.append(c)
+            rest.append(c)
+        else:                               # a slice, or an index array (a mask: its dims)
+            k = c.ndim if isinstance(c, np.ndarray) and c.dtype == bool else 1
+            first.extend([slice(None)] * k)
+            rest.append(c)
+    return _SplitIndex(tuple(first), tuple(rest))
+
+
+def _get(a, idx):
+    """``a[idx]`` for a normalized index (PyTorch's order for a ``_SplitIndex``)."""
+    if type(idx) is _SplitIndex:
+        return a[idx.first][idx.rest]
+    return a[idx]
+
+
+def _set(a, idx, values):
+    """``a[idx] = values`` for a normalized index (``a[first]`` is a view: written through)."""
+    if type(idx) is _SplitIndex:
+        a[idx.first][idx.rest] = values
+    else:
+        a[idx] = values
+
+
+def _add_at(a, idx, values):
+    """``np.add.at(a, idx, values)`` for a normalized advanced index."""
+    if type(idx) is _SplitIndex:
+        np.add.at(a[idx.first], idx.rest, values)
+    else:
+        np.add.at(a, idx, values)
 
 
 class _IndexBase(ViewFunction):
     @staticmethod
     def forward(ctx, input, index, advanced):
         ctx.in_shape, ctx.index, ctx.advanced = input.shape, index, advanced
-        arr = input._data[index]
+        arr = _get(input._data, index)
         if advanced:
             ctx.save_for_backward()   # PyTorch saves the index tensors: freed after backward
             return Tensor._make(arr, input.dtype)
@@ -213,7 +275,7 @@ class IndexBackward(Function):
         ctx.index = index
         out = np.zeros(shape, grad._data.dtype)
         if advanced:
-            np.add.at(out, index, grad._data)
+            _add_at(out, index, grad._data)
         else:
             out[index] = grad._data
         return Tensor._make(out, grad.dtype)
@@ -256,10 +318,10 @@ class IndexPut(Function):
     def forward(ctx, input, index, values, inplace=False):
         idx, advanced, _ = _normalize(index, input._data.shape)
         ctx.index = idx
-        target = input._data[idx]
+        target = _get(input._data, idx)
         arr = _value_array(values, input, np.shape(target))
         out = input._data if inplace else input._data.copy()
-        out[idx] = arr
+        _set(out, idx, arr)
         return Tensor._make(out, input.dtype)
 
     @staticmethod
@@ -325,7 +387,8 @@ def index_put_(input, index, values):
             dispatch("copy_", dst, v)
         return input
     if is_tensor and values.dtype is not input.dtype:
-        single_mask = len(idx) == 1 and isinstance(idx[0], np.ndarray) and idx[0].dtype == bool
+        single_mask = type(idx) is tuple and len(idx) == 1 and isinstance(idx[0], np.ndarray) \
+            and idx[0].dtype == bool
         if not (single_mask and values.ndim == 0):
             raise RuntimeError("Index put requires the source and destination dtypes match, got "
                                f"{input.dtype.scalar_name} for the destination and "
