@@ -162,8 +162,13 @@ def format_tensor(t) -> str:
     if t.dtype is not _dt.get_default_dtype() and (t.dtype not in _DEFAULT_SHOWN or
                                                    t.numel() == 0):   # torch: empty shows it
         extras.append(f"dtype={t.dtype!r}")
-    if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    try:
+        fn = t.grad_fn
+        fn_name = None if fn is None else type(fn).__name__
+    except RuntimeError:        # a multi-output view modified in place: PyTorch prints on
+        fn_name = "Invalid"
+    if fn_name is not None:
+        extras.append(f"grad_fn=<{fn_name}>")
     elif t._requires_grad:
         extras.append("requires_grad=True")
     return _add_suffixes("tensor(" + body, extras, linewidth=_OPTS["linewidth"])

@@ -35,6 +35,11 @@ class Size(tuple):
             n *= s
         return n
 
+    def __getitem__(self, key):
+        """An int, or a Size for a slice (``torch.Size``'s, where a tuple slice is a tuple)."""
+        r = tuple.__getitem__(self, key)
+        return Size(r) if type(key) is slice else r
+
     def __add__(self, other):
         """Mirrors ``torch.Size.__add__``: a Size (``batch_shape + event_shape``)."""
         return Size(tuple(self) + tuple(other))
@@ -368,10 +373,18 @@ class Tensor(TensorOpsMixin, StorageMixin):
 
     @requires_grad.setter
     def requires_grad(self, value):
-        """Mirrors ``torch.Tensor.requires_grad`` (its own wording for a non-floating dtype)."""
+        """Mirrors ``torch.Tensor.requires_grad`` (its own wording for a non-floating dtype).
+
+        Raises:
+            RuntimeError: True on a non-leaf ("you can only change requires_grad flags of leaf
+                variables.", where ``requires_grad_(True)`` is a no-op), False on a non-leaf
+                (``requires_grad_``'s longer message), True for a non-floating dtype.
+        """
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
+        if value and self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True):

@@ -5,6 +5,7 @@ compares what they produce (values, gradients, ``grad_fn`` names, exception type
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 import minigrad as mg
@@ -151,3 +152,27 @@ def test_23_setitem_dtype_mismatch():
             out.append(_err(lambda: (dst.__setitem__(index, src), dst)[1]))
         return out
     _same(run)
+
+
+def test_repr_of_an_invalidated_multi_output_view_and_non_leaf_requires_grad():
+    """A new user's trial: printing a chunk() output modified in place under no_grad printed
+    the view error instead of ``grad_fn=<Invalid>``; ``requires_grad = True`` on a non-leaf
+    was accepted silently; ``Size`` slices were tuples."""
+    import torch
+    import minigrad as mg
+    for L in (torch, mg):
+        a = L.ones(4, requires_grad=True)
+        x, _ = (a * 1).chunk(2)
+        with L.no_grad():
+            x.mul_(2)
+        assert repr(x).endswith("grad_fn=<Invalid>)")
+    msgs = []
+    for L in (torch, mg):
+        b = L.ones(2, requires_grad=True) * 2
+        with pytest.raises(RuntimeError) as e:
+            b.requires_grad = True
+        msgs.append(str(e.value))
+        assert b.requires_grad_(True) is b           # the method is a no-op there, as torch
+    assert msgs[0] == msgs[1]
+    s = mg.ones(2, 3, 4).shape[1:]
+    assert type(s) is mg.Size and s == (3, 4) and type(mg.ones(2).shape[0]) is int
