@@ -47,9 +47,15 @@ def _conv_sample(transposed):
         if transposed:
             kw["padding"] = pad
             kw["output_padding"] = d.integer(0, max(stride, dil) - 1)
-            x = d.floats((d.integer(1, 2), cin) + _spatial(d, nd, (1,) * nd, hi=4), "real",
-                         "smooth")
+            spatial = _spatial(d, nd, (1,) * nd, hi=4)
+            x = d.floats((d.integer(1, 2), cin) + spatial, "real", "smooth")
             w = d.floats((cin, cout // g) + k, "real", "smooth")
+            out = [(n - 1) * stride - 2 * pad + dil * (kk - 1) + kw["output_padding"] + 1
+                   for n, kk in zip(spatial, k)]
+            if min(out) < 1:
+                # an output size below 1: torch's backends disagree (oneDNN returns an empty
+                # 1-d result for 0, slow_conv_transpose2d raises): values are what this checks
+                kw["padding"] = 0
         else:
             even = all(dil * (kk - 1) % 2 == 0 for kk in k)
             kw["padding"] = d.choice([pad, "valid"] + (["same"] if stride == 1 and even else []))
