@@ -180,6 +180,15 @@ def test_hook_on_tensor_without_grad_raises():
     same_error(lambda lib: _x(lib, rg=False).register_hook(lambda g: g))
 
 
+def test_node_hook_returning_the_wrong_number_of_gradients_raises():
+    def f(lib):
+        x = _x(lib)
+        y = x * _x(lib)
+        y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: grad_inputs[:1])
+        y.sum().backward()
+    same_error(f)
+
+
 # ---------------------------------------------------------------------------------- grad modes
 def test_no_grad_enable_grad_context_managers():
     def f(lib):
