@@ -264,10 +264,11 @@ class T(ViewFunction):
 
     @staticmethod
     def forward(ctx, input):
-        if input.ndim > 2:
+        a = input._data
+        if a.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                               f"{input.ndim}D")
-        return _view_of(input, input._data.T)
+                               f"{a.ndim}D")
+        return _view_of(input, a.T)
 
     @staticmethod
     def backward(ctx, grad):
