@@ -263,6 +263,20 @@ class T(ViewFunction):
     _backward_name = "TBackward0"
 
     @staticmethod
+    def _fast(ctx, args):
+        """``Function.apply``'s fast path (see ``Function._fast``): ``forward`` itself for a
+        <= 2-D tensor (it saves nothing and dispatches nothing, so it may run in grad mode);
+        the 3-D error is left to ``forward``. ``ViewFunction.apply`` adds the view metadata
+        either way."""
+        if len(args) != 1 or type(args[0]) is not Tensor:
+            return None
+        input = args[0]
+        a = input._data
+        if a.ndim > 2:
+            return None
+        return _view_of(input, a.T)
+
+    @staticmethod
     def forward(ctx, input):
         a = input._data
         if a.ndim > 2:
