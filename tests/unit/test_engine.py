@@ -545,3 +545,53 @@ def test_nodes_run_in_torch_order_and_give_its_gradients(name):
     assert rm == rt
     for m, t in zip(gm, gt):
         assert np.array_equal(m.numpy(), t.numpy())
+
+
+def test_save_for_backward_keeps_and_checks_only_for_a_recorded_node():
+    # as PyTorch: the saved values are type-checked (and kept) only when a node is recorded
+    def f(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, 3)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        x = _x(lib)
+        with lib.no_grad():
+            a = Twice.apply(x)
+        b = Twice.apply(_x(lib, rg=False))
+        return a.tolist(), b.tolist(), a.requires_grad, b.requires_grad
+    assert both(f)[0] == both(f)[1]
+
+    def g(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, 3)
+                return x * 2
+        Twice.apply(_x(lib))
+    same_error(g)
+
+
+def test_an_unrecorded_op_keeps_no_saved_tensor():
+    from minigrad.ops.linalg import Mm
+    seen = []
+    orig = Mm.forward
+
+    def spy(ctx, a, b):
+        out = orig(ctx, a, b)
+        seen.append(ctx._saved)
+        return out
+    Mm.forward = staticmethod(spy)
+    try:
+        a, b = minigrad.randn(2, 3, requires_grad=True), minigrad.randn(3, 2)
+        with minigrad.no_grad():
+            minigrad.mm(a, b)
+        minigrad.mm(b.t(), b)           # no input requires grad
+        minigrad.mm(a, b)
+    finally:
+        Mm.forward = orig
+    assert seen[0] is None and seen[1] is None and len(seen[2]) == 2
