@@ -152,3 +152,57 @@ def test_t_of_3d_raises_and_in_place_on_a_t_view_records_copy_slices():
         w = b.t()
     with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
         w.mul_(2.0)
+
+
+# ---------------------------------------------------------------------------------- sum_to_size
+_V3 = np.array([[[-np.inf, 1e-40, 0.0, -0.0], [2.5, 3e38, 3e38, np.nan], [-0.0, -0.0, 1.0, 7.0]],
+                [[1.0, -1e-40, -0.0, -0.0], [1.5, 1e38, -3e38, 1.0], [-0.0, 0.0, 1e-7, 2.0]]],
+               np.float32)
+
+
+def _sts_cases():
+    x = mg.tensor(_V3)
+    return [(x, (3, 4)), (x, (3, 1)), (x, (1, 3, 1)), (x, (2, 1, 4)), (x, (1,)), (x, ()),
+            (x.double(), (4,)), (mg.tensor(_V3.transpose(2, 0, 1).copy()).permute(1, 2, 0), (4,)),
+            (x.half(), (4,)), (x.to(mg.int32), (4,)), (x, (2, 3, 4)), (mg.zeros(0, 3), (3,)),
+            (mg.zeros(2, 0), (1, 0)),
+            # fp32 accumulation: 1 + 2^-24 + 2^-24 is 1 (a wider sum would round to 1 + 2^-23)
+            (mg.tensor([[1.0, 1.0], [2.0 ** -24, 3.0], [2.0 ** -24, 0.5]]), (2,))]
+
+
+def _run_sts(x, size, grad, monkeypatch, fast):
+    from minigrad.ops.reduce import SumToSize
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(SumToSize, "_fast", None)
+        if grad:
+            x = x.detach().requires_grad_(x.dtype.is_floating_point)
+        out = x.sum_to_size(size)
+        node, g = out.grad_fn, None
+        if node is not None:
+            (out * mg.ones_like(out)).sum().backward()
+            g = x.grad
+    return out, node, g
+
+
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("i", range(14))
+def test_sum_to_size_fast_path_agrees_with_the_general_path(i, grad, monkeypatch):
+    x, size = _sts_cases()[i]
+    f, fn, fg = _run_sts(x, size, grad, monkeypatch, True)
+    s, sn, sg = _run_sts(x, size, grad, monkeypatch, False)
+    assert f.dtype is s.dtype and f._data.shape == s._data.shape == tuple(size)
+    assert f._data.strides == s._data.strides and f.requires_grad == s.requires_grad
+    assert np.array_equal(f._data.reshape(-1).view(np.uint8), s._data.reshape(-1).view(np.uint8))
+    assert (fn is None) == (sn is None)
+    if fn is not None:
+        assert fn.name() == sn.name() == "SumToSizeBackward0"
+        assert fn.in_shape == sn.in_shape and type(fn.in_shape) is type(sn.in_shape)
+        assert np.array_equal(fg._data, sg._data, equal_nan=True)
+
+
+def test_sum_to_size_errors_go_through_forward():
+    x = mg.tensor(_V3)
+    for size in [(5,), (2, 2, 3, 4), (3, 2)]:
+        with pytest.raises(RuntimeError, match="is not expandable to size"):
+            x.sum_to_size(size)
