@@ -194,8 +194,11 @@ def _nll_prepare(input, target, weight, ignore_index):
                                f"{weight.dtype.scalar_name}")
     t = target._data.reshape(n, m).astype(np.int64)
     keep = t != ignore_index
-    if keep.all():      # the common case: nothing ignored, one range check, no masking
-        if t.size and (t.min() < 0 or t.max() >= c):
+    # the ufuncs' reduce directly: ``keep.all()``, ``t.min()`` and ``t.max()`` without NumPy's
+    # Python wrappers around them (half the cost of these checks on a small batch)
+    if np.logical_and.reduce(keep, axis=None):   # the common case: nothing ignored, no masking
+        if t.size and (np.minimum.reduce(t, axis=None) < 0 or
+                       np.maximum.reduce(t, axis=None) >= c):
             bad = (t < 0) | (t >= c)
             raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
         return n, c, m, t, keep
