@@ -125,13 +125,19 @@ class FunctionCtx(Node):
     materialize_grads = True
     _out_meta = ()
     _edge_args = None         # positional indices with an edge, when not all have one
+    _unrecorded = False       # set by Function.apply when no node will be recorded
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back via ``saved_tensors``.
 
+        When no node is recorded (grad mode off, or no input requires grad) nothing is kept,
+        as in PyTorch, which saves (and type-checks) only for a recorded node.
+
         Raises:
             TypeError: for an argument that is neither a Tensor nor None (as PyTorch).
         """
+        if self._unrecorded:
+            return
         saved = []          # loops, not comprehensions, on the per-op paths: cheaper in 3.11
         for t in tensors:
             if t is None:
@@ -287,8 +293,8 @@ class Function(metaclass=_FunctionMeta):
                     a._view is not None and a._view.base._requires_grad)))
             needs = tuple(needs)
         ctx.needs_input_grad = needs
+        record = enabled and True in needs
         if fast is not None:        # (grad mode on) the fast path, with a ctx when recorded
-            record = True in needs
             out = fast(ctx if record else None, args)
             if out is not None:
                 if not record:
@@ -296,6 +302,8 @@ class Function(metaclass=_FunctionMeta):
                 if _INFERENCE_SEEN[0] and ctx._saved:
                     _check_no_inference(ctx._saved)
                 return _connect(ctx, args, needs, out)
+        if not record:
+            ctx._unrecorded = True      # forward's save_for_backward keeps nothing
         if enabled:
             gs.enabled = False
         try:
@@ -315,7 +323,7 @@ class Function(metaclass=_FunctionMeta):
                 gs.enabled = True
         if type(out) is not Tensor:
             _check_output(cls, out)
-        if enabled and True in needs:
+        if record:
             if _INFERENCE_SEEN[0] and ctx._saved:
                 _check_no_inference(ctx._saved)
             return _connect(ctx, args, needs, out)

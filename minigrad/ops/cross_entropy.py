@@ -97,8 +97,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         raise TypeError("cross_entropy(): argument 'input' and 'target' must be Tensors")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    class_dim = 0 if input.ndim == 1 else 1
-    if input.ndim == 0:
+    ishape = input._data.shape      # a tuple: cheaper to read than Size
+    class_dim = 0 if len(ishape) == 1 else 1
+    if not ishape:
         # PyTorch: equal shapes mean class probabilities, whose checks come first
         if target.ndim == 0 and not target.dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class "
@@ -107,8 +108,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
             raise IndexError("Dimension specified as 1 but tensor has no dimensions")
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
                          "1)")
-    c = input.shape[class_dim]
-    if tuple(input.shape) == tuple(target.shape):
+    c = ishape[class_dim]
+    if ishape == target._data.shape:
         if ignore_index != -100:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _ce_probs(input, target, weight, reduction, label_smoothing, class_dim, c)

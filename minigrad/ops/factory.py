@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import devices as _devices
+from .. import memory_layout as _mf
 from .. import _fp8
 from .._fp16 import float16_to_float32, float32_to_float16
 from ..dispatch import register_op
@@ -346,7 +347,6 @@ def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_
         dtype = _dt.dtype_arg(dtype, "empty")
     t = zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
     if memory_format is not None:
-        from .. import memory_layout as _mf
         if memory_format is _mf.preserve_format:
             raise RuntimeError("unsupported memory format Preserve")
         arr = _mf.empty_as(t._data.shape, t._data.dtype, memory_format)
@@ -361,10 +361,19 @@ def _like(input, dtype, fname="zeros_like"):
     return input.shape, (_dt.dtype_arg(dtype, fname) if dtype is not None else input.dtype)
 
 
+def _plain_like(input, dtype, device, requires_grad, memory_format):
+    """Whether a ``*_like`` call is the plain one: no argument but ``input``, a row-major cpu
+    tensor. Then the general path (``_like``, the factory, ``_finish``, ``_in_format``) only
+    makes a row-major array of ``input``'s shape and dtype, and ``zeros_like``/``ones_like``
+    make it directly (``tests/unit/test_factory_fast_paths.py`` compares the two)."""
+    return (dtype is None and device is None and not requires_grad and memory_format is None
+            and type(input) is Tensor and input._device is _devices.CPU
+            and input._data.flags.c_contiguous)
+
+
 def _in_format(t, input, memory_format):
     """``t`` (a new row-major tensor) laid out as ``empty_like(input, memory_format=...)``
     would be (None is ``preserve_format``: a dense input's strides are kept)."""
-    from .. import memory_layout as _mf
     fmt = _mf.preserve_format if memory_format is None else memory_format
     if fmt is _mf.preserve_format and input._data.flags.c_contiguous or \
             fmt is _mf.contiguous_format:
@@ -383,6 +392,8 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
     Raises:
         RuntimeError: a channels-last format for a tensor of another rank.
     """
+    if _plain_like(input, dtype, device, requires_grad, memory_format):
+        return Tensor._make(np.zeros(input._data.shape, input.dtype.np), input.dtype)
     shape, dt = _like(input, dtype)
     return _in_format(zeros(shape, dtype=dt, device=_device_of(input, device),
                             requires_grad=requires_grad), input, memory_format)
@@ -392,6 +403,9 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """Ones of ``input``'s shape, dtype and device (``torch.ones_like``); layout as
     ``zeros_like``."""
+    if _plain_like(input, dtype, device, requires_grad, memory_format):
+        # (the engine's implicit gradient of a scalar loss takes this path)
+        return Tensor._make(np.ones(input._data.shape, input.dtype.np), input.dtype)
     shape, dt = _like(input, dtype, "ones_like")
     return _in_format(ones(shape, dtype=dt, device=_device_of(input, device),
                            requires_grad=requires_grad), input, memory_format)
@@ -540,7 +554,6 @@ def _like_layout(input, dt, memory_format):
     its strides are not row-major ones (a permuted input under ``preserve_format``,
     ``channels_last``...), else None. A random ``*_like`` fills it in memory order, as PyTorch's
     kernels do."""
-    from .. import memory_layout as _mf
     a = input._data
     fmt = _mf.preserve_format if memory_format is None else memory_format
     if fmt is _mf.preserve_format and (a.ndim < 2 or not D.permuted(a)):

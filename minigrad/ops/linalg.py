@@ -115,15 +115,16 @@ class Mm(Function):
     def forward(ctx, input, mat2):
         _check_tensor(input, "mm", "input")
         _check_tensor(mat2, "mm", "mat2")
-        if input.ndim != 2:
+        s1, s2 = input._data.shape, mat2._data.shape    # tuples: cheaper to read than Size
+        if len(s1) != 2:
             raise RuntimeError("self must be a matrix")
-        if mat2.ndim != 2:
+        if len(s2) != 2:
             raise RuntimeError("mat2 must be a matrix")
-        if input.shape[1] != mat2.shape[0]:
+        if s1[1] != s2[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                               f"({_shape_str(input.shape)} and {_shape_str(mat2.shape)})")
+                               f"({_shape_str(s1)} and {_shape_str(s2)})")
         _same_dtype_mm(input, mat2)
-        _check_bool(input, "addmm_impl_cpu_", input.shape[0] * mat2.shape[1], mat2.shape[0])
+        _check_bool(input, "addmm_impl_cpu_", s1[0] * s2[1], s2[0])
         n = ctx.needs_input_grad
         ctx.mat2_colmajor = _colmajor(mat2)
         ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
@@ -140,8 +141,9 @@ class Mm(Function):
 
 def _colmajor(t):
     """True for a 2-D tensor stored column-major (e.g. ``weight.t()``)."""
-    f = t._data.flags
-    return t.ndim == 2 and f.f_contiguous and not f.c_contiguous
+    a = t._data
+    f = a.flags
+    return a.ndim == 2 and f.f_contiguous and not f.c_contiguous
 
 
 def _mat2_grad(mat1, grad, colmajor):
@@ -302,32 +304,33 @@ class Addmm(Function):
     def forward(ctx, input, mat1, mat2, *, beta=1, alpha=1):
         for x, nm in ((input, "input"), (mat1, "mat1"), (mat2, "mat2")):
             _check_tensor(x, "addmm", nm)
-        if mat1.ndim != 2:
-            raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
-        if mat2.ndim != 2:
-            raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
-        if mat1.shape[1] != mat2.shape[0]:
+        s1, s2 = mat1._data.shape, mat2._data.shape     # tuples: cheaper to read than Size
+        if len(s1) != 2:
+            raise RuntimeError(f"mat1 must be a matrix, got {len(s1)}-D tensor")
+        if len(s2) != 2:
+            raise RuntimeError(f"mat2 must be a matrix, got {len(s2)}-D tensor")
+        if s1[1] != s2[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                               f"({_shape_str(mat1.shape)} and {_shape_str(mat2.shape)})")
+                               f"({_shape_str(s1)} and {_shape_str(s2)})")
         if input.dtype is not mat2.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                                f"{input.dtype.scalar_name} and {mat2.dtype.scalar_name}")
         if mat1.dtype is not mat2.dtype:
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                                f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}")
-        out_shape = (mat1.shape[0], mat2.shape[1])
-        if input.shape != out_shape:
+        out_shape = (s1[0], s2[1])
+        if input._data.shape != out_shape:
             dispatch("expand", input, out_shape)      # raises PyTorch's expand message
         dt = input.dtype
-        if dt is _dt.bool_ and out_shape[0] * out_shape[1] and not mat1.shape[1]:
+        if dt is _dt.bool_ and out_shape[0] * out_shape[1] and not s1[1]:
             raise RuntimeError("result type Long can't be cast to the desired output type Bool")
-        _check_bool(input, "addmm_impl_cpu_", out_shape[0] * out_shape[1], mat1.shape[1])
+        _check_bool(input, "addmm_impl_cpu_", out_shape[0] * out_shape[1], s1[1])
         prod = _product(mat1, mat2, dt)
         c = opmath(input, dt)
         cd = _dt.opmath_dtype(dt).np
         al, be = alpha, beta
         if not dt.is_floating_point and out_shape[0] * out_shape[1]:
-            if mat1.shape[1]:
+            if s1[1]:
                 al, be = _int_scalar(alpha, dt), _int_scalar(beta, dt)
             elif isinstance(beta, (float, np.floating)):     # PyTorch: result.mul_(beta)
                 raise RuntimeError(f"result type Float can't be cast to the desired output "

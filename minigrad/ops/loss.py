@@ -140,40 +140,41 @@ def _cascade_one_level(vals, cd):
 
 def _nll_shapes(input, target):
     """Validate (input, target) as PyTorch's nll_loss_nd; return (N, C, M) layout info."""
-    nd = input.ndim
+    ishape, tshape = input._data.shape, target._data.shape   # tuples: cheaper than Size
+    nd, tnd = len(ishape), len(tshape)
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    tb = target.shape[0] if target.ndim else 0      # PyTorch counts a 0-dim target as 0
-    if nd != 1 and input.shape[0] != tb:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+    tb = tshape[0] if tnd else 0      # PyTorch counts a 0-dim target as 0
+    if nd != 1 and ishape[0] != tb:
+        raise ValueError(f"Expected input batch_size ({ishape[0]}) to match target "
                          f"batch_size ({tb}).")
-    if nd != 1 and target.ndim == 0:
+    if nd != 1 and tnd == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if nd <= 2:
-        if target.ndim > 1:
+        if tnd > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if nd == 2 and target.ndim != 1:
-            raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
-                               f"{list(target.shape)})")
-    elif nd == 4 and target.ndim != 3:
+        if nd == 2 and tnd != 1:
+            raise RuntimeError(f"size mismatch (got input: {list(ishape)}, target: "
+                               f"{list(tshape)})")
+    elif nd == 4 and tnd != 3:
         raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
-                           f"targets of dimension: {target.ndim}")
-    elif nd == 4 and tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
-        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
-                           f"{list(target.shape)}")
-    elif nd > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
-                           f"got {list(target.shape)}")
+                           f"targets of dimension: {tnd}")
+    elif nd == 4 and tshape != (ishape[0],) + ishape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(ishape)} , target: "
+                           f"{list(tshape)}")
+    elif nd > 2 and tshape[1:] != ishape[2:]:
+        raise RuntimeError(f"Expected target size {[ishape[0]] + list(ishape[2:])}, "
+                           f"got {list(tshape)}")
     if target.dtype not in (_dt.int64, _dt.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{target.dtype.scalar_name}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
                                   f"'{input.dtype.scalar_name}'")
-    c = input.shape[0] if nd == 1 else input.shape[1]
-    n = 1 if nd == 1 else input.shape[0]
+    c = ishape[0] if nd == 1 else ishape[1]
+    n = 1 if nd == 1 else ishape[0]
     m = 1
-    for s in input.shape[2:]:
+    for s in ishape[2:]:
         m *= s
     return n, c, m
 
@@ -193,8 +194,11 @@ def _nll_prepare(input, target, weight, ignore_index):
                                f"{weight.dtype.scalar_name}")
     t = target._data.reshape(n, m).astype(np.int64)
     keep = t != ignore_index
-    if keep.all():      # the common case: nothing ignored, one range check, no masking
-        if t.size and (t.min() < 0 or t.max() >= c):
+    # the ufuncs' reduce directly: ``keep.all()``, ``t.min()`` and ``t.max()`` without NumPy's
+    # Python wrappers around them (half the cost of these checks on a small batch)
+    if np.logical_and.reduce(keep, axis=None):   # the common case: nothing ignored, no masking
+        if t.size and (np.minimum.reduce(t, axis=None) < 0 or
+                       np.maximum.reduce(t, axis=None) >= c):
             bad = (t < 0) | (t >= c)
             raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
         return n, c, m, t, keep
@@ -307,7 +311,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     _check_reduction(reduction)
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
         raise TypeError("nll_loss(): argument 'input' and 'target' must be Tensors")
-    nd = input.ndim
+    nd = input._data.ndim
     if nd <= 2:
         return dispatch("nll_loss_forward", input, target, weight, reduction, ignore_index)
     if nd == 4:

@@ -97,6 +97,39 @@ class SumToSize(Function):
     _backward_name = "SumToSizeBackward0"
 
     @staticmethod
+    def _fast(ctx, args):
+        """``Function.apply``'s fast path (see ``Function._fast``): ``forward``'s sum for an
+        fp32/fp64 input (its own opmath and result dtype: no cast, no rounding) with dims to
+        sum, as the engine's broadcast gradients (a bias's); errors and the no-sum copy are
+        left to ``forward``."""
+        if len(args) != 2 or type(args[0]) is not Tensor:
+            return None
+        input, size = args
+        dt = input.dtype
+        if dt.opmath is not dt or not dt.is_floating_point:
+            return None
+        a = input._data
+        shape = a.shape
+        size = tuple(size)
+        lead = len(shape) - len(size)
+        if lead < 0:
+            return None
+        axes = list(range(lead))
+        for i, s in enumerate(size):
+            if s != shape[lead + i]:
+                if s != 1:
+                    return None
+                axes.append(lead + i)
+        if not axes:
+            return None
+        out = np.add.reduce(a, axis=tuple(axes), keepdims=True)
+        if lead:
+            out = out.reshape(size)
+        if ctx is not None:
+            ctx.in_shape = input.shape
+        return Tensor._make(out, dt)
+
+    @staticmethod
     def forward(ctx, input, size):
         size = tuple(size)
         shape = input.shape

@@ -263,11 +263,26 @@ class T(ViewFunction):
     _backward_name = "TBackward0"
 
     @staticmethod
+    def _fast(ctx, args):
+        """``Function.apply``'s fast path (see ``Function._fast``): ``forward`` itself for a
+        <= 2-D tensor (it saves nothing and dispatches nothing, so it may run in grad mode);
+        the 3-D error is left to ``forward``. ``ViewFunction.apply`` adds the view metadata
+        either way."""
+        if len(args) != 1 or type(args[0]) is not Tensor:
+            return None
+        input = args[0]
+        a = input._data
+        if a.ndim > 2:
+            return None
+        return _view_of(input, a.T)
+
+    @staticmethod
     def forward(ctx, input):
-        if input.ndim > 2:
+        a = input._data
+        if a.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                               f"{input.ndim}D")
-        return _view_of(input, input._data.T)
+                               f"{a.ndim}D")
+        return _view_of(input, a.T)
 
     @staticmethod
     def backward(ctx, grad):

@@ -180,6 +180,15 @@ def test_hook_on_tensor_without_grad_raises():
     same_error(lambda lib: _x(lib, rg=False).register_hook(lambda g: g))
 
 
+def test_node_hook_returning_the_wrong_number_of_gradients_raises():
+    def f(lib):
+        x = _x(lib)
+        y = x * _x(lib)
+        y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: grad_inputs[:1])
+        y.sum().backward()
+    same_error(f)
+
+
 # ---------------------------------------------------------------------------------- grad modes
 def test_no_grad_enable_grad_context_managers():
     def f(lib):
@@ -559,3 +568,53 @@ def test_accumulate_grad_node_hooks_run_in_torchs_order():
         y.backward()
         return log, w.grad.tolist()
     assert run(minigrad) == run(torch)
+
+
+def test_save_for_backward_keeps_and_checks_only_for_a_recorded_node():
+    # as PyTorch: the saved values are type-checked (and kept) only when a node is recorded
+    def f(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, 3)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        x = _x(lib)
+        with lib.no_grad():
+            a = Twice.apply(x)
+        b = Twice.apply(_x(lib, rg=False))
+        return a.tolist(), b.tolist(), a.requires_grad, b.requires_grad
+    assert both(f)[0] == both(f)[1]
+
+    def g(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, 3)
+                return x * 2
+        Twice.apply(_x(lib))
+    same_error(g)
+
+
+def test_an_unrecorded_op_keeps_no_saved_tensor():
+    from minigrad.ops.linalg import Mm
+    seen = []
+    orig = Mm.forward
+
+    def spy(ctx, a, b):
+        out = orig(ctx, a, b)
+        seen.append(ctx._saved)
+        return out
+    Mm.forward = staticmethod(spy)
+    try:
+        a, b = minigrad.randn(2, 3, requires_grad=True), minigrad.randn(3, 2)
+        with minigrad.no_grad():
+            minigrad.mm(a, b)
+        minigrad.mm(b.t(), b)           # no input requires grad
+        minigrad.mm(a, b)
+    finally:
+        Mm.forward = orig
+    assert seen[0] is None and seen[1] is None and len(seen[2]) == 2

@@ -87,3 +87,122 @@ def test_in_place_on_a_leaf_and_requires_grad_propagation():
         assert (a + a).grad_fn is None and not (a * a).requires_grad
     assert (a + 1).dtype is mg.float32 and (a.double() + 2).dtype is mg.float64
     assert (mg.tensor(1, dtype=mg.int32) + 2.5).dtype is mg.float32
+
+
+# ---------------------------------------------------------------------------------- t (a view)
+def _t_cases():
+    x = mg.tensor(VALS)
+    return [x, x.t(), x[:, ::2], mg.tensor(2.0), mg.tensor(VALS[0]), mg.zeros(0, 3), x.half(),
+            x.to(mg.int32)]
+
+
+def _run_t(t, grad, no_grad, monkeypatch, fast):
+    from minigrad.ops.shape import T
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(T, "_fast", None)
+        if grad:
+            t = t.detach().requires_grad_(t.dtype.is_floating_point)
+        if no_grad:
+            with mg.no_grad():
+                out = mg.t(t)
+        else:
+            out = mg.t(t)
+        g = None
+        if out.grad_fn is not None:
+            (out * mg.ones_like(out)).sum().backward()
+            g = t.grad
+    return t, out, g
+
+
+@pytest.mark.parametrize("no_grad", [False, True])
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("i", range(8))
+def test_t_fast_path_agrees_with_the_general_path(i, grad, no_grad, monkeypatch):
+    x = _t_cases()[i]
+    fi, f, fg = _run_t(x, grad, no_grad, monkeypatch, True)
+    si, s, sg = _run_t(x, grad, no_grad, monkeypatch, False)
+    assert f.dtype is s.dtype and f._data.shape == s._data.shape
+    assert f._data.strides == s._data.strides and f._data.base is not None
+    root = fi if fi._base is None else fi._base
+    assert f._base is root and f._vc is fi._vc and f.requires_grad == s.requires_grad
+    assert (f._view is None) == (s._view is None)
+    if f._view is not None:
+        assert f._view.base is root and f._view.creation == s._view.creation
+        assert f._view.version == s._view.version
+    assert (f.grad_fn is None) == (s.grad_fn is None)
+    if f.grad_fn is not None:
+        assert f.grad_fn.name() == s.grad_fn.name() == "TBackward0"
+        assert [type(e[0]).__name__ for e in f.grad_fn.next_functions] == \
+            [type(e[0]).__name__ for e in s.grad_fn.next_functions]
+        assert np.array_equal(fg._data, sg._data, equal_nan=True)
+
+
+def test_t_of_3d_raises_and_in_place_on_a_t_view_records_copy_slices():
+    with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions"):
+        mg.t(mg.zeros(2, 2, 2))
+    a = mg.randn(2, 3, requires_grad=True)
+    b = a * 1.0
+    v = b.t()
+    v.mul_(2.0)
+    assert b.grad_fn.name() == "torch::autograd::CopySlices"
+    b.sum().backward()
+    assert np.array_equal(a.grad._data, np.full((2, 3), 2, np.float32))
+    with mg.no_grad():
+        w = b.t()
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
+        w.mul_(2.0)
+
+
+# ---------------------------------------------------------------------------------- sum_to_size
+_V3 = np.array([[[-np.inf, 1e-40, 0.0, -0.0], [2.5, 3e38, 3e38, np.nan], [-0.0, -0.0, 1.0, 7.0]],
+                [[1.0, -1e-40, -0.0, -0.0], [1.5, 1e38, -3e38, 1.0], [-0.0, 0.0, 1e-7, 2.0]]],
+               np.float32)
+
+
+def _sts_cases():
+    x = mg.tensor(_V3)
+    return [(x, (3, 4)), (x, (3, 1)), (x, (1, 3, 1)), (x, (2, 1, 4)), (x, (1,)), (x, ()),
+            (x.double(), (4,)), (mg.tensor(_V3.transpose(2, 0, 1).copy()).permute(1, 2, 0), (4,)),
+            (x.half(), (4,)), (x.to(mg.int32), (4,)), (x, (2, 3, 4)), (mg.zeros(0, 3), (3,)),
+            (mg.zeros(2, 0), (1, 0)),
+            # fp32 accumulation: 1 + 2^-24 + 2^-24 is 1 (a wider sum would round to 1 + 2^-23)
+            (mg.tensor([[1.0, 1.0], [2.0 ** -24, 3.0], [2.0 ** -24, 0.5]]), (2,))]
+
+
+def _run_sts(x, size, grad, monkeypatch, fast):
+    from minigrad.ops.reduce import SumToSize
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(SumToSize, "_fast", None)
+        if grad:
+            x = x.detach().requires_grad_(x.dtype.is_floating_point)
+        out = x.sum_to_size(size)
+        node, g = out.grad_fn, None
+        if node is not None:
+            (out * mg.ones_like(out)).sum().backward()
+            g = x.grad
+    return out, node, g
+
+
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("i", range(14))
+def test_sum_to_size_fast_path_agrees_with_the_general_path(i, grad, monkeypatch):
+    x, size = _sts_cases()[i]
+    f, fn, fg = _run_sts(x, size, grad, monkeypatch, True)
+    s, sn, sg = _run_sts(x, size, grad, monkeypatch, False)
+    assert f.dtype is s.dtype and f._data.shape == s._data.shape == tuple(size)
+    assert f._data.strides == s._data.strides and f.requires_grad == s.requires_grad
+    assert np.array_equal(f._data.reshape(-1).view(np.uint8), s._data.reshape(-1).view(np.uint8))
+    assert (fn is None) == (sn is None)
+    if fn is not None:
+        assert fn.name() == sn.name() == "SumToSizeBackward0"
+        assert fn.in_shape == sn.in_shape and type(fn.in_shape) is type(sn.in_shape)
+        assert np.array_equal(fg._data, sg._data, equal_nan=True)
+
+
+def test_sum_to_size_errors_go_through_forward():
+    x = mg.tensor(_V3)
+    for size in [(5,), (2, 2, 3, 4), (3, 2)]:
+        with pytest.raises(RuntimeError, match="is not expandable to size"):
+            x.sum_to_size(size)
