@@ -462,8 +462,7 @@ def fma32(x, y, z, *, subtract=False):
         return out
 
 
-#: the index of a float64's low 32-bit word in its ``uint32`` view, and fp32's smallest normal
-_LOW_WORD = 0 if np.little_endian else 1
+#: fp32's smallest normal
 _FP32_TINY = np.float32(2.0 ** -126)
 
 
