@@ -459,17 +459,17 @@ def fma32(x, y, z, *, subtract=False):
             suspect |= tiny & (r != 0)
         if not suspect.any():
             return out
-        p = np.multiply(np.broadcast_to(x, r.shape)[suspect],
-                        np.broadcast_to(y, r.shape)[suspect], dtype=np.float64)
+        # the (few) suspects by index: one pass over the mask, then gathers of those elements
+        at = np.unravel_index(np.flatnonzero(suspect), r.shape)
+        p = np.multiply(np.broadcast_to(x, r.shape)[at], np.broadcast_to(y, r.shape)[at],
+                        dtype=np.float64)
         if subtract:
             p = np.negative(p, out=p)      # z - x*y = (-p) + z, exactly
-        out[suspect] = _fma32_exact(p, np.broadcast_to(np.asarray(z, np.float64),
-                                                       r.shape)[suspect], r[suspect])
+        out[at] = _fma32_exact(p, np.asarray(np.broadcast_to(z, r.shape)[at], np.float64), r[at])
         return out
 
 
-#: the index of a float64's low 32-bit word in its ``uint32`` view, and fp32's smallest normal
-_LOW_WORD = 0 if np.little_endian else 1
+#: fp32's smallest normal
 _FP32_TINY = np.float32(2.0 ** -126)
 
 

@@ -221,22 +221,24 @@ def _fma_row_sums32(u3, v3, low):
     with np.errstate(all="ignore"):
         p = np.ascontiguousarray((u3.astype(np.float64) * v3.astype(np.float64))
                                  .transpose(1, 0, 2))            # (size, k, n), exact
-        z = np.zeros((size + 1, k, n), np.float32)               # z[j]: the buffer before row j
+        z = np.empty((size + 1, k, n), np.float32)               # z[j]: the buffer before row j
+        z[0] = 0
+        rows_p, rows_z = list(p), list(z)     # the row views, made once (views of p and z)
         start = 0
         while True:
             for j in range(start, size):     # float64 sum, rounded to fp32 on the way out
-                np.add(p[j], z[j], out=z[j + 1], casting="unsafe")
+                np.add(rows_p[j], rows_z[j], out=rows_z[j + 1], casting="unsafe")
                 if low is not None:
                     z[j + 1] = z[j + 1].astype(low.np)
             # fma32's round-to-odd condition, on rows start.. at once; first its cheap filter
             # (an fp32 halfway point or a nonzero sum below fp32's normal range): usually clear
-            ps, zs = p[start:], z[start:size].astype(np.float64)
-            rs = ps + zs
-            low_word = rs.reshape(-1).view(np.uint32)[_nx._LOW_WORD::2]
+            ps = p[start:]
+            rs = np.add(ps, z[start:size], dtype=np.float64)
+            halfway = (rs.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
             tiny = np.abs(rs) < 2.0 ** -126
-            if not (((low_word & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000)).any()
-                    or (tiny.any() and (tiny & (rs != 0)).any())):
+            if not (halfway.any() or (tiny.any() and (tiny & (rs != 0)).any())):
                 return z[size]
+            zs = z[start:size].astype(np.float64)
             bb = rs - ps
             e = (ps - (rs - bb)) + (zs - bb)
             fix = (e != 0) & ((rs.view(np.int64) & 1) == 0) & np.isfinite(rs)

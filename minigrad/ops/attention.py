@@ -84,12 +84,15 @@ def _check(query, key, value, attn_mask):
 
 
 def _scores(q, k, scale, mask, is_causal, cd):
-    s = np.matmul(q, np.swapaxes(k, -1, -2)) * cd.type(scale)
+    """``q @ k^T * scale + mask``, -inf above the diagonal when causal: a new array, which the
+    callers then overwrite in place."""
+    s = np.matmul(q, np.swapaxes(k, -1, -2))
+    s *= cd.type(scale)
     if mask is not None:
         s = s + mask
     if is_causal:
         L, S = s.shape[-2:]
-        s = np.where(np.tril(np.ones((L, S), dtype=bool)), s, cd.type(-np.inf))
+        np.copyto(s, cd.type(-np.inf), where=~np.tril(np.ones((L, S), dtype=bool)))
     return s
 
 
@@ -152,11 +155,14 @@ class FlashAttentionCPU(Function):
             m = np.max(s, axis=-1, keepdims=True) if s.shape[-1] else \
                 np.full(s.shape[:-1] + (1,), -np.inf, cd)
             dead = m == -np.inf                 # every key masked: output 0, as PyTorch
-            e = np.exp(s - np.where(dead, 0, m))
+            e = np.exp(np.subtract(s, np.where(dead, 0, m), out=s), out=s)
             l = np.sum(e, axis=-1, keepdims=True)
             if dt in LOW:
                 e = e.astype(dt.np).astype(cd)
-            out = np.where(dead, 0, np.matmul(e, v) / np.where(dead, 1, l))
+            out = np.matmul(e, v)
+            out /= np.where(dead, 1, l)
+            if dead.any():
+                np.copyto(out, 0, where=dead)
             lse = (m + np.log(l))[..., 0]
         ctx.is_causal, ctx.scale = is_causal, scale
         o = wrap(out, dt)
@@ -198,17 +204,22 @@ class FlashAttentionCPUBackward(Function):
         with np.errstate(all="ignore"):
             s = _scores(q, k, sc, mask, is_causal, cd)
             lse = logsumexp._data.astype(cd)[..., None]
-            p = np.where(lse == -np.inf, 0, np.exp(s - lse))
+            p = np.exp(np.subtract(s, lse, out=s), out=s)
+            dead = lse == -np.inf               # every key masked: no gradient
+            if dead.any():
+                np.copyto(p, 0, where=dead)
             low = dt in LOW
             p16 = p.astype(dt.np).astype(cd) if low else p
             dv = np.matmul(np.swapaxes(p16, -1, -2), g)
             dp = np.matmul(g, np.swapaxes(v, -1, -2))
             dsum = np.sum(g * o, axis=-1, keepdims=True)
-            ds = p * (dp - dsum)
+            ds = np.multiply(p, np.subtract(dp, dsum, out=dp), out=dp)
             if low:
                 ds = ds.astype(dt.np).astype(cd)
-            dq = np.matmul(ds, k) * cd.type(sc)
-            dk = np.matmul(np.swapaxes(ds, -1, -2), q) * cd.type(sc)
+            dq = np.matmul(ds, k)
+            dq *= cd.type(sc)
+            dk = np.matmul(np.swapaxes(ds, -1, -2), q)
+            dk *= cd.type(sc)
         return wrap(dq, dt), wrap(_unheads(dk, hk, dt), dt), wrap(_unheads(dv, hk, dt), dt)
 
     @staticmethod

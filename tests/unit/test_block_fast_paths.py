@@ -216,3 +216,57 @@ def test_tanh32_buffered_matches_widened_array():
         got, want = np.asarray(sa._tanh(a, m)), np.asarray(plain(np.asarray(a), m))
         assert got.shape == want.shape and got.dtype == want.dtype
         assert got.tobytes() == want.tobytes()
+
+
+def _sdpa_reference(q, k, v, mask, causal, scale, g):
+    """The flash-attention kernels' formulas written out of place with ``np.where`` (the
+    in-place kernels' reference): ``(out, lse, dq, dk, dv)`` in fp32."""
+    s = np.matmul(q, np.swapaxes(k, -1, -2)) * np.float32(scale)
+    if mask is not None:
+        s = s + mask
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, np.float32(-np.inf))
+    m = np.max(s, axis=-1, keepdims=True)
+    dead = m == -np.inf
+    e = np.exp(s - np.where(dead, 0, m))
+    l = np.sum(e, axis=-1, keepdims=True)
+    out = np.where(dead, 0, np.matmul(e, v) / np.where(dead, 1, l))
+    lse = m + np.log(l)
+    p = np.where(lse == -np.inf, 0, np.exp(s - lse))
+    dv = np.matmul(np.swapaxes(p, -1, -2), g)
+    ds = p * (np.matmul(g, np.swapaxes(v, -1, -2)) - np.sum(g * out, axis=-1, keepdims=True))
+    dq = np.matmul(ds, k) * np.float32(scale)
+    dk = np.matmul(np.swapaxes(ds, -1, -2), q) * np.float32(scale)
+    return out, lse[..., 0], dq, dk, dv
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("mask", [None, "additive", "dead rows", "broadcast"])
+def test_sdpa_in_place_kernels_match_out_of_place_formula(causal, mask):
+    """The flash-attention forward and backward kernels, which reuse their score buffer in
+    place and zero the rows whose keys are all masked only when there are any, give the bits
+    of the out-of-place ``np.where`` formulas (NaN and inf inputs, dead rows, masks that
+    broadcast)."""
+    from minigrad.dispatch import dispatch
+    rng = np.random.default_rng(8)
+    N, H, L, S, E = 2, 3, 6, 6, 4
+    q, k, v, g = (rng.standard_normal(s).astype(np.float32) * 2
+                  for s in ((N, H, L, E), (N, H, S, E), (N, H, S, E), (N, H, L, E)))
+    q[1, 2, 3, 1] = np.nan
+    v[0, 1, 4, 2] = np.inf                    # a dead row's 0 * inf would be NaN unzeroed
+    m = {None: None, "additive": rng.standard_normal((N, H, L, S)).astype(np.float32),
+         "broadcast": rng.standard_normal((1, 1, L, S)).astype(np.float32),
+         "dead rows": np.where(np.arange(S) < (3 if causal else 9), 0, -np.inf)[None]
+         .repeat(L, 0).astype(np.float32)}[mask]
+    if mask == "dead rows":
+        m[2] = -np.inf
+    with np.errstate(all="ignore"):
+        want = _sdpa_reference(q, k, v, m, causal, 0.5, g)
+    mq, mk, mv, mgo = (mg.tensor(a) for a in (q, k, v, g))
+    mm = None if m is None else mg.tensor(m)
+    out, lse = dispatch("_scaled_dot_product_flash_attention_for_cpu", mq, mk, mv, 0.0, causal,
+                        attn_mask=mm, scale=0.5)
+    grads = dispatch("_scaled_dot_product_flash_attention_for_cpu_backward", mgo, mq, mk, mv,
+                     out, lse, 0.0, causal, attn_mask=mm, scale=0.5)
+    for got, w in zip((out, lse) + tuple(grads), want):
+        assert _bits(got._data) == _bits(w.astype(np.float32))
