@@ -1,5 +1,7 @@
 """``linalg_solve_triangular`` (``torch.linalg.solve_triangular``): ``X`` with ``A X = B``
-(``left=False``: ``X A = B``) for a triangular ``A``, by substitution.
+(``left=False``: ``X A = B``) for a triangular ``A``, by substitution; and ``cholesky_inverse``
+(``torch.cholesky_inverse``): ``(L L^T)^{-1}`` from a Cholesky factor ``L``, by the same
+substitution.
 
 Only the triangle ``upper`` names is read (the other is ignored, as BLAS's ``trsm``); with
 ``unitriangular=True`` the diagonal is taken as ones. Batch dims of ``A`` and ``B`` broadcast.
@@ -115,6 +117,60 @@ class LinalgSolveTriangular(Function):
             gA = dispatch("triu", gA, int(unit)) if upper else dispatch("tril", gA, -int(unit))
             gA = _sum_to(gA, ctx.shapes[0])
         return gA, (_sum_to(gB, ctx.shapes[1]) if nig[1] else None)
+
+
+def _check_tri(A, fname, kernel):
+    """``A``: a Tensor of 2+ dims, square, float32/float64 (PyTorch's checks and messages)."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' must be Tensor, not {type(A).__name__}")
+    if A.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{fname}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if not A.dtype.is_floating_point or A.dtype.itemsize < 4 or A.dtype.is_float8:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{A.dtype.scalar_name}\'')
+
+
+@register_op("cholesky_inverse")
+class CholeskyInverse(Function):
+    """``cholesky_inverse(L, upper=False)``: ``(L L^T)^{-1}`` for a lower-triangular Cholesky
+    factor ``L`` (``upper=True``: ``(U^T U)^{-1}``), ``(*, n, n)`` (``torch.cholesky_inverse``;
+    node ``CholeskyInverseBackward0``). Only ``L``'s triangle is read.
+
+    Computed as ``L^{-T} L^{-1}`` with ``L^{-1}`` by substitution, where PyTorch calls
+    LAPACK's ``potri``: equal to a few ULPs times the condition number. Backward PyTorch's
+    ``cholesky_inverse_backward``: ``-(P (g + g^T) P) L`` (``upper``: ``-U (P (g + g^T)
+    P)``), not projected onto the triangle (as PyTorch's).
+
+    Raises:
+        RuntimeError: fewer than 2 dims ("cholesky_inverse: The input tensor A must have at
+            least 2 dimensions."), non-square. NotImplementedError: 16-bit or integer input
+            ('"cholesky_inverse_out_cpu" not implemented for 'Half'').
+    """
+
+    _backward_name = "CholeskyInverseBackward0"
+
+    @staticmethod
+    def forward(ctx, input, upper=False):
+        _check_tri(input, "cholesky_inverse", "cholesky_inverse_out_cpu")
+        a = input._data
+        if upper:                   # U^T U = L L^T with L = U^T
+            a = np.swapaxes(a, -1, -2)
+        n = a.shape[-1]
+        inv = _substitute(a, np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape), False, False)
+        out = _out(np.matmul(np.swapaxes(inv, -1, -2), inv), input.dtype)
+        ctx.upper = upper
+        ctx.save_for_backward(input, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        L, P = ctx.saved_tensors
+        common = dispatch("add", grad, _mT(grad))
+        common = dispatch("matmul", P, dispatch("matmul", common, P))
+        gL = dispatch("matmul", L, common) if ctx.upper else dispatch("matmul", common, L)
+        return dispatch("neg", gL), None
 
 
 def _sum_to(g, shape):
