@@ -1,4 +1,5 @@
-"""``linalg.solve_triangular`` against torch beyond its catalogue spec: every triangle / side /
+"""``linalg.solve_triangular`` and ``cholesky_inverse`` against torch beyond their catalogue
+specs: every triangle / side /
 ``unitriangular`` with broadcast batch dims (values and both gradients within a few ULPs of the
 largest entry), the ignored triangle, and PyTorch's errors."""
 from __future__ import annotations
@@ -44,7 +45,27 @@ CALLS = [lambda L: L.linalg.solve_triangular(L.ones(3), L.ones(3, 2), upper=Fals
          lambda L: L.linalg.solve_triangular(L.eye(3), L.ones(3, 2), upper=True, left=False),
          lambda L: L.linalg.solve_triangular(L.eye(3).half(), L.ones(3, 2).half(), upper=True),
          lambda L: L.linalg.solve_triangular(L.eye(3).long(), L.ones(3, 2).long(), upper=True),
-         lambda L: L.linalg.solve_triangular(L.ones(2, 3, 3), L.ones(4, 3, 2), upper=False)]
+         lambda L: L.linalg.solve_triangular(L.ones(2, 3, 3), L.ones(4, 3, 2), upper=False),
+         lambda L: L.cholesky_inverse(L.ones(3)),
+         lambda L: L.cholesky_inverse(L.ones(3, 2)),
+         lambda L: L.cholesky_inverse(L.eye(3).half()),
+         lambda L: L.cholesky_inverse(L.eye(3).long())]
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_inverse_matches_torch(upper):
+    rng = np.random.default_rng(2)
+    a = np.tril(rng.standard_normal((2, 4, 4))) + np.eye(4) * 3
+    a = np.swapaxes(a, -1, -2) if upper else a
+    res = []
+    for L in (torch, mg):
+        x = L.tensor(a, requires_grad=True)
+        y = L.cholesky_inverse(x, upper=upper)
+        (y * L.arange(32.).reshape(2, 4, 4)).sum().backward()
+        assert type(y.grad_fn).__name__ == "CholeskyInverseBackward0"
+        res.append((y.detach().numpy(), x.grad.numpy()))
+    for x, y in zip(*res):
+        assert np.abs(x - y).max() <= 32 * 2.2e-16 * np.abs(x).max()
 
 
 def test_errors_match_torch():
