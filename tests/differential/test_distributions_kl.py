@@ -168,7 +168,19 @@ def _errors(L):
     return out
 
 
-def test_errors_match_torch():
+@pytest.fixture
+def torch_validation():
+    """Validation on in torch (a ``torch.compile`` call, as in tests/unit/test_dropin_api.py,
+    turns PyTorch's default off for the rest of the process); restored afterwards."""
+    before = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    try:
+        yield
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(before)
+
+
+def test_errors_match_torch(torch_validation):
     assert _errors(mg) == _errors(torch)
 
 
