@@ -164,7 +164,7 @@ UNTOUCHED_OPS = frozenset("""
     reflection_pad1d_backward reflection_pad2d_backward replication_pad1d_backward
     replication_pad2d_backward im2col col2im reflection_pad3d replication_pad3d
     reflection_pad3d_backward replication_pad3d_backward index_fill.int_Tensor
-    index_fill_.int_Tensor
+    index_fill_.int_Tensor renorm renorm_ index_reduce index_reduce_ linalg_solve_triangular cholesky_inverse
     convolution max_pool1d_with_indices _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
     adaptive_avg_pool1d adaptive_max_pool2d_backward adaptive_max_pool1d
     upsample_nearest2d_backward upsample_bilinear2d_backward pixel_shuffle pixel_unshuffle

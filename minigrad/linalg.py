@@ -1,6 +1,6 @@
 """``minigrad.linalg`` (mirrors ``torch.linalg``): ``vector_norm``, ``matrix_norm``, ``norm``,
 ``multi_dot``; the decompositions and solvers ``inv``, ``inv_ex``, ``solve``, ``det``,
-``slogdet``, ``cholesky``, ``cholesky_ex``, ``qr``, ``svd``, ``svdvals``, ``eigh``,
+``solve_triangular`` (``minigrad.ops.linalg_triangular``), ``slogdet``, ``cholesky``, ``cholesky_ex``, ``qr``, ``svd``, ``svdvals``, ``eigh``,
 ``eigvalsh``, ``pinv``, ``matrix_power`` (ops in ``minigrad.ops.linalg_solvers``), and
 ``cross``, ``vecdot`` (``minigrad.ops.matrix_functions``); ``LinAlgError``."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from .autograd.grad_mode import is_grad_enabled
 from .dispatch import dispatch
 from .ops.linalg_solvers import LinAlgError
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "multi_dot", "inv", "inv_ex", "solve", "det",
-           "slogdet", "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh",
+__all__ = ["vector_norm", "matrix_norm", "norm", "multi_dot", "inv", "inv_ex", "solve",
+           "solve_triangular", "det", "slogdet", "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh",
            "pinv", "matrix_power", "cross", "vecdot", "LinAlgError"]
 
 
@@ -112,6 +112,20 @@ def solve(A, B, *, left=True, out=None):
     """
     _no_out(out, "linalg.solve")
     return dispatch("linalg_solve", A, B, left=left)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """``X`` with ``A X = B`` (``left=False``: ``X A = B``) for a triangular ``A``
+    (``torch.linalg.solve_triangular``): only the ``upper`` (or lower) triangle of ``A`` is
+    read, its diagonal taken as ones with ``unitriangular``; ``B`` a matrix ``(*, n, k)``;
+    batch dims broadcast; see the ``linalg_solve_triangular`` op.
+
+    Raises:
+        RuntimeError: shapes; NotImplementedError: 16-bit or integer inputs.
+    """
+    _no_out(out, "linalg.solve_triangular")
+    return dispatch("linalg_solve_triangular", A, B, upper=upper, left=left,
+                    unitriangular=unitriangular)
 
 
 def det(A, *, out=None):

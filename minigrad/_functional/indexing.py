@@ -12,8 +12,8 @@ from ..dispatch import dispatch
 from ..tensor import Tensor
 
 __all__ = ["argwhere", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
-           "index_add", "index_copy", "index_fill", "masked_select", "masked_scatter",
-           "take_along_dim", "nonzero"]
+           "index_add", "index_reduce", "index_copy", "index_fill", "masked_select",
+           "masked_scatter", "take_along_dim", "nonzero"]
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -91,6 +91,19 @@ def index_add(input, dim, index, source, *, alpha=1):
         RuntimeError: ``source`` of another dtype or slice shape, index errors.
     """
     return dispatch("index_add", input, dim, index, source, alpha)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """``input`` with the slices of ``source`` reduced into the slices at ``index`` along
+    ``dim`` by "prod", "mean", "amax" or "amin" (``torch.index_reduce``; ``out=`` is not
+    supported).
+
+    Raises:
+        RuntimeError: an unknown ``reduce``, ``source`` of another dtype or slice shape, an
+            index of another dtype. IndexError: an index out of range, a 2-D index.
+    """
+    return dispatch("index_reduce", input, dim, index, source, reduce,
+                    include_self=include_self)
 
 
 def index_copy(input, dim, index, source):

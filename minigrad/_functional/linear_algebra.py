@@ -11,8 +11,21 @@ from ..dispatch import dispatch
 from ..ops.cdist import cdist
 from ..ops.matrix_functions import chain_matmul
 
-__all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "trace", "kron", "cross",
+__all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_inverse", "trace",
+           "kron", "cross",
            "cdist", "chain_matmul", "vander", "matrix_power", "pinverse"]
+
+
+def cholesky_inverse(input, upper=False, *, out=None):
+    """``(L L^T)^{-1}`` from a Cholesky factor ``L`` (``upper``: ``(U^T U)^{-1}``)
+    (``torch.cholesky_inverse``); see the ``cholesky_inverse`` op.
+
+    Raises:
+        RuntimeError: shapes; NotImplementedError: 16-bit or integer inputs, ``out=``.
+    """
+    if out is not None:
+        raise NotImplementedError("cholesky_inverse(out=...) is not supported")
+    return dispatch("cholesky_inverse", input, upper)
 
 
 def inverse(input, *, out=None):

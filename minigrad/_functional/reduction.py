@@ -10,7 +10,7 @@ from ..tensor import Tensor
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
            "var", "std", "var_mean", "std_mean", "logsumexp", "prod", "cumsum", "cumprod",
-           "count_nonzero", "norm"]
+           "count_nonzero", "norm", "renorm"]
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -235,3 +235,15 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         return dispatch("linalg_matrix_norm.str_ord", input, p, _dim, keepdim, dtype=dtype)
     return dispatch("linalg_vector_norm", input, 2.0 if p is None else p, _dim, keepdim,
                     dtype=dtype)
+
+
+def renorm(input, p, dim, maxnorm):
+    """``input`` with each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled
+    down to norm ``maxnorm`` (``torch.renorm``; the ``renorm`` op, 2+ dim floating input).
+    ``out=`` is not supported.
+
+    Raises:
+        RuntimeError: ``p <= 0``, ``maxnorm < 0``, fewer than 2 dims, a non-floating input.
+        IndexError: ``dim`` out of range.
+    """
+    return dispatch("renorm", input, p, dim, maxnorm)

@@ -89,6 +89,16 @@ class IndexingMixin:
         """Mirrors ``torch.Tensor.index_add_``: the ``index_add_`` op."""
         return dispatch("index_add_", self, dim, index, source, alpha=alpha)
 
+    def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+        """Mirrors ``torch.Tensor.index_reduce``: the ``index_reduce`` op."""
+        return dispatch("index_reduce", self, dim, index, source, reduce,
+                        include_self=include_self)
+
+    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+        """Mirrors ``torch.Tensor.index_reduce_``: the ``index_reduce_`` op; returns ``self``."""
+        return dispatch("index_reduce_", self, dim, index, source, reduce,
+                        include_self=include_self)
+
     def index_copy(self, dim, index, source):
         """Mirrors ``torch.Tensor.index_copy``: the ``index_copy`` op."""
         return dispatch("index_copy", self, dim, index, source)

@@ -48,6 +48,10 @@ class LinearAlgebraMixin:
         """Mirrors ``torch.Tensor.cholesky``: ``torch.cholesky`` (deprecated; warns)."""
         return _la.cholesky(self, upper)
 
+    def cholesky_inverse(self, upper=False):
+        """Mirrors ``torch.Tensor.cholesky_inverse``: the ``cholesky_inverse`` op."""
+        return _la.cholesky_inverse(self, upper)
+
     def trace(self):
         """Mirrors ``torch.Tensor.trace``: the ``trace`` op."""
         return _la.trace(self)

@@ -109,6 +109,14 @@ class ReductionMixin:
         from .._functional.reduction import norm  # (imports Tensor)
         return norm(self, p, dim, keepdim, dtype=dtype)
 
+    def renorm(self, p, dim, maxnorm):
+        """Mirrors ``torch.Tensor.renorm``: the ``renorm`` op (its errors apply)."""
+        return dispatch("renorm", self, p, dim, maxnorm)
+
+    def renorm_(self, p, dim, maxnorm):
+        """Mirrors ``torch.Tensor.renorm_``: the ``renorm_`` op; returns ``self``."""
+        return dispatch("renorm_", self, p, dim, maxnorm)
+
     def sort(self, *args, stable=None, dim=None, descending=None):
         """Mirrors ``torch.Tensor.sort``: ``minigrad.sort`` (its errors apply)."""
         from .._functional.sorting import sort  # (imports Tensor)

@@ -7,7 +7,7 @@ import minigrad as _mg
 __all__ = ["Constraint", "real", "real_vector", "positive", "nonnegative", "simplex",
            "boolean", "unit_interval", "integer_interval", "nonnegative_integer", "is_dependent",
            "dependent", "independent", "interval", "greater_than", "greater_than_eq",
-           "less_than"]
+           "less_than", "one_hot", "lower_cholesky", "positive_definite", "square", "symmetric"]
 
 
 class Constraint:
@@ -170,6 +170,62 @@ class _IndependentConstraint(Constraint):
                 f"{self.reinterpreted_batch_ndims})")
 
 
+class _OneHot(Constraint):
+    """One-hot vectors over the last dim: 0/1 entries summing to 1 (``constraints.one_hot``)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_boolean = (value == 0) | (value == 1)
+        is_normalized = value.sum(-1).eq(1)
+        return is_boolean.all(-1) & is_normalized
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal (``constraints.lower_cholesky``)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        lower_triangular = (value.tril() == value).view(
+            tuple(value.shape[:-2]) + (-1,)).min(-1)[0]
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+        return lower_triangular & positive_diagonal
+
+
+class _Square(Constraint):
+    """Square matrices (``constraints.square``): one bool per matrix of the batch."""
+
+    event_dim = 2
+
+    def check(self, value):
+        return _mg.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1],
+                        dtype=_mg.bool, device=value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose within ``atol=1e-6`` (``isclose``,
+    ``constraints.symmetric``)."""
+
+    def check(self, value):
+        square_check = super().check(value)
+        if not bool(square_check.all()):
+            return square_check
+        return _mg.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices whose Cholesky factorization succeeds
+    (``constraints.positive_definite``)."""
+
+    def check(self, value):
+        sym_check = super().check(value)
+        if not bool(sym_check.all()):
+            return sym_check
+        return _mg.linalg.cholesky_ex(value).info.eq(0)
+
+
 def is_dependent(constraint) -> bool:
     """Whether ``constraint`` depends on other parameters (``dependent``)."""
     return isinstance(constraint, _Dependent)
@@ -190,3 +246,8 @@ greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
 less_than = _LessThan
 interval = _Interval
+one_hot = _OneHot()
+lower_cholesky = _LowerCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()

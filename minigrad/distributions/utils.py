@@ -1,5 +1,5 @@
 """Helpers of ``torch.distributions.utils``: ``broadcast_all``, ``probs_to_logits``,
-``logits_to_probs``, ``clamp_probs``, ``lazy_property``."""
+``logits_to_probs``, ``clamp_probs``, ``lazy_property``, ``_sum_rightmost``."""
 from __future__ import annotations
 
 import numbers
@@ -7,7 +7,7 @@ import numbers
 import minigrad as _mg
 
 __all__ = ["broadcast_all", "probs_to_logits", "logits_to_probs", "clamp_probs",
-           "lazy_property"]
+           "lazy_property", "_sum_rightmost"]
 
 
 def broadcast_all(*values):
@@ -27,6 +27,14 @@ def broadcast_all(*values):
             {"dtype": ref.dtype, "device": ref.device}
         values = [v if isinstance(v, _mg.Tensor) else _mg.tensor(v, **opts) for v in values]
     return _mg.broadcast_tensors(*values)
+
+
+def _sum_rightmost(value, dim: int):
+    """``value`` summed over its rightmost ``dim`` dims (flattened, then one ``sum(-1)``, as
+    PyTorch's); ``dim == 0`` returns ``value`` itself."""
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1)
 
 
 def clamp_probs(probs):

@@ -1,5 +1,5 @@
 """``minigrad.nn``: modules, parameters, layers, losses, init, functional (``torch.nn``)."""
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 from .module import Module
 from .modules import (CrossEntropyLoss, Flatten, Identity, Linear, LogSoftmax, ModuleDict,
                       ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU,
@@ -23,6 +23,7 @@ from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, Instance
 from .modules import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                       TransformerEncoder, TransformerEncoderLayer)
 from .modules import CTCLoss, EmbeddingBag, MaxUnpool1d, MaxUnpool2d
+from .modules import LazyLinear
 from .modules import (ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d,
                       ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, CircularPad1d,
                       CircularPad2d)
@@ -33,7 +34,8 @@ from . import functional, init, modules, utils
 from . import parallel
 from .parallel import DataParallel
 
-__all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
+__all__ = ["Parameter", "UninitializedParameter", "Module", "Linear", "LazyLinear",
+           "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "LogSoftmax", "Flatten", "Unflatten", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss",
            "functional", "init", "modules", "utils", "GELU", "SiLU", "Mish", "Softplus",

@@ -1,5 +1,6 @@
 """``Parameter``: a Tensor that a ``Module`` registers as a learnable weight
-(``torch.nn.Parameter``).
+(``torch.nn.Parameter``), and ``UninitializedParameter``, the placeholder of a lazy module's
+parameter until its first forward (``torch.nn.parameter.UninitializedParameter``).
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from .. import dtypes as _dt
 from ..devices import restore_device, track_storage
 from ..tensor import Tensor, _rebuild_args, _storage_args
 
-__all__ = ["Parameter", "typename"]
+__all__ = ["Parameter", "UninitializedParameter", "is_lazy", "typename"]
 
 
 class Parameter(Tensor):
@@ -63,6 +64,67 @@ class Parameter(Tensor):
         """Mirrors ``torch.nn.Parameter.__reduce_ex__``: storage as raw bytes (see
         ``Tensor.__reduce_ex__``)."""
         return (_rebuild_parameter, _storage_args(self))
+
+
+_UNINIT_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error "
+                 "usually happens in `load_state_dict` when trying to load an uninitialized "
+                 "parameter into an initialized one. Call `forward` to initialize the "
+                 "parameters before accessing their attributes.")
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (``torch.nn.parameter.UninitializedParameter``):
+    what a lazy module (``nn.LazyLinear``) registers until its first forward, which calls
+    ``materialize(shape)``; the object then becomes a plain ``Parameter`` (its class changes,
+    so references held elsewhere see the materialized parameter, as in PyTorch).
+
+    Args:
+        requires_grad: of the parameter to be (default True).
+        device, dtype: of the parameter to be (defaults: cpu, the default float dtype).
+
+    Deliberate difference: PyTorch refuses every op on an uninitialized parameter with a
+    ValueError ("Attempted to use an uninitialized parameter in ..."); here an op fails where
+    it first reads the ``shape`` (the RuntimeError below), or computes on the empty
+    placeholder. ``size()`` gives the placeholder's ``Size([0])``, as PyTorch's.
+
+    Raises:
+        RuntimeError: reading ``shape`` ("Can't access the shape of an uninitialized parameter
+            or buffer. ...").
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .._functional.factories import empty      # (imports Tensor)
+        return super().__new__(cls, empty((0,), device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the parameter an (uninitialized, ``empty``) storage of ``shape`` and turn it
+        into a ``Parameter`` (device and dtype: the placeholder's, unless given)."""
+        from .._functional.factories import empty
+        self.data = empty(tuple(shape), device=self.device if device is None else device,
+                          dtype=self.dtype if dtype is None else dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(_UNINIT_SHAPE)
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param) -> bool:
+    """Whether ``param`` is still uninitialized (``torch.nn.parameter.is_lazy``)."""
+    return isinstance(param, UninitializedParameter)
 
 
 def _rebuild_parameter(data, *args):

@@ -39,3 +39,4 @@ from . import cumulative, aminmax, rotate, histogram, differences, statistics  #
 from . import float_bits  # noqa: E402,F401
 from . import quantile  # noqa: E402,F401
 from . import gamma, nan_reduce, special_entropy  # noqa: E402,F401
+from . import index_reduce, linalg_triangular  # noqa: E402,F401

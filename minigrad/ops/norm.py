@@ -1,6 +1,7 @@
 """``linalg_vector_norm`` (``torch.linalg.vector_norm``: the p-norm over ``dim``, or over all
-elements) and ``linalg_matrix_norm`` (``torch.linalg.matrix_norm``, PyTorch's composite of
-vector norms and amax/amin), forward and backward.
+elements), ``linalg_matrix_norm`` (``torch.linalg.matrix_norm``, PyTorch's composite of
+vector norms and amax/amin) and ``renorm`` (``torch.renorm``: each slice along a dim scaled down
+to a maximal norm), forward and backward.
 
 Kernel as PyTorch's CPU one: ``sum |x|^p`` accumulated in opmath (fp32 for fp16/bf16/fp32,
 fp64 for fp64), so the sum over- and underflows where PyTorch's does; a one-element reduction
@@ -16,7 +17,9 @@ from .. import dtypes as _dt
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
-from ._util import wrap, wrap_dim, wrap_dims
+from ._util import opmath, wrap, wrap_dim, wrap_dims
+from .factory import _convert
+from .inplace import run_inplace
 
 _INF = float("inf")
 
@@ -204,3 +207,102 @@ def linalg_matrix_norm_str(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=N
     if ord != "fro":
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     return dispatch("linalg_vector_norm", A, 2.0, tuple(d), keepdim, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------- renorm
+def _renorm_checks(input, p, maxnorm):
+    if not float(p) > 0.0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if not float(maxnorm) >= 0.0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+
+
+def _norm_backward(grad, x, p, norm, dims):
+    """PyTorch's ``norm_backward`` (``FunctionsManual.cpp``) with ``keepdim=True``, op for op:
+    ``x`` stays in its own dtype (``|x|**(p-1)`` is rounded there) and ``grad``/``norm``, in
+    the accumulation dtype, promote the products, as in renorm's backward."""
+    D = dispatch
+    if p == 1:
+        return D("mul", D("sgn", x), grad)
+    if p == 2:
+        return D("mul", grad, D("masked_fill", D("div", x, norm), D("eq", norm, 0), 0))
+    ax = D("abs", x)
+    if p == _INF:
+        mask = D("logical_or", D("eq", ax, norm), D("isnan", ax))
+        return D("mul", D("sgn", x), D("mul", D("div", grad, D("sum", mask, dims, True)), mask))
+    if p < 1:
+        scaled = D("mul", D("sgn", x), D("masked_fill", D("pow", ax, p - 1), D("eq", x, 0), 0))
+        return D("mul", D("mul", scaled, grad), D("pow", norm, 1 - p))
+    scaled = D("mul", D("sgn", x), D("pow", ax, p - 1)) if p < 2 else \
+        D("mul", x, D("pow", ax, p - 2))
+    scale = D("masked_fill", D("div", grad, D("pow", norm, p - 1)), D("eq", norm, 0), 0)
+    return D("mul", scaled, scale)
+
+
+@register_op("renorm")
+class Renorm(Function):
+    """``renorm(input, p, dim, maxnorm)``: each slice ``input.select(dim, i)`` whose ``p``-norm
+    exceeds ``maxnorm`` scaled by ``maxnorm / (norm + 1e-7)``, the others unchanged
+    (``torch.renorm``; node ``RenormBackward0``). Shape and dtype of ``input`` (2+ dims,
+    floating).
+
+    Numerics as PyTorch's CPU kernel (``renorm_out``): the norms over all dims but ``dim`` in
+    fp32 for fp16/bf16/fp32 (fp64 for fp64), as ``linalg_vector_norm``; the factor in that
+    dtype (``maxnorm`` and ``1e-7`` rounded into it), rounded into the input's dtype; then one
+    ``mul``. Backward PyTorch's ``renorm_backward`` composite, whose norms and sums run in the
+    CPU accumulation dtype (fp64 for fp32 inputs), the gradient cast back to the input's dtype.
+
+    Raises:
+        RuntimeError: ``p <= 0`` ("renorm: non-positive-norm not supported"), ``maxnorm < 0``
+            ("renorm: expected maxnorm to be >= 0 but got -1"), fewer than 2 dims ("renorm:
+            input needs at least 2 dimensions, got 1 dimensions"), a non-floating input
+            (``linalg.vector_norm``'s message). IndexError: ``dim`` out of range.
+    """
+
+    _backward_name = "RenormBackward0"
+
+    @staticmethod
+    def forward(ctx, input, p, dim, maxnorm):
+        _renorm_checks(input, p, maxnorm)
+        d = wrap_dim(dim, input.ndim)
+        if not input.dtype.is_floating_point:
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex "
+                               f"tensor as input. Got {input.dtype.scalar_name}")
+        dims = tuple(k for k in range(input.ndim) if k != d)
+        dt = input.dtype
+        acc = (_dt.float64 if dt is _dt.float64 else _dt.float32).np   # toAccumulateType(cuda)
+        norm = norm_kernel(_rows(np.asarray(input._data, np.float64), dims), float(p),
+                           dt if dt is _dt.float64 else _dt.float32).astype(acc)
+        m, eps = acc.type(maxnorm), acc.type(1e-7)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            factor = np.where(norm > m, m / (norm + eps), acc.type(1))
+        factor = _convert(factor, dt).reshape(
+            tuple(s if k == d else 1 for k, s in enumerate(input.shape)))
+        ctx.p, ctx.dims, ctx.maxnorm = float(p), dims, maxnorm
+        ctx.save_for_backward(input)
+        return wrap(opmath(input, dt) * opmath(factor, dt), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        p, dims, maxnorm = ctx.p, ctx.dims, ctx.maxnorm
+        acc = _dt.float32 if x.dtype.itemsize == 2 else _dt.float64  # toAccumulateType(cpu)
+        norm = dispatch("linalg_vector_norm", x, p, dims, True, dtype=acc)
+        gout = dispatch("sum", dispatch("mul", x, grad), dims, True, dtype=acc)
+        nb = _norm_backward(gout, x, p, norm, dims)
+        invnorm = dispatch("reciprocal", dispatch("add", norm, 1e-7))
+        factor = dispatch("mul", invnorm, maxnorm)
+        scaled = dispatch("mul", factor, dispatch("sub", grad, dispatch("mul", invnorm, nb)))
+        gi = dispatch("where", dispatch("gt", norm, maxnorm), scaled, grad)
+        if gi.dtype is not x.dtype:                 # autograd casts to the input's dtype
+            gi = dispatch("_to_copy", gi, dtype=x.dtype)
+        return gi, None, None, None
+
+
+@register_op("renorm_")
+def renorm_(self, p, dim, maxnorm):
+    """In-place ``renorm`` (``Tensor.renorm_``); returns ``self``."""
+    return run_inplace(self, Renorm.apply, p, dim, maxnorm)

@@ -266,7 +266,13 @@ EXTRAS.update({
     ("scatter_reduce", "sum"): ("fn", "scatter_reduce", "scatter_reduce", "scatter_reduce.two"),
     ("scatter_reduce", "mean"): ("fn", "scatter_reduce", "scatter_reduce",
                                  "scatter_reduce.two"),
+    ("renorm", ""): ("fn", "renorm", "renorm", "renorm"),
+    ("cholesky_inverse", ""): ("fn", "cholesky_inverse", "cholesky_inverse", "cholesky_inverse"),
+    ("linalg.solve_triangular", ""): ("linalg", "solve_triangular", "linalg.solve_triangular",
+                                      "linalg_solve_triangular"),
 })
+EXTRAS.update({("index_reduce", r): ("meth", "index_reduce", "index_reduce", "index_reduce")
+               for r in ("prod", "mean", "amax", "amin")})
 
 
 def _has_bool_index(s):

@@ -63,6 +63,25 @@ def solve_sample(d):
                    d.floats(shape_b, "real", "smooth")], {} if left else {"left": False})
 
 
+def solve_triangular_sample(d):
+    """Batch dims that broadcast (``(2, 1)`` against ``(3,)``), either side, either triangle,
+    ``unitriangular`` (the other triangle of ``_shifted(a)`` is not read)."""
+    n, k = d.integer(0, 3), d.integer(1, 2)
+    left = d.choice([True, False])
+    ba, bb = d.choice([((), ()), ((2,), ()), ((), (2,)), ((2, 1), (3,))])
+    shape_b = bb + ((n, k) if left else (k, n))
+    return Sample([d.floats(ba + (n, n), "real", "smooth"), d.floats(shape_b, "real", "smooth")],
+                  {"upper": d.choice([False, True]), "left": left,
+                   "unitriangular": d.choice([False, True])})
+
+
+def _cholesky_inverse(lib, F, a, upper=False):
+    """``cholesky_inverse`` of the (upper or lower) triangle of ``_shifted(a)``, a Cholesky
+    factor with the positive diagonal 4, 8, ..."""
+    t = _shifted(lib, a)
+    return lib.cholesky_inverse(t.triu() if upper else t.tril(), upper=upper)
+
+
 def _svd(lib, F, a, **kw):
     U, S, Vh = lib.linalg.svd(_shifted(lib, a), **kw)
     k = S.shape[-1]
@@ -152,6 +171,12 @@ SPECS = [
     OpSpec("linalg.solve", lambda lib, F, a, b, **kw: lib.linalg.solve(_shifted(lib, a), b,
                                                                        **kw),
            solve_sample, notes="gesv; vector right-hand sides as PyTorch's rule", **_LA),
+    OpSpec("linalg.solve_triangular", lambda lib, F, a, b, **kw: lib.linalg.solve_triangular(
+        _shifted(lib, a), b, **kw), solve_triangular_sample,
+        notes="substitution row by row vs PyTorch's trsm (blocked): a few ULPs", **_LA),
+    OpSpec("cholesky_inverse", _cholesky_inverse,
+           lambda d: Sample(square_sample(d).args, {"upper": d.choice([False, True])}),
+           notes="L^{-T} L^{-1} by substitution vs LAPACK's potri: a few ULPs", **_LA),
     OpSpec("linalg.det", lambda lib, F, a: lib.linalg.det(_shifted(lib, a)), square_sample,
            **_LA),
     OpSpec("linalg.slogdet", lambda lib, F, a: tuple(lib.linalg.slogdet(_shifted(lib, a))),

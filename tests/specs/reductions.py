@@ -99,6 +99,22 @@ def median_dim_sample(d):
     return with_keepdim(d, Sample([distinct(d, shape), dim]))
 
 
+def _max_abs(tin, kw):
+    """The largest |input|: renorm's outputs are at most that large (two outputs: renorm and
+    renorm_, so the harness's "abs" scale, which reruns the op, does not apply)."""
+    return float(tin[0].amax()) if tin[0].numel() else 0.0
+
+
+def renorm_sample(d):
+    """2 or 3 dims, any ``dim``, the p of norm_sample but 0 and -inf (renorm needs p > 0), a
+    ``maxnorm`` that some slices exceed and some do not (0: every non-zero slice scaled)."""
+    shape = d.shape(min_dims=2)
+    nd = len(shape)
+    p = d.choice([2, 1, 3, 1.5, 0.5, math.inf])
+    return Sample([d.floats(shape, "real", "finite"), p, d.integer(-nd, nd - 1),
+                   d.choice([0.0, 0.5, 1.0, 3.0])])
+
+
 def norm_dim_sample(d):
     s = norm_sample(d)
     shape = s.args[0].values.shape
@@ -211,6 +227,12 @@ SPECS = [
     OpSpec("linalg.matrix_norm", lambda lib, F, a, **kw: lib.linalg.matrix_norm(a, **kw),
            matrix_norm_sample, fwd_ulp=_u(4, 4, 1, 1), bwd_ulp=_u(4, 4, 1, 1), scale="abs",
            bwd_scale="max", notes="PyTorch's composite: vector_norm (+ amax/amin)"),
+    OpSpec("renorm", lambda lib, F, a, *args: (lib.renorm(a, *args), a.clone().renorm_(*args)),
+           renorm_sample, fwd_ulp=_u(4, 4, 0, 0), bwd_ulp=_u(4, 4, 1, 1), scale=_max_abs,
+           bwd_scale="max", dtype_test=False,
+           notes="with renorm_; fp32/fp64: the norm's accumulation order (as vector_norm), "
+                 "fp16/bf16 bit-exact (the factor rounded into the storage dtype); backward "
+                 "PyTorch's renorm_backward composite (norms and sums in fp64 for fp32)"),
     OpSpec("norm", lambda lib, F, a, **kw: lib.norm(a, **kw), torch_norm_sample,
            fwd_ulp=_u(4, 4, 1, 1), bwd_ulp=_u(4, 4, 1, 1), scale="abs", bwd_scale="max",
            notes="torch.norm routes to linalg.vector_norm"),

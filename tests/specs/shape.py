@@ -197,6 +197,19 @@ def index_src_sample(distinct=False, alpha=False):
     return gen
 
 
+def index_reduce_sample(d):
+    """``index_src_sample``'s repeated indices, a reduce and ``include_self``. No "prod" on
+    2+ dims with one-element slices: PyTorch 2.13 fails an internal assert there in fp16/bf16
+    (its ``mul`` kernel on a one-element slice; minigrad computes it, see
+    tests/differential/test_renorm_index_reduce.py)."""
+    s = index_src_sample()(d)
+    shape = s.args[0].values.shape
+    one = len(shape) > 1 and np.prod(shape) == shape[s.args[1]]
+    s.args.append(d.choice(["mean", "amax", "amin"] if one else ["prod", "mean", "amax", "amin"]))
+    s.kwargs["include_self"] = d.choice([True, False])
+    return s
+
+
 def index_fill_sample(d):
     """A number or a 0-dim tensor value (index_fill.int_Scalar / .int_Tensor)."""
     s = index_select_sample(d)
@@ -366,6 +379,10 @@ SPECS = [
            notes="backward index_add: one rounding per repeated index, as PyTorch"),
     OpSpec("index_add", _both("index_add"), index_src_sample(alpha=True), dtypes=ONE,
            dtype_test=False, notes="with index_add_; each slice added with add's kernel"),
+    OpSpec("index_reduce", _both("index_reduce"), index_reduce_sample, dtypes=ONE,
+           dtype_test=False, notes="prod/mean/amax/amin, include_self, with index_reduce_; one "
+           "rounding per index (as PyTorch's loop); backward PyTorch's index_reduce_backward "
+           "composite"),
     OpSpec("index_copy", _both("index_copy"), index_src_sample(distinct=True), dtypes=ONE,
            dtype_test=False, notes="with index_copy_"),
     OpSpec("index_fill", _both("index_fill"), index_fill_sample, dtypes=ONE,

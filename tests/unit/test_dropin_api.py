@@ -88,9 +88,13 @@ def test_compile_returns_the_model_and_checks_arguments():
     assert mg.compile(m, backend="inductor", fullgraph=True, dynamic=False) is m
     assert mg.compiler.disable(m) is m and not mg.compiler.is_compiling()
     f = lambda x: x                                               # noqa: E731
-    for kw in [dict(mode="x", options={}), dict(mode="nonsense")]:
-        _raises_like(lambda: mg.compile(f, **kw), lambda: torch.compile(f, **kw))
-    _raises_like(lambda: mg.compile(3), lambda: torch.compile(3))
+    validate = torch.distributions.Distribution._validate_args
+    try:        # torch.compile turns torch's distribution validation off for the process
+        for kw in [dict(mode="x", options={}), dict(mode="nonsense")]:
+            _raises_like(lambda: mg.compile(f, **kw), lambda: torch.compile(f, **kw))
+        _raises_like(lambda: mg.compile(3), lambda: torch.compile(3))
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(validate)
     with pytest.raises(RuntimeError, match="Invalid backend: 'nope'"):
         mg.compile(f, backend="nope")
 

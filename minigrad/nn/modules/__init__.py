@@ -1,7 +1,8 @@
 """The layer catalogue (``torch.nn.modules``), one file per family with PyTorch's file names:
-``linear`` (``Identity``, ``Linear``, ``Bilinear``), ``activation``, ``dropout``, ``sparse``
-(``Embedding``), ``flatten``, ``container``, ``loss``, ``distance``, ``conv``, ``pooling``,
-``upsampling``, ``pixelshuffle``, ``padding``, ``rnn``, ``normalization`` (``LayerNorm``, ``RMSNorm``,
+``linear`` (``Identity``, ``Linear``, ``LazyLinear``, ``Bilinear``), ``lazy``
+(``LazyModuleMixin``), ``activation``, ``dropout``, ``sparse`` (``Embedding``), ``flatten``,
+``container``, ``loss``, ``distance``, ``conv``, ``pooling``, ``upsampling``, ``pixelshuffle``,
+``padding``, ``rnn``, ``normalization`` (``LayerNorm``, ``RMSNorm``,
 ``GroupNorm``, ``LocalResponseNorm``), ``batchnorm`` (``BatchNorm1d/2d/3d``), ``instancenorm``
 (``InstanceNorm1d/2d``), ``transformer`` (``Transformer``, ``TransformerEncoder(Layer)``,
 ``TransformerDecoder(Layer)``).
@@ -30,7 +31,8 @@ from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten
 from .distance import CosineSimilarity, PairwiseDistance
-from .linear import Bilinear, Identity, Linear
+from .linear import Bilinear, Identity, LazyLinear, Linear
+from .lazy import LazyModuleMixin
 from .sparse import Embedding
 from .sparse import EmbeddingBag
 from .pooling import MaxUnpool1d, MaxUnpool2d
@@ -43,7 +45,8 @@ from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 
-__all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
+__all__ = ["Identity", "Linear", "LazyLinear", "LazyModuleMixin",
+           "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten",
            "Unflatten", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss", "GELU", "SiLU", "Mish",
            "Softplus", "LeakyReLU", "ELU", "SELU", "Hardtanh", "ReLU6", "Hardswish",

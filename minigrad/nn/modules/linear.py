@@ -8,9 +8,10 @@ from ..._functional.factories import empty
 from .. import functional as F
 from .. import init
 from ..module import Module
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 
-__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Identity", "Linear", "LazyLinear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -67,6 +68,49 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A ``Linear`` whose ``in_features`` is inferred from the first input's last dim
+    (``torch.nn.LazyLinear``): ``weight`` and ``bias`` are ``UninitializedParameter``s until
+    the first call, which materializes them as ``(out_features, in_features)`` and
+    ``(out_features,)``, draws them with ``Linear``'s init (the same numbers as a ``Linear``
+    built at that moment, after the same seed), and turns the module into a ``Linear``.
+
+    Args:
+        out_features: size of the last output dim.
+        bias: learn an additive bias (default True).
+        device, dtype: of the parameters.
+
+    Shapes: input (*, in_features) -> output (*, out_features); ``in_features`` is 0 until
+    the first call.
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, False)      # no bias tensor that would be thrown away
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self) -> None:
+        """``Linear``'s init, once the parameters have their shapes."""
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        """Materialize weight and bias for ``in_features = input.shape[-1]`` and draw them."""
+        if self.has_uninitialized_params():
+            from ...autograd.grad_mode import no_grad
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
 
 
 class Bilinear(Module):
