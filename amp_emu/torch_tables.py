@@ -194,7 +194,7 @@ UNTOUCHED_OPS = frozenset("""
     rad2deg_ exp2_ hypot_ as_strided_
     xlogy.Scalar_Other xlogy.Scalar_Self cauchy_ log_normal_ geometric_ sinc sinc_ logit logit_
     copysign.Tensor copysign.Scalar copysign_.Tensor copysign_.Scalar ldexp ldexp_ nextafter
-    nextafter_ gcd gcd_ lcm lcm_ heaviside heaviside_ erfc erfc_ conj_physical_ put put_
+    nextafter_ gcd gcd_ lcm lcm_ heaviside heaviside_ erfc erfc_ conj_physical_ put put_ take
 """.split())
 """Ops minigrad has (or may have) that PyTorch's lists do not name: both tables say UNTOUCHED
 unless the device's PyTorch list names them (then the list wins)."""

@@ -1,7 +1,7 @@
 """Gathering and scattering by index tensors as torch-level functions: ``torch.gather``,
 ``scatter``, ``scatter_add``, ``scatter_reduce``, ``index_select``, ``index_add``,
 ``index_copy``, ``index_fill``, ``masked_select``, ``masked_scatter``, ``take_along_dim``,
-``nonzero``. Each is a ``dispatch`` of the op (``minigrad/ops/gather_scatter.py``,
+``nonzero``, ``take``, ``index_put`` / ``index_put_``. Each is a ``dispatch`` of the op (``minigrad/ops/gather_scatter.py``,
 ``index_dim.py``, ``masked.py``) or, where PyTorch's function is composite, the same
 composition of dispatched ops.
 """
@@ -13,7 +13,7 @@ from ..tensor import Tensor
 
 __all__ = ["argwhere", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
            "index_add", "index_reduce", "index_copy", "index_fill", "masked_select",
-           "masked_scatter", "take_along_dim", "nonzero"]
+           "masked_scatter", "take_along_dim", "nonzero", "take", "index_put", "index_put_"]
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -211,3 +211,35 @@ def argwhere(input):
     """The indices of the nonzero elements, (n, input.dim()) int64 (``torch.argwhere``, the
     same as ``torch.nonzero``)."""
     return dispatch("nonzero", input)
+
+
+def take(input, index):
+    """``input``'s elements at the flat indices ``index``, in ``index``'s shape
+    (``torch.take``): the ``take`` op (``minigrad/ops/put.py``; its errors apply)."""
+    return dispatch("take", input, index)
+
+
+def _index_tuple(indices, name):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 2) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    return tuple(indices)
+
+
+def index_put(input, indices, values, accumulate=False):
+    """``input`` with ``values`` written at ``indices`` (a tuple of index tensors, one per
+    leading dim), repeated positions summed when ``accumulate`` (``torch.index_put``): the
+    ``index_put`` op, node ``IndexPutBackward0``.
+
+    Raises:
+        TypeError: ``indices`` not a tuple/list. RuntimeError / IndexError: as ``input[indices]
+            = values`` (dtypes must match, shapes broadcast, indices in range).
+    """
+    return dispatch("index_put", input, _index_tuple(indices, "index_put"), values,
+                    accumulate=accumulate)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    """In-place ``index_put`` (``torch.index_put_``); returns ``input``."""
+    return dispatch("index_put_", input, _index_tuple(indices, "index_put_"), values,
+                    accumulate=accumulate)

@@ -101,18 +101,25 @@ class InplaceMixin:
         """Mirrors ``torch.Tensor.index_put_(indices, values, accumulate=False)``: ``self[indices]
         = values`` (the ``index_put_`` op, node ``IndexPutBackward0``).
 
+        ``accumulate=True``: repeated positions add up, each addition rounded in the dtype, in
+        order (PyTorch's CPU kernel).
+
         Raises:
             TypeError: ``indices`` not a tuple/list of tensors (or None).
-            NotImplementedError: ``accumulate=True`` (not supported yet).
             RuntimeError / IndexError: as ``self[indices] = values``.
         """
         if not isinstance(indices, (tuple, list)):
             raise TypeError("index_put_(): argument 'indices' (position 1) must be tuple of "
                             f"Tensors, not {type(indices).__name__}")
-        if accumulate:
-            raise NotImplementedError("minigrad: index_put_(accumulate=True) is not supported "
-                                      "yet; use index_add_ or a loop of additions")
-        return dispatch("index_put_", self, tuple(indices), values)
+        return dispatch("index_put_", self, tuple(indices), values, accumulate=accumulate)
+
+    def index_put(self, indices, values, accumulate=False):
+        """Mirrors ``torch.Tensor.index_put``: the out-of-place ``index_put_`` (a new tensor,
+        node ``IndexPutBackward0``); errors as ``index_put_``'s."""
+        if not isinstance(indices, (tuple, list)):
+            raise TypeError("index_put(): argument 'indices' (position 1) must be tuple of "
+                            f"Tensors, not {type(indices).__name__}")
+        return dispatch("index_put", self, tuple(indices), values, accumulate=accumulate)
 
     def fill_diagonal_(self, fill_value, wrap=False):
         """Mirrors ``torch.Tensor.fill_diagonal_``: the ``fill_diagonal_`` op (its errors

@@ -104,6 +104,10 @@ class SpecialMathMixin:
         """Mirrors ``torch.Tensor.put``: the ``put`` op (flat indices)."""
         return dispatch("put", self, index, source, accumulate)
 
+    def take(self, index):
+        """Mirrors ``torch.Tensor.take``: the ``take`` op (flat indices)."""
+        return dispatch("take", self, index)
+
     def put_(self, index, source, accumulate=False):
         """Mirrors ``torch.Tensor.put_``: the ``put_`` op (flat indices)."""
         return dispatch("put_", self, index, source, accumulate)

@@ -304,30 +304,46 @@ def _value_array(values, input, target_shape):
 
 @register_op("index_put")
 class IndexPut(Function):
-    """``index_put(input, index, values, inplace=False)``: ``input`` with ``input[index] =
-    values`` (a copy, or ``input``'s own storage when ``inplace``). ``IndexPutBackward0``: the
-    input's gradient is ``grad`` with zeros at ``index``, the values' is ``grad[index]``.
+    """``index_put(input, index, values, inplace=False, *, accumulate=False)``: ``input`` with
+    ``input[index] = values`` (a copy, or ``input``'s own storage when ``inplace``);
+    ``accumulate``: ``input[index] += values`` with repeated positions added one after the
+    other, each addition rounded in the dtype (PyTorch's CPU ``index_put_`` with
+    ``accumulate=True``, as ``np.add.at``). ``IndexPutBackward0``: the input's gradient is
+    ``grad`` (with zeros at ``index`` unless accumulating), the values' is ``grad[index]``.
 
     Raises:
-        RuntimeError: values that do not broadcast to the indexed shape; IndexError as ``index``.
+        RuntimeError: values that do not broadcast to the indexed shape; values of another
+            dtype with ``accumulate`` ("Index put requires the source and destination dtypes
+            match, got Float for the destination and Double for the source."); IndexError as
+            ``index``.
     """
 
     _backward_name = "IndexPutBackward0"
 
     @staticmethod
-    def forward(ctx, input, index, values, inplace=False):
+    def forward(ctx, input, index, values, inplace=False, *, accumulate=False):
         idx, advanced, _ = _normalize(index, input._data.shape)
-        ctx.index = idx
+        if accumulate and isinstance(values, Tensor) and values.dtype is not input.dtype:
+            raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                               f"{input.dtype.scalar_name} for the destination and "
+                               f"{values.dtype.scalar_name} for the source.")
+        ctx.index, ctx.accumulate = idx, accumulate
         target = _get(input._data, idx)
         arr = _value_array(values, input, np.shape(target))
         out = input._data if inplace else input._data.copy()
-        _set(out, idx, arr)
+        if accumulate:
+            _add_at(out, idx, arr)
+        else:
+            _set(out, idx, arr)
         return Tensor._make(out, input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        gi = dispatch("index_put", grad, ctx.index, 0.0) if ctx.needs_input_grad[0] else None
-        gv = dispatch("index", grad, ctx.index) if ctx.needs_input_grad[2] else None
+        gi = gv = None
+        if ctx.needs_input_grad[0]:
+            gi = grad if ctx.accumulate else dispatch("index_put", grad, ctx.index, 0.0)
+        if ctx.needs_input_grad[2]:
+            gv = dispatch("index", grad, ctx.index)
         return gi, None, gv, None
 
 
@@ -347,9 +363,10 @@ def _strip_leading_ones(value):
 
 
 @register_op("index_put_")
-def index_put_(input, index, values):
+def index_put_(input, index, values, *, accumulate=False):
     """``input[index] = values`` in place (``Tensor.__setitem__``, PyTorch's ``set_item``);
-    returns ``input``.
+    returns ``input``. ``accumulate=True`` (``Tensor.index_put_``'s): ``input[index] +=
+    values``, repeated positions summed (``IndexPut``, in place).
 
     As in PyTorch: a basic index (ints, slices, None, ``...``) takes the view ``input[index]``
     (or ``input`` itself for ``...`` and full slices) and writes into it with ``fill_`` (a number
@@ -367,6 +384,10 @@ def index_put_(input, index, values):
         IndexError: as ``index``.
     """
     from .inplace import run_inplace
+    if accumulate:
+        if not isinstance(values, Tensor):
+            values = dispatch("tensor", values, dtype=input.dtype)
+        return run_inplace(input, IndexPut.apply, index, values, accumulate=True)
     idx, advanced, _ = _normalize(index, input._data.shape)
     is_tensor = isinstance(values, Tensor)
     if not is_tensor and not isinstance(values, (bool, int, float, np.number, np.bool_)):

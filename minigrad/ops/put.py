@@ -1,4 +1,5 @@
-"""``put`` / ``put_``: write ``source``'s elements into ``input`` at flat (row-major) indices,
+"""Flat (row-major) indices: ``take`` reads ``input``'s elements at them (``torch.take``);
+``put`` / ``put_`` write ``source``'s elements into ``input`` at them,
 as PyTorch's ``Tensor.put_(index, source, accumulate=False)``; negative indices count from the
 end. With ``accumulate`` repeated indices add up (in order, each addition rounded in the
 dtype); without, the last write wins (PyTorch: unspecified order). Node ``PutBackward0``: the
@@ -91,3 +92,48 @@ def put_(self, index, source, accumulate=False):
     """In-place ``put`` (``Tensor.put_``); returns ``self``. Errors as ``put``'s and
     ``run_inplace``'s (a leaf that requires grad...)."""
     return run_inplace(self, Put.apply, index, source, accumulate)
+
+
+@register_op("take")
+class Take(Function):
+    """``take(input, index)``: ``input``'s elements at the flat (row-major) indices ``index``,
+    in ``index``'s shape; negative indices count from the end (``torch.take``). Node
+    ``TakeBackward0``: the input's gradient is zeros with ``grad`` put at ``index``,
+    accumulated (a repeated index gets the sum).
+
+    Raises:
+        TypeError: ``index`` not a Tensor. RuntimeError: an index that is not int64 ("take():
+            Expected a long tensor for index, but got Int"). IndexError: an index out of range
+            ("out of range: tried to access index 6 on a tensor of 6 elements."), indices into
+            an empty ``input`` ("take(): tried to take from an empty tensor").
+    """
+
+    _backward_name = "TakeBackward0"
+
+    @staticmethod
+    def forward(ctx, input, index):
+        if not isinstance(index, Tensor):
+            raise TypeError("take(): argument 'index' (position 2) must be Tensor, not "
+                            f"{type(index).__name__}")
+        if index.dtype is not _dt.int64:
+            raise RuntimeError("take(): Expected a long tensor for index, but got "
+                               f"{index.dtype.scalar_name}")
+        n = input.numel()
+        idx = index._data.reshape(-1)
+        if idx.size and n == 0:
+            raise IndexError("take(): tried to take from an empty tensor")
+        if idx.size:
+            bad = idx[(idx < -n) | (idx >= n)]
+            if bad.size:
+                raise IndexError(f"out of range: tried to access index {int(bad[0])} on a "
+                                 f"tensor of {n} elements.")
+        ctx.in_shape = tuple(input.shape)
+        ctx.save_for_backward(index)
+        out = input._data.reshape(-1)[np.where(idx < 0, idx + n, idx)]
+        return Tensor._make(out.reshape(index._data.shape), input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        zeros = dispatch("zeros", ctx.in_shape, dtype=grad.dtype, device=grad.device)
+        return dispatch("put", zeros, index, grad, True), None

@@ -47,6 +47,19 @@ def _put_fn(lib, F, a, s, *, acc):
     return lib.put(a, idx, s.reshape(-1)[:idx.numel()], accumulate=acc)
 
 
+def _take_fn(lib, F, a, *, reps):
+    n = a.numel()
+    if n == 0:
+        return lib.take(a, lib.tensor([], dtype=lib.int64))
+    # a 2-d index with negative and repeated entries: the gradient adds the repeats
+    flat = [(3 * k + 1) % n - (n if k % 2 else 0) for k in range(reps)] + [0, 0]
+    return lib.take(a, lib.tensor(flat, dtype=lib.int64).reshape(2, -1))
+
+
+def _take_sample(d):
+    return Sample([d.floats(d.shape(), "real", "smooth")], {"reps": 2 * d.integer(1, 3)})
+
+
 def _put_sample(d):
     shape = d.shape()
     return Sample([d.floats(shape, "real", "smooth"), d.floats(shape, "real", "smooth")],
@@ -88,6 +101,8 @@ SPECS = [
     OpSpec("put", _put_fn, _put_sample, gradcheck=False, dtype_test=False,
            notes="flat-index write; accumulate adds in order in the dtype; gradcheck off: "
                  "the sample's index is a fixed permutation"),
+    OpSpec("take", _take_fn, _take_sample,
+           notes="flat-index read; backward puts grad with accumulate (repeats summed)"),
     OpSpec("xlogy.Scalar_Other", lambda lib, F, a, b: lib.xlogy(a, b), _number_sample(False),
            fwd_ulp=_u(2, 2, 0, 0), bwd_ulp=_u(4, 4, 1, 1), bwd_scale="max"),
     OpSpec("xlogy.Scalar_Self", lambda lib, F, a, b: lib.xlogy(a, b), _number_sample(True),
