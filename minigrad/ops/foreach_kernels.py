@@ -206,24 +206,42 @@ def _round_sum32(dst, r, spare, x, y, z):
     ``r`` lie between the same two halfway points). A halfway point has at most 25 significant
     bits, so the low 28 bits of its float64 significand are zero, in the normal range (bit 28
     set) as in fp32's subnormal range (fewer bits). One ``&`` into ``spare`` (free float64
-    scratch, viewed as uint64) and a ``minimum`` (vectorised; ``count_nonzero`` and ``all`` on
-    uint64 are not) find whether any element has those bits zero (exact fp32 numbers, zeros,
-    halfway points: a superset, usually empty); only those elements go
-    through ``fma32``'s round-to-odd test (``numerics._fma32_exact``). Their operands are read
-    before ``dst`` is written, as ``dst`` may be ``z`` (or ``x``/``y``)."""
-    bits = np.bitwise_and(r.view(np.uint64), _LOW28, out=spare.view(np.uint64))
-    if np.minimum.reduce(bits, axis=None, initial=1):     # no element has them all zero
+    scratch, viewed as uint64) and a ``minimum`` find whether any element has those bits zero
+    (exact fp32 numbers, zeros, halfway points: a superset, usually empty). The masked bits are
+    read as float64 (tiny subnormals, or zero where all 28 are zero: no NaN), whose ``minimum``
+    is vectorised, where uint64's is not on AVX2 (``count_nonzero`` and ``all`` are not either).
+    Then ``_halfway`` narrows these suspects to the halfway points, and only those go through
+    ``fma32``'s round-to-odd test (``numerics._fma32_exact``). Their operands are read before
+    ``dst`` is written, as ``dst`` may be ``z`` (or ``x``/``y``)."""
+    np.bitwise_and(r.view(np.uint64), _LOW28, out=spare.view(np.uint64))
+    if np.minimum.reduce(spare, axis=None, initial=1.0):    # no element has them all zero
         dst[...] = r
         return
-    m = bits == 0                      # the suspects (any layout: r's shape)
+    m = np.asarray(spare.view(np.uint64) == 0)   # the suspects (r's shape; 0-dim: an array)
+    sus = r[m]
+    keep = _halfway(sus)
+    if not keep.any():                 # exact fp32 numbers only: fp32(r) is the fma
+        dst[...] = r
+        return
+    m[m] = keep                        # the halfway points among the suspects
     p = np.multiply(x[m] if isinstance(x, np.ndarray) else x,
                     y[m] if isinstance(y, np.ndarray) else y, dtype=_F64)
-    fixed = numerics._fma32_exact(p, z[m].astype(_F64), r[m])
+    fixed = numerics._fma32_exact(p, z[m].astype(_F64), sus[keep])
     dst[...] = r
     dst[m] = fixed
 
 
+def _halfway(s):
+    """Which of the float64 numbers ``s`` (each with its low 28 significand bits zero) may be
+    fp32 halfway points: in fp32's normal range those with bit 28 set (bit 28 clear: an fp32
+    number, which both roundings give: the exact value lies within half a float64 ulp of it),
+    and below it (|s| < 2**-126, where fp32 subnormals have fewer bits) all of them. (inf: an
+    fp32 number; NaN: no matter, ``fma32`` would only convert it as ``dst[...] = r`` does.)"""
+    return ((s.view(np.uint64) & _BIT28) != 0) | (np.abs(s) < _F64.type(2.0 ** -126))
+
+
 _LOW28 = np.uint64(0x0FFFFFFF)      # the low 28 bits of a float64 significand
+_BIT28 = np.uint64(0x10000000)      # the next one: the lowest bit an fp32 number may have set
 
 
 def _chunked(out, fn, *inputs):

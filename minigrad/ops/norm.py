@@ -35,6 +35,13 @@ def norm_kernel(a, p, dtype, what="linalg.vector_norm"):
         raise RuntimeError(f"{what} cannot compute the {'inf' if p > 0 else '-inf'} norm on an "
                            "empty tensor because the operation does not have an identity")
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        if p == 2 and a.shape[-1] > 1:
+            # the 2-norm without the |a| pass: a*a is |a|*|a| bit for bit, except for a NaN
+            # input (the NaN's sign), which makes its sum NaN: then all take the path below
+            s = np.add.reduce(a * a, axis=-1)
+            if not np.isnan(s).any():
+                return np.sqrt(np.asarray(s).astype(_dt.opmath_dtype(dtype).np)
+                               .astype(np.float64))
         x = np.abs(a)
         if p == 0:
             return np.count_nonzero(x, axis=-1).astype(np.float64)

@@ -168,3 +168,27 @@ def test_fma_halfway_points_any_layout():
     assert np.array_equal(out.view(np.uint32), expect.view(np.uint32))
     empty = np.empty((0, 3), np.float32)
     assert K.add(empty, empty, alpha, out=empty).shape == (0, 3)
+
+
+@pytest.mark.parametrize("n", [8, 1001, 2 * K.CHUNK + 5])
+@pytest.mark.parametrize("subnormal", [False, True])
+def test_fma_halfway_points_among_exact_sums(n, subnormal):
+    """Halfway points mixed with sums that are fp32 numbers (zero products, as dead ReLU units
+    give): both have their low 28 float64 bits zero; ``_halfway`` must send exactly the halfway
+    points to round-to-odd, wherever they sit among the others."""
+    torch = pytest.importorskip("torch")
+    y, x, alpha = _tie_operands(n, True, -23 if subnormal else 0, subnormal, seed=n + subnormal)
+    x[1::4] = 0.0                      # y + 0*alpha: an fp32 number, a suspect but no tie
+    x[3::8] = -0.0
+    ref = torch.from_numpy(y.copy()).add_(torch.from_numpy(x), alpha=alpha).numpy()
+    assert not np.array_equal(_double_rounded(y, x, alpha).view(np.uint32), ref.view(np.uint32))
+    for fast in (True, False):
+        K.FAST_FP32 = fast
+        try:
+            got = y.copy()
+            K.add(got, x, alpha, out=got)
+        finally:
+            K.FAST_FP32 = True
+        assert np.array_equal(got.view(np.uint32), ref.view(np.uint32)), fast
+    s = np.array([1.0, 1.0 + 2.0 ** -24, 2.0 ** -127, 0.0, np.inf, 3.0 * 2.0 ** -150])
+    assert K._halfway(s).tolist() == [False, True, True, True, False, True]

@@ -57,3 +57,32 @@ def test_dtype_argument_and_errors():
     with pytest.raises(RuntimeError, match="does not have an identity"):
         mg.linalg.vector_norm(mg.zeros(0), math.inf)
     assert to_torch(mg.linalg.vector_norm(mg.zeros(0))).item() == 0.0
+
+
+def _norm2_with_abs(a, dtype):
+    """norm_kernel's general 2-norm: the sum of |a|*|a| (what its p == 2 shortcut skips)."""
+    x = np.abs(a)
+    s = np.add.reduce(x * x, axis=-1)
+    return np.sqrt(np.asarray(s).astype(dtype.opmath.np).astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64, mg.float16, mg.bfloat16])
+def test_norm2_shortcut_equals_abs_path(dtype):
+    """norm_kernel's 2-norm sums a*a without |a|: the same bits as |a|*|a|, NaN rows included
+    (a negative NaN keeps its sign in a*a, so those rows must take the |a| path)."""
+    from minigrad.ops.norm import norm_kernel
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((6, 300)) * 10.0 ** rng.integers(-30, 30, (6, 1))
+    a[1, :5] = [-0.0, 0.0, np.inf, -np.inf, 5e-324]
+    a[2, 7] = -np.nan
+    a[3, 9] = np.nan
+    a[4] = -a[4]
+    with np.errstate(over="ignore"):                 # values of that dtype, as the op passes
+        a = a.astype(dtype.np).astype(np.float64)    # (fp16 overflows to inf)
+    got, ref = norm_kernel(a, 2.0, dtype), _norm2_with_abs(a, dtype)
+    assert np.array_equal(got.view(np.uint64), ref.view(np.uint64))
+    naive = np.sqrt(np.add.reduce(a * a, axis=-1).astype(dtype.opmath.np).astype(np.float64))
+    assert not np.array_equal(naive.view(np.uint64), ref.view(np.uint64))   # the NaN sign
+    for row in a:                                    # one row at a time (0-dim sums) too
+        assert np.array_equal(norm_kernel(row, 2.0, dtype).view(np.uint64),
+                              _norm2_with_abs(row, dtype).view(np.uint64))
