@@ -216,3 +216,27 @@ def test_tanh32_buffered_matches_widened_array():
         got, want = np.asarray(sa._tanh(a, m)), np.asarray(plain(np.asarray(a), m))
         assert got.shape == want.shape and got.dtype == want.dtype
         assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("case", [
+    ((2, 3, 8, 8), (4, 4), (2, 2), (2, 2), (0, 0), (1, 1)),      # no padding: a view of a
+    ((2, 3, 7, 6), (3, 2), (3, 3), (2, 3), (1, 1), (1, 1)),      # ceil_mode's right overhang
+    ((3, 5, 6), (3, 3), (2, 2), (2, 2), (1, 0), (2, 1)),
+    ((1, 2, 5, 5), (2, 2), (3, 3), (3, 3), (1, 1), (1, 1)),
+])
+@pytest.mark.parametrize("fill", [-np.inf, 0.0])
+def test_pool_windows_padded_buffer_matches_np_pad(case, fill):
+    """``pooling.windows`` (no copy without padding; else a filled buffer with the input
+    inside) gives the windows of ``np.pad``'s padded copy, on a strided input."""
+    from minigrad.ops import pooling
+    shape, out, kernel, stride, padding, dilation = case
+    a = np.random.default_rng(6).standard_normal(shape + (2,)).astype(np.float32)[..., 0]
+    got = pooling.windows(a, out, kernel, stride, padding, dilation, fill)
+    pads = [(padding[i], max((out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+                             - a.shape[-2 + i] - padding[i], padding[i])) for i in range(2)]
+    ap = np.pad(a, [(0, 0)] * (a.ndim - 2) + pads, constant_values=fill)
+    st = ap.strides
+    want = np.lib.stride_tricks.as_strided(
+        ap, ap.shape[:-2] + out + kernel, st[:-2] + (st[-2] * stride[0], st[-1] * stride[1],
+                                                     st[-2] * dilation[0], st[-1] * dilation[1]))
+    assert got.shape == want.shape and got.tobytes() == want.tobytes()
