@@ -240,3 +240,17 @@ def test_pool_windows_padded_buffer_matches_np_pad(case, fill):
         ap, ap.shape[:-2] + out + kernel, st[:-2] + (st[-2] * stride[0], st[-1] * stride[1],
                                                      st[-2] * dilation[0], st[-1] * dilation[1]))
     assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("shape, padding", [((2, 3, 4, 5), (1, 2)), ((1, 2, 7), (3,)),
+                                            ((2, 1, 3, 3), (0, 1)), ((2, 2, 3, 3), (0, 0))])
+def test_conv_pad_matches_np_pad(dtype, shape, padding):
+    """``conv._pad`` (a zero buffer with the input copied inside) is ``np.pad`` with zeros on
+    both sides of each spatial dim, on a strided input."""
+    from minigrad.ops import conv
+    x = (np.random.default_rng(7).standard_normal(shape + (2,)) * 8).astype(dtype)[..., 1]
+    got = conv._pad(x, padding)
+    want = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
