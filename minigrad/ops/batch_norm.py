@@ -37,11 +37,11 @@ def _channels_first(a, c):
     return np.moveaxis(a.reshape(a.shape[0], c, math.prod(a.shape[2:])), 1, 0)
 
 
-def _rows(a, dtype):
-    """The (C, N, S) view ``a`` copied into a new C-contiguous ``dtype`` array, as (C, N * S)
-    rows: each channel's values contiguous, as the per-channel sums read them (one pass that
-    transposes and converts)."""
-    out = np.empty(a.shape, dtype)
+def _rows(a, dtype=None):
+    """The (C, N, S) view ``a`` copied into a new C-contiguous array (of ``dtype``, default
+    ``a``'s), as (C, N * S) rows: each channel's values contiguous, as the per-channel sums
+    read them."""
+    out = np.empty(a.shape, a.dtype if dtype is None else dtype)
     np.copyto(out, a)
     return out.reshape(a.shape[0], a.shape[1] * a.shape[2])
 
@@ -90,7 +90,8 @@ def _batch_stats(x, dtype, pdt, momentum, eps, running_mean, running_var):
     """
     cd = x.dtype.type
     c, n = x.shape[0], x.shape[1] * x.shape[2]
-    x64 = _rows(x, np.float64)
+    x = _rows(x)                        # our own copy: overwritten below
+    x64 = x.astype(np.float64)
     mean64 = x64.mean(axis=1) if n else np.full(c, np.nan)
     rm_old = None if running_mean is None else as_opmath(running_mean, cd).reshape(c)
     rv_old = None if running_var is None else as_opmath(running_var, cd).reshape(c)
@@ -99,9 +100,9 @@ def _batch_stats(x, dtype, pdt, momentum, eps, running_mean, running_var):
             return np.asarray(a, cd) if pdt is _dt.float32 else _nx.round_to(a, pdt)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = P(mean64)
-            d = np.subtract(x, mean[:, None, None], out=np.empty(x.shape, cd))
+            d = np.subtract(x, mean[:, None], out=x)
             np.multiply(d, d, out=d)            # the fp32 squares (x - mean)^2, in place
-            np.copyto(x64, d.reshape(c, n))     # widened into x64's buffer (its sums are done)
+            np.copyto(x64, d)                   # widened into x64's buffer (its sums are done)
             var_sum = P(np.add.reduce(x64, axis=1))
             var = P(var_sum / cd(n))
             invstd = P(1.0 / np.sqrt(var.astype(np.float64) + eps))
@@ -215,26 +216,27 @@ class NativeBatchNormBackward(Function):
                 mean = as_opmath(running_mean, cd).reshape(c, 1)
                 invstd = rsqrt_eps(as_opmath(running_var, cd), eps, cd).reshape(c, 1)
             w = np.ones((c, 1), cd) if weight is None else as_opmath(weight, cd).reshape(c, 1)
-            # the per-channel sums over (C, n) rows: x - mean in opmath, dy in float64
-            centred = np.subtract(x, mean[:, :, None], out=np.empty(x.shape, cd)).reshape(c, n)
-            dy64 = _rows(dy, f64)
+            # the per-channel sums over (C, n) rows (own copies, then overwritten in place):
+            # x - mean in opmath, dy in float64
+            centred = _rows(x)
+            centred -= mean
+            dy = _rows(dy)
+            dy64 = dy.astype(f64)
             sum_dy = np.add.reduce(dy64, axis=1, keepdims=True).astype(cd)
             np.multiply(dy64, centred, out=dy64)        # dy * (x - mean), in float64
             dotp = np.add.reduce(dy64, axis=1, keepdims=True).astype(cd)
             dx = dw = db = None
             if output_mask[0]:
-                # g in a (C, N, S) buffer, returned as its (N, C, *) view (the layout decides
+                # g in dy's (C, n) buffer, returned as its (N, C, *) view (the layout decides
                 # the order of later sums over dx: kept as it is)
-                g = np.empty(x.shape, cd)
                 if train:
                     k = dotp * invstd * invstd / cd.type(n)
                     # (dy - sum_dy / n - centred * k) * (invstd * w), in place
-                    np.subtract(dy, (sum_dy / cd.type(n))[:, :, None], out=g)
-                    np.multiply(centred, k, out=centred)
-                    g -= centred.reshape(x.shape)
-                    g *= (invstd * w)[:, :, None]
+                    g = np.subtract(dy, sum_dy / cd.type(n), out=dy)
+                    g -= np.multiply(centred, k, out=centred)
+                    g *= invstd * w
                 else:
-                    np.multiply(dy, (invstd * w)[:, :, None], out=g)
+                    g = np.multiply(dy, invstd * w, out=dy)
                 shape = (c, input.shape[0]) + tuple(input.shape[2:])
                 dx = wrap(np.moveaxis(g.reshape(shape), 0, 1), input.dtype)
             pdt = input.dtype if weight is None else weight.dtype
