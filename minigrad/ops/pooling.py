@@ -163,6 +163,36 @@ def window_max(flat, axes=1):
     return pos, np.take_along_axis(flat, pos[..., None], axis=-1)[..., 0]
 
 
+def _no_nan_or_negative_zero(a):
+    """Whether the array ``a`` holds no NaN and no -0.0 (integers: always), by two reductions:
+    the maximum is NaN, the smallest integer view is -0.0's bits."""
+    if a.dtype.kind != "f" or a.size == 0:
+        return True
+    ints = f"i{a.itemsize}"
+    return not (np.isnan(a.max()) or a.view(ints).min() == np.iinfo(ints).min)
+
+
+def _max_2x2(a, oh, ow):
+    """``window_max`` of the (oh, ow) non-overlapping 2x2 windows of ``a`` (..., H, W) (kernel
+    and stride 2, no padding or dilation, all windows inside), or None where ``a`` holds NaN
+    or -0.0 (the general path's loop decides those).
+
+    The same positions and values in two stages over long strided runs of ``a``, where the
+    tap views of ``windows`` iterate in runs of ``ow`` elements: each window row's maximum and
+    first position (column 1 only if left < right), then the rows' (row 1 only if top <
+    bottom): PyTorch's first maximum in row-major order."""
+    if not _no_nan_or_negative_zero(a):
+        return None
+    v = a[..., :2 * oh, :2 * ow]
+    left, right = v[..., 0::2], v[..., 1::2]
+    rmax = np.maximum(left, right)
+    rcol = left < right
+    top, bottom = rmax[..., 0::2, :], rmax[..., 1::2, :]
+    lower = top < bottom
+    col = np.where(lower, rcol[..., 1::2, :], rcol[..., 0::2, :])
+    return lower * 2 + col, np.maximum(top, bottom)
+
+
 def _window_max_taps(win, taps):
     """``window_max`` as PyTorch's loop, one tap (an index into the window axes ``taps``) at a
     time; ``win`` may be a strided view.
@@ -173,9 +203,7 @@ def _window_max_taps(win, taps):
     several times slower); otherwise the loop's own steps."""
     lead = (Ellipsis,)
     steps = list(np.ndindex(*taps))
-    if win.dtype.kind != "f" or win.size == 0 or not (
-            np.isnan(win.max()) or
-            win.view(f"i{win.itemsize}").min() == np.iinfo(f"i{win.itemsize}").min):
+    if _no_nan_or_negative_zero(win):
         best = win[lead + steps[0]].copy()
         for tap in steps[1:]:
             np.maximum(best, win[lead + tap], out=best)
@@ -252,8 +280,14 @@ class MaxPool2dWithIndices(Function):
                                       "max_pool2d")
         dt = input.dtype
         a = opmath(input, dt)
-        win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
-        pos, vals = window_max(win, axes=2)
+        pooled = None
+        if kernel == stride == (2, 2) and padding == (0, 0) and dilation == (1, 1) and \
+                2 * oh <= h and 2 * ow <= w:       # the usual 2x2 pool: windows tile the input
+            pooled = _max_2x2(a, oh, ow)
+        if pooled is None:
+            win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
+            pooled = window_max(win, axes=2)
+        pos, vals = pooled
         # the flat input index: the window's corner plus the tap's offset in the plane
         corner = (np.arange(oh).reshape(-1, 1) * stride[0] - padding[0]) * w + \
             (np.arange(ow) * stride[1] - padding[1])
