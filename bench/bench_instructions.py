@@ -14,9 +14,10 @@ minigrad differs): the 4x4 add chain forward, forward+backward and forward under
 (per op, run.py's row 1) and
 the 784-512-512-10 MLP step in fp32, bf16 autocast and fp16 autocast + GradScaler (per step,
 row 3), that fp32 step's ``optimizer.step()`` alone (SGD with momentum, ``opt_step``), the
-64-128-10 MLP step (row 2, ``small_mlp``) and the transformer block's fwd+bwd (row 4, explicit
+64-128-10 MLP step (row 2, ``small_mlp``), the transformer block's fwd+bwd (row 4, explicit
 ops, ``block``; with F.layer_norm / F.scaled_dot_product_attention / F.gelu,
-``block_fused``).
+``block_fused``) and the small CNN's training step (row 5, examples/train_digits_cnn.py's model,
+``cnn``).
 One BLAS thread, ``PYTHONHASHSEED=0``: counts repeat to within a fraction of a percent.
 Instructions are not time: memory traffic and cache misses are not counted, so a change that
 moves more bytes can be slower at equal counts. Use this for Python-overhead work (the engine,
@@ -44,7 +45,7 @@ WORKLOADS = {"op_fwd": ("per op", 10), "op_fwd_bwd": ("per op", 10), "op_nograd"
              "step_fp32": ("per step", 2), "step_bf16": ("per step", 2),
              "step_fp16": ("per step", 2), "opt_step": ("per step", 4),
              "small_mlp": ("per step", 10), "block": ("per step", 2),
-             "block_fused": ("per step", 2)}
+             "block_fused": ("per step", 2), "cnn": ("per step", 4)}
 
 _CHILD = r"""
 import os, subprocess, sys
@@ -69,6 +70,8 @@ elif workload == "block":                    # row 4: the transformer block, exp
     fn = lib.transformer("transformer", B=8, T=64, d=128, heads=4)()
 elif workload == "block_fused":              # row 4 with F.layer_norm / F.sdpa / F.gelu
     fn = lib.transformer("transformer", B=8, T=64, d=128, heads=4, fused=True)()
+elif workload == "cnn":                      # row 5: train_digits_cnn's CNN, batch 64 of 8x8
+    fn = lib.cnn("cnn")()
 else:
     fn = lib.mlp("mlp", (784, 512, 512, 10), 256, workload[len("step_"):])()
 fn(); fn()                                   # warm caches, weight-cast caches, optimizer state

@@ -18,6 +18,8 @@ Backward: ``dotp = sum(dy * (x - mean))``, ``k = dotp * invstd^2 / n``,
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -30,9 +32,18 @@ from ._normalization import (as_opmath, check_floating, composite_affine, compos
 from ._util import wrap
 
 
-def _channels_last(a, c):
-    """``a`` (N, C, *) as a (C, N * prod(*)) array."""
-    return np.moveaxis(a.reshape(a.shape[0], c, -1), 1, 0).reshape(c, -1)
+def _channels_first(a, c):
+    """``a`` (N, C, *) as a (C, N, prod(*)) view (no copy)."""
+    return np.moveaxis(a.reshape(a.shape[0], c, math.prod(a.shape[2:])), 1, 0)
+
+
+def _rows(a, dtype=None):
+    """The (C, N, S) view ``a`` copied into a new C-contiguous array (of ``dtype``, default
+    ``a``'s), as (C, N * S) rows: each channel's values contiguous, as the per-channel sums
+    read them."""
+    out = np.empty(a.shape, a.dtype if dtype is None else dtype)
+    np.copyto(out, a)
+    return out.reshape(a.shape[0], a.shape[1] * a.shape[2])
 
 
 def _bshape(input):
@@ -62,7 +73,8 @@ def _write(t, values):
 
 
 def _batch_stats(x, dtype, pdt, momentum, eps, running_mean, running_var):
-    """Training statistics of the ``(C, n)`` opmath array ``x``: ``(mean, invstd)`` as the kernel
+    """Training statistics of the ``(C, N, S)`` opmath view ``x`` (``_channels_first``; the sums
+    run over each channel's ``n = N * S`` values in that order): ``(mean, invstd)`` as the kernel
     uses them, and the in-place running-stats update, with the recipes measured against torch
     2.13 (bit-exact on thousands of random cases). With ``P`` the rounding into the
     parameters' dtype:
@@ -77,7 +89,8 @@ def _batch_stats(x, dtype, pdt, momentum, eps, running_mean, running_var):
       from the unrounded mean, each rounded once (fp16: bit-exact; fp64: within an ulp).
     """
     cd = x.dtype.type
-    c, n = x.shape
+    c, n = x.shape[0], x.shape[1] * x.shape[2]
+    x = _rows(x)                        # our own copy: overwritten below
     x64 = x.astype(np.float64)
     mean64 = x64.mean(axis=1) if n else np.full(c, np.nan)
     rm_old = None if running_mean is None else as_opmath(running_mean, cd).reshape(c)
@@ -87,8 +100,10 @@ def _batch_stats(x, dtype, pdt, momentum, eps, running_mean, running_var):
             return np.asarray(a, cd) if pdt is _dt.float32 else _nx.round_to(a, pdt)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = P(mean64)
-            d = x - mean[:, None]
-            var_sum = P(np.add.reduce((d * d).astype(np.float64), axis=1))
+            d = np.subtract(x, mean[:, None], out=x)
+            np.multiply(d, d, out=d)            # the fp32 squares (x - mean)^2, in place
+            np.copyto(x64, d)                   # widened into x64's buffer (its sums are done)
+            var_sum = P(np.add.reduce(x64, axis=1))
             var = P(var_sum / cd(n))
             invstd = P(1.0 / np.sqrt(var.astype(np.float64) + eps))
             m = P(cd(momentum))
@@ -134,8 +149,8 @@ class NativeBatchNorm(Function):
         pdt = param_dtype(input, weight, bias, running_mean, running_var)
         cd = input.dtype.opmath.np
         c = input.shape[1]
-        x = _channels_last(as_opmath(input, cd), c)
-        n = x.shape[1]
+        a = as_opmath(input, cd)
+        x = _channels_first(a, c)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             if training:
                 mean, invstd = _batch_stats(x, input.dtype, pdt, momentum, eps, running_mean,
@@ -148,7 +163,8 @@ class NativeBatchNorm(Function):
             alpha = invstd * w
             beta = b - mean * alpha
             shape = _bshape(input)
-            y = as_opmath(input, cd) * alpha.reshape(shape) + beta.reshape(shape)
+            y = np.multiply(a, alpha.reshape(shape))
+            y += beta.reshape(shape)            # x * alpha + beta, two roundings as PyTorch's
         out = wrap(y, input.dtype)
         if training:
             save_mean, save_invstd = wrap(mean, pdt), wrap(invstd, pdt)
@@ -189,9 +205,9 @@ class NativeBatchNormBackward(Function):
         cd = input.dtype.opmath.np
         c = input.shape[1]
         f64 = np.float64
-        dy = _channels_last(as_opmath(grad_out, cd), c)
-        x = _channels_last(as_opmath(input, cd), c)
-        n = x.shape[1]
+        x = _channels_first(as_opmath(input, cd), c)            # (C, N, S) views
+        dy = _channels_first(as_opmath(grad_out, cd), c)
+        n = x.shape[1] * x.shape[2]
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             if train:
                 mean = as_opmath(save_mean, cd).reshape(c, 1)
@@ -200,19 +216,29 @@ class NativeBatchNormBackward(Function):
                 mean = as_opmath(running_mean, cd).reshape(c, 1)
                 invstd = rsqrt_eps(as_opmath(running_var, cd), eps, cd).reshape(c, 1)
             w = np.ones((c, 1), cd) if weight is None else as_opmath(weight, cd).reshape(c, 1)
-            centred = x - mean
-            sum_dy = np.add.reduce(dy.astype(f64), axis=1, keepdims=True).astype(cd)
-            dotp = np.add.reduce(dy.astype(f64) * centred, axis=1, keepdims=True).astype(cd)
+            # the per-channel sums over (C, n) rows (own copies, then overwritten in place):
+            # x - mean in opmath, dy in float64
+            centred = _rows(x)
+            centred -= mean
+            dy = _rows(dy)
+            dy64 = dy.astype(f64)
+            sum_dy = np.add.reduce(dy64, axis=1, keepdims=True).astype(cd)
+            np.multiply(dy64, centred, out=dy64)        # dy * (x - mean), in float64
+            dotp = np.add.reduce(dy64, axis=1, keepdims=True).astype(cd)
             dx = dw = db = None
             if output_mask[0]:
+                # g in dy's (C, n) buffer, returned as its (N, C, *) view (the layout decides
+                # the order of later sums over dx: kept as it is)
                 if train:
                     k = dotp * invstd * invstd / cd.type(n)
-                    g = (dy - sum_dy / cd.type(n) - centred * k) * (invstd * w)
+                    # (dy - sum_dy / n - centred * k) * (invstd * w), in place
+                    g = np.subtract(dy, sum_dy / cd.type(n), out=dy)
+                    g -= np.multiply(centred, k, out=centred)
+                    g *= invstd * w
                 else:
-                    g = dy * (invstd * w)
+                    g = np.multiply(dy, invstd * w, out=dy)
                 shape = (c, input.shape[0]) + tuple(input.shape[2:])
-                g = np.moveaxis(g.reshape(shape), 0, 1)
-                dx = wrap(g, input.dtype)
+                dx = wrap(np.moveaxis(g.reshape(shape), 0, 1), input.dtype)
             pdt = input.dtype if weight is None else weight.dtype
             if output_mask[1]:
                 dw = wrap((dotp * invstd).reshape(c), pdt)

@@ -125,7 +125,13 @@ def windows(a, out, kernel, stride, padding, dilation, fill):
         need = (out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
         right = max(need - a.shape[-2 + i] - padding[i], padding[i])
         pads.append((padding[i], right))
-    ap = np.pad(a, [(0, 0)] * (a.ndim - 2) + pads, constant_values=fill)
+    if pads == [(0, 0), (0, 0)]:
+        ap = a                  # nothing to pad (the usual pool): the windows view ``a`` itself
+    else:                       # a filled buffer with ``a`` inside (np.pad's generic path is slow)
+        (t, b), (le, r) = pads
+        h, w = a.shape[-2:]
+        ap = np.full(a.shape[:-2] + (t + h + b, le + w + r), fill, a.dtype)
+        ap[..., t:t + h, le:le + w] = a
     st = ap.strides
     return np.lib.stride_tricks.as_strided(
         ap, ap.shape[:-2] + tuple(out) + tuple(kernel),
@@ -157,24 +163,56 @@ def window_max(flat, axes=1):
     return pos, np.take_along_axis(flat, pos[..., None], axis=-1)[..., 0]
 
 
+def _no_nan_or_negative_zero(a):
+    """Whether the array ``a`` holds no NaN and no -0.0 (integers: always), by two reductions:
+    the maximum is NaN, the smallest integer view is -0.0's bits."""
+    if a.dtype.kind != "f" or a.size == 0:
+        return True
+    ints = f"i{a.itemsize}"
+    return not (np.isnan(a.max()) or a.view(ints).min() == np.iinfo(ints).min)
+
+
+def _max_2x2(a, oh, ow):
+    """``window_max`` of the (oh, ow) non-overlapping 2x2 windows of ``a`` (..., H, W) (kernel
+    and stride 2, no padding or dilation, all windows inside), or None where ``a`` holds NaN
+    or -0.0 (the general path's loop decides those).
+
+    The same positions and values in two stages over long strided runs of ``a``, where the
+    tap views of ``windows`` iterate in runs of ``ow`` elements: each window row's maximum and
+    first position (column 1 only if left < right), then the rows' (row 1 only if top <
+    bottom): PyTorch's first maximum in row-major order."""
+    if not _no_nan_or_negative_zero(a):
+        return None
+    v = a[..., :2 * oh, :2 * ow]
+    left, right = v[..., 0::2], v[..., 1::2]
+    rmax = np.maximum(left, right)
+    rcol = left < right
+    top, bottom = rmax[..., 0::2, :], rmax[..., 1::2, :]
+    lower = top < bottom
+    col = np.where(lower, rcol[..., 1::2, :], rcol[..., 0::2, :])
+    return lower * 2 + col, np.maximum(top, bottom)
+
+
 def _window_max_taps(win, taps):
     """``window_max`` as PyTorch's loop, one tap (an index into the window axes ``taps``) at a
     time; ``win`` may be a strided view.
 
-    Without NaNs and negative zeros (one check) the maximum is a chain of ``np.maximum`` and the
-    position the first tap equal to it (taps in reverse, blended in by integer arithmetic:
-    ``np.where`` and masked copies are several times slower); otherwise the loop's own steps."""
+    Without NaNs and negative zeros (two reductions: the maximum is NaN, the smallest integer
+    view is -0.0's bits) the maximum is a chain of ``np.maximum`` and the position the first tap
+    equal to it: the number of leading taps that all miss it (``np.where`` and masked copies are
+    several times slower); otherwise the loop's own steps."""
     lead = (Ellipsis,)
     steps = list(np.ndindex(*taps))
-    if win.dtype.kind != "f" or not (np.isnan(win).any() or
-                                     (np.signbit(win) & (win == 0)).any()):
+    if _no_nan_or_negative_zero(win):
         best = win[lead + steps[0]].copy()
         for tap in steps[1:]:
             np.maximum(best, win[lead + tap], out=best)
         pos = np.zeros(best.shape, np.int64)
-        for t in range(len(steps) - 1, -1, -1):          # pos += (t - pos) where tap t hits
-            hit = win[lead + steps[t]] == best
-            pos += (t - pos) * hit
+        missed = None                   # missed: taps 0..t all differ from the maximum
+        for tap in steps[:-1]:
+            miss = win[lead + tap] != best
+            missed = miss if missed is None else np.logical_and(missed, miss, out=missed)
+            pos += missed
         return pos, best
     best = win[lead + steps[0]].copy()
     pos = np.zeros(best.shape, np.int64)
@@ -242,20 +280,33 @@ class MaxPool2dWithIndices(Function):
                                       "max_pool2d")
         dt = input.dtype
         a = opmath(input, dt)
-        win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
-        pos, vals = window_max(win, axes=2)
-        kh_i, kw_i = np.divmod(pos, kernel[1])
+        pooled = None
+        if kernel == stride == (2, 2) and padding == (0, 0) and dilation == (1, 1) and \
+                2 * oh <= h and 2 * ow <= w:       # the usual 2x2 pool: windows tile the input
+            pooled = _max_2x2(a, oh, ow)
+        if pooled is None:
+            win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
+            pooled = window_max(win, axes=2)
+        pos, vals = pooled
+        # the flat input index: the window's corner plus the tap's offset in the plane
+        corner = (np.arange(oh).reshape(-1, 1) * stride[0] - padding[0]) * w + \
+            (np.arange(ow) * stride[1] - padding[1])
+        offset = (np.arange(kernel[0]).reshape(-1, 1) * dilation[0] * w +
+                  np.arange(kernel[1]) * dilation[1]).reshape(-1)
+        idx = offset[pos]
+        idx += corner
         # a window of nothing but the lowest value keeps PyTorch's initial index: its first
         # element inside the input (padding never wins)
         low = vals == _lowest(dt)
         if low.any():
+            kh_i, kw_i = np.divmod(pos, kernel[1])
             first = [np.maximum(-((np.arange(o) * stride[i] - padding[i]) // dilation[i]), 0)
                      for i, o in enumerate((oh, ow))]
             kh_i = np.where(low, first[0][:, None], kh_i)
             kw_i = np.where(low, first[1][None, :], kw_i)
-        rows = np.arange(oh).reshape(-1, 1) * stride[0] - padding[0] + kh_i * dilation[0]
-        cols = np.arange(ow) * stride[1] - padding[1] + kw_i * dilation[1]
-        idx = (rows * w + cols).astype(np.int64)
+            rows = np.arange(oh).reshape(-1, 1) * stride[0] - padding[0] + kh_i * dilation[0]
+            cols = np.arange(ow) * stride[1] - padding[1] + kw_i * dilation[1]
+            idx = (rows * w + cols).astype(np.int64)
         indices = Tensor._make(idx, _dt.int64)
         ctx.args = (kernel, stride, padding, dilation, ceil_mode)
         ctx.save_for_backward(input, indices)

@@ -270,3 +270,70 @@ def test_sdpa_in_place_kernels_match_out_of_place_formula(causal, mask):
                      out, lse, 0.0, causal, attn_mask=mm, scale=0.5)
     for got, w in zip((out, lse) + tuple(grads), want):
         assert _bits(got._data) == _bits(w.astype(np.float32))
+
+
+@pytest.mark.parametrize("case", [
+    ((2, 3, 8, 8), (4, 4), (2, 2), (2, 2), (0, 0), (1, 1)),      # no padding: a view of a
+    ((2, 3, 7, 6), (3, 2), (3, 3), (2, 3), (1, 1), (1, 1)),      # ceil_mode's right overhang
+    ((3, 5, 6), (3, 3), (2, 2), (2, 2), (1, 0), (2, 1)),
+    ((1, 2, 5, 5), (2, 2), (3, 3), (3, 3), (1, 1), (1, 1)),
+])
+@pytest.mark.parametrize("fill", [-np.inf, 0.0])
+def test_pool_windows_padded_buffer_matches_np_pad(case, fill):
+    """``pooling.windows`` (no copy without padding; else a filled buffer with the input
+    inside) gives the windows of ``np.pad``'s padded copy, on a strided input."""
+    from minigrad.ops import pooling
+    shape, out, kernel, stride, padding, dilation = case
+    a = np.random.default_rng(6).standard_normal(shape + (2,)).astype(np.float32)[..., 0]
+    got = pooling.windows(a, out, kernel, stride, padding, dilation, fill)
+    pads = [(padding[i], max((out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+                             - a.shape[-2 + i] - padding[i], padding[i])) for i in range(2)]
+    ap = np.pad(a, [(0, 0)] * (a.ndim - 2) + pads, constant_values=fill)
+    st = ap.strides
+    want = np.lib.stride_tricks.as_strided(
+        ap, ap.shape[:-2] + out + kernel, st[:-2] + (st[-2] * stride[0], st[-1] * stride[1],
+                                                     st[-2] * dilation[0], st[-1] * dilation[1]))
+    assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("shape, padding", [((2, 3, 4, 5), (1, 2)), ((1, 2, 7), (3,)),
+                                            ((2, 1, 3, 3), (0, 1)), ((2, 2, 3, 3), (0, 0))])
+def test_conv_pad_matches_np_pad(dtype, shape, padding):
+    """``conv._pad`` (a zero buffer with the input copied inside) is ``np.pad`` with zeros on
+    both sides of each spatial dim, on a strided input."""
+    from minigrad.ops import conv
+    x = (np.random.default_rng(7).standard_normal(shape + (2,)) * 8).astype(dtype)[..., 1]
+    got = conv._pad(x, padding)
+    want = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("shape", [(3, 4, 8, 8), (2, 5, 7, 9), (6, 4, 6), (1, 1, 2, 2)])
+@pytest.mark.parametrize("special", [None, "nan", "negzero"])
+def test_max_pool_2x2_matches_window_max(dtype, shape, special):
+    """``_max_2x2`` (the 2x2 stride-2 pool in two stages) against ``window_max`` over
+    ``windows``' taps: ties everywhere (small integer values), -inf-only windows, odd sizes
+    (the last row/column left out), a strided input; with a NaN or a -0.0 it declines (None),
+    and the general path's loop decides."""
+    from minigrad.ops import pooling
+    rng = np.random.default_rng(8)
+    a = rng.integers(-2, 2, shape + (2,)).astype(dtype)[..., 0]        # a strided view
+    if dtype != np.int64:
+        a[..., :2, :2] = -np.inf
+        if special == "nan":
+            a.flat[a.size - 1] = np.nan
+        elif special == "negzero":
+            a.flat[a.size - 1] = -0.0
+    oh, ow = shape[-2] // 2, shape[-1] // 2
+    got = pooling._max_2x2(a, oh, ow)
+    if special is not None and dtype != np.int64:
+        assert got is None
+        return
+    want = pooling.window_max(pooling.windows(a, (oh, ow), (2, 2), (2, 2), (0, 0), (1, 1),
+                                              pooling._lowest(mg.float32)), axes=2)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
