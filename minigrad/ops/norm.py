@@ -177,17 +177,16 @@ def linalg_matrix_norm(A, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
     """``linalg_matrix_norm(A, ord, dim=(-2, -1), keepdim=False, *, dtype=None)`` with a
     numeric ``ord`` (``torch.linalg.matrix_norm``): ``1``/``-1`` the max/min column abs-sum,
     ``inf``/``-inf`` the max/min row abs-sum, as PyTorch's composite (``linalg_vector_norm`` of
-    ord 1 over one dim, then ``amax``/``amin`` over the other).
+    ord 1 over one dim, then ``amax``/``amin`` over the other); ``2``/``-2`` the largest /
+    smallest singular value (``_svdvals_norm``).
 
     Raises:
         RuntimeError: fewer than 2 dims, a non-floating input, ``dim`` not two distinct dims,
-            ``ord`` 2/-2 (singular values: not implemented here) or another order ("Order 3
-            not supported.").
+            or another order ("Order 3 not supported.").
     """
     d = _matrix_checks(A, dim)
     if ord in (2, -2):
-        raise NotImplementedError("linalg.matrix_norm: ord=2/-2 need singular values, which "
-                                  "minigrad does not compute")
+        return _svdvals_norm(A, d, "amax" if ord == 2 else "amin", keepdim, dtype)
     if ord not in (1, -1, _INF, -_INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if abs(ord) == _INF:
@@ -201,19 +200,37 @@ def linalg_matrix_norm(A, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
 @register_op("linalg_matrix_norm.str_ord")
 def linalg_matrix_norm_str(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """``linalg_matrix_norm(A, ord='fro', ...)`` (``torch.linalg.matrix_norm``): ``'fro'``, the
-    Frobenius norm, is ``linalg_vector_norm(A, 2, dim)`` as in PyTorch.
+    Frobenius norm, is ``linalg_vector_norm(A, 2, dim)`` as in PyTorch; ``'nuc'`` the sum of the
+    singular values (``_svdvals_norm``).
 
     Raises:
         RuntimeError: as ``linalg_matrix_norm``; an order other than 'fro'/'nuc' ("Order nuc2 not
-            supported."). NotImplementedError: ``'nuc'`` (singular values).
+            supported.").
     """
     d = _matrix_checks(A, dim)
     if ord == "nuc":
-        raise NotImplementedError("linalg.matrix_norm: ord='nuc' needs singular values, which "
-                                  "minigrad does not compute")
+        return _svdvals_norm(A, d, "sum", keepdim, dtype)
     if ord != "fro":
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     return dispatch("linalg_vector_norm", A, 2.0, tuple(d), keepdim, dtype=dtype)
+
+
+def _svdvals_norm(A, d, reduce, keepdim, dtype):
+    """PyTorch's composite for ``ord`` 2, -2 and 'nuc': the two dims ``d`` moved to the end,
+    the singular values (``_linalg_svd``, U and Vh only when a gradient is needed), then their
+    ``amax``, ``amin`` or ``sum``; ``keepdim`` puts size-1 dims back where ``d`` were."""
+    if dtype is not None:
+        A = dispatch("_to_copy", A, dtype=dtype)
+    rest = [i for i in range(A.ndim) if i not in d]
+    perm = rest + list(d)
+    B = dispatch("permute", A, perm)
+    s = dispatch("_linalg_svd", B, False, B.requires_grad)[1]
+    r = dispatch(reduce, s, -1)
+    if keepdim:
+        r = dispatch("unsqueeze", dispatch("unsqueeze", r, -1), -1)
+        back = [perm.index(i) for i in range(A.ndim)]
+        r = dispatch("permute", r, back)
+    return r
 
 
 # ----------------------------------------------------------------------------- renorm
