@@ -212,7 +212,9 @@ class IndexCopy(Function):
     Raises:
         RuntimeError: an index that is not int64 ("index_copy_(): Expected a long tensor for
             index, but got Int"), ``source`` of another dtype; IndexError: an index count that
-            differs from ``source.size(dim)``, a 2-D index, an index out of range (checked
+            differs from ``source.size(dim)`` (or from 1 for a 0-dim source), a source with
+            another number of dims ("When source and destination are not scalars, their
+            dimensionality must match..."), a 2-D index, an index out of range (checked
             only where ATen's loop runs: an empty ``input`` whose restrided view is empty
             copies nothing and checks nothing; one whose view is not raises PyTorch's
             RuntimeError "setStorage: sizes [1], strides [0]... out of bounds for storage of
@@ -223,12 +225,21 @@ class IndexCopy(Function):
 
     @staticmethod
     def forward(ctx, input, dim, index, source):
-        if isinstance(index, Tensor) and index.dtype is not _dt.int64:
-            raise RuntimeError("index_copy_(): Expected a long tensor for index, but got "
-                               f"{index.dtype.scalar_name}")
+        # ATen's index_copy meta checks, in its order: dim, index dims, source dims, index
+        # dtype, source dtype, then slice shapes and the index count (``_source_check``)
+        d = wrap_dim(dim, input.ndim)
         idx = _vector(index, "index_copy_",
                       f"Index should have dimension 1 or 0 (got {getattr(index, 'ndim', 0)})")
-        d = wrap_dim(dim, input.ndim)
+        if source.ndim == 0 and idx.size != 1:
+            raise IndexError("index_copy_(): When source is scalar, index should have one "
+                             f"element (got {idx.size})")
+        if source.ndim != input.ndim and source.ndim and input.ndim:
+            raise IndexError("index_copy_(): When source and destination are not scalars, "
+                             "their dimensionality must match. Source dimensionality "
+                             f"({source.ndim}), destination dimensionality ({input.ndim})")
+        if index.dtype is not _dt.int64:
+            raise RuntimeError("index_copy_(): Expected a long tensor for index, but got "
+                               f"{index.dtype.scalar_name}")
         if source.dtype is not input.dtype:
             raise RuntimeError("index_copy_(): self and source expected to have the same "
                                f"dtype, but got (self) {input.dtype.scalar_name} and (source) "
