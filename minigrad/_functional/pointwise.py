@@ -7,7 +7,7 @@ from ..dispatch import dispatch
 from ..tensor import Tensor
 
 __all__ = ["remainder", "fmod", "floor_divide", "add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "sign", "pow", "exp", "log",
-           "sqrt", "square", "abs", "maximum", "minimum", "clamp", "tanh", "sigmoid", "relu",
+           "sqrt", "square", "abs", "maximum", "minimum", "fmax", "fmin", "clamp", "tanh", "sigmoid", "relu",
            "clip"]
 
 
@@ -162,6 +162,17 @@ def maximum(input, other):
         TypeError: ``other`` not a Tensor.
     """
     return dispatch("maximum", input, other)
+
+
+def fmax(input, other):
+    """Elementwise maximum ignoring NaN (``torch.fmax``): a NaN loses to a number, two NaNs give
+    NaN; broadcasting, dtype by ``promote_types``; the ``fmax`` op (its errors apply)."""
+    return dispatch("fmax", input, other)
+
+
+def fmin(input, other):
+    """Elementwise minimum ignoring NaN (``torch.fmin``); see ``fmax``."""
+    return dispatch("fmin", input, other)
 
 
 def minimum(input, other):

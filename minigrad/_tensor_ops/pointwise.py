@@ -208,6 +208,14 @@ class PointwiseMixin:
         """Mirrors ``torch.Tensor.minimum``: the ``minimum`` op (its errors apply)."""
         return dispatch("minimum", self, other)
 
+    def fmax(self, other):
+        """Mirrors ``torch.Tensor.fmax``: the ``fmax`` op (NaN ignored; its errors apply)."""
+        return dispatch("fmax", self, other)
+
+    def fmin(self, other):
+        """Mirrors ``torch.Tensor.fmin``: the ``fmin`` op (NaN ignored; its errors apply)."""
+        return dispatch("fmin", self, other)
+
     def clamp(self, min=None, max=None):
         """Mirrors ``torch.Tensor.clamp``: the ``clamp`` op (its errors apply)."""
         return dispatch("clamp", self, min, max)

@@ -247,6 +247,48 @@ class Minimum(_MaxMin):
     _name, _ufunc, _lose, _win = "minimum", np.minimum, "gt", "lt"
 
 
+class _FmaxFmin(_MaxMin):
+    """``fmax``/``fmin``: NaN-ignoring max/min (a NaN loses to a number; two NaNs give NaN);
+    a tie of zeros returns the first operand, as PyTorch's kernel. Backward as PyTorch's
+    derivatives.yaml: ``input`` takes the whole gradient where it wins or ties, or where
+    ``other`` is NaN; ``other`` elsewhere."""
+
+    @classmethod
+    def kernel(cls, dtype, a, b):
+        return _max_min(cls._ufunc, a, b, dtype, tail=True)
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        input, other = ctx.saved_tensors
+        keep = dispatch("logical_or", dispatch(cls._keep, input, other), dispatch("isnan", other))
+        nig = ctx.needs_input_grad
+        ga = dispatch("masked_fill", grad, dispatch("logical_not", keep), 0) if nig[0] else None
+        gb = dispatch("masked_fill", grad, keep, 0) if nig[1] else None
+        return ga, gb
+
+
+@register_op("fmax")
+class Fmax(_FmaxFmin):
+    """``fmax(input, other)``: elementwise max ignoring NaN (``torch.fmax``; node
+    ``FmaxBackward0``).
+
+    Raises:
+        TypeError: ``other`` not a Tensor (as PyTorch). RuntimeError: non-broadcastable shapes.
+    """
+
+    _backward_name = "FmaxBackward0"
+    _name, _ufunc, _keep = "fmax", np.fmax, "ge"
+
+
+@register_op("fmin")
+class Fmin(_FmaxFmin):
+    """``fmin(input, other)``: elementwise min ignoring NaN (``torch.fmin``; node
+    ``FminBackward0``). Errors as ``fmax``."""
+
+    _backward_name = "FminBackward0"
+    _name, _ufunc, _keep = "fmin", np.fmin, "le"
+
+
 # ---------------------------------------------------------------------------------- clamp
 def _clamp_kernel(rt, a, *bounds, lo, hi):
     """``min(max(a, lo), hi)`` on opmath arrays; ``bounds``: the bounds given (not None), as
