@@ -54,6 +54,7 @@ _calibrate_steal()
 from . import linalg  # noqa: E402
 from . import special  # noqa: E402
 from . import nn
+from .nn.parameter import typename  # noqa: E402,F401  (torch.typename)
 from . import serialization
 from .serialization import save, load
 from . import testing  # noqa: E402  (torch is imported lazily, only by its bridges)

@@ -12,7 +12,7 @@ from ..dispatch import dispatch
 
 __all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
            "narrow", "broadcast_to", "broadcast_tensors", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal",
-           "meshgrid", "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d"]
+           "meshgrid", "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d", "as_strided"]
 
 
 def reshape(input, shape):
@@ -359,3 +359,11 @@ def atleast_3d(*tensors):
             return t.unsqueeze(0).unsqueeze(-1)
         return t.unsqueeze(-1) if t.dim() == 2 else t
     return _atleast(tensors, fix)
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s storage with the given ``size``, ``stride`` (in elements) and
+    ``storage_offset`` (default: the input's own) (``torch.as_strided``): the ``as_strided``
+    op, node ``AsStridedBackward0`` (its errors apply: negative strides, a geometry past the
+    storage)."""
+    return dispatch("as_strided", input, size, stride, storage_offset)

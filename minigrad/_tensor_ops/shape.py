@@ -50,6 +50,11 @@ class ShapeMixin:
             return dispatch("view.dtype", self, shape[0])
         return dispatch("view", self, _shape_args(shape))
 
+    def as_strided(self, size, stride, storage_offset=None):
+        """Mirrors ``torch.Tensor.as_strided``: the ``as_strided`` op (a view of the storage;
+        its errors apply)."""
+        return dispatch("as_strided", self, size, stride, storage_offset)
+
     def view_as(self, other):
         """Mirrors ``torch.Tensor.view_as``: the ``view`` op (its errors apply)."""
         return dispatch("view", self, other.shape)

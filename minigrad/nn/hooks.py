@@ -40,6 +40,36 @@ class RemovableHandle:
 
 
 
+# Global module hooks (``torch.nn.modules.module.register_module_forward_pre_hook`` /
+# ``register_module_forward_hook``): they run for every module's call, before its own hooks.
+_global_forward_pre_hooks = {}
+_global_forward_hooks = {}
+_global_forward_hooks_with_kwargs = {}
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, args)`` before every module's ``forward`` (and before the module's own
+    pre-hooks); a non-None return replaces ``args`` (a non-tuple is wrapped). Returns a handle
+    (``torch.nn.modules.module.register_module_forward_pre_hook``). As PyTorch's, for debugging
+    and profiling: it costs every module call a check."""
+    h = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[h.id] = hook
+    return h
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs, output)``)
+    after every module's ``forward``, before the module's own hooks; a non-None return replaces
+    the output. Returns a handle (``torch.nn.modules.module.register_module_forward_hook``).
+    ``always_call`` is accepted; like the module-level flag, the hook is not run when
+    ``forward`` raises (deliberate difference)."""
+    h = RemovableHandle(_global_forward_hooks, _global_forward_hooks_with_kwargs)
+    _global_forward_hooks[h.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[h.id] = True
+    return h
+
+
 class BackwardHookFunction(Function):
     """Identity on its tensor arguments, giving the module's inputs/outputs one graph node
     (``torch.nn.modules._functions.BackwardHookFunction``); arguments that do not require grad

@@ -14,6 +14,7 @@ from ..dispatch import dispatch
 from ..tensor import Tensor
 from ._convert import _ConvertMixin
 from ._state import _StateDictMixin
+from . import hooks as _hooks
 from .hooks import RemovableHandle, _HooksMixin
 from .parameter import Parameter, typename
 
@@ -347,8 +348,13 @@ class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         if not (d.get("_forward_pre_hooks") or d.get("_forward_hooks") or
-                d.get("_backward_hooks") or d.get("_backward_pre_hooks")):
+                d.get("_backward_hooks") or d.get("_backward_pre_hooks") or
+                _hooks._global_forward_pre_hooks or _hooks._global_forward_hooks):
             return self.forward(*args, **kwargs)
+        for hook in list(_hooks._global_forward_pre_hooks.values()):   # global hooks first
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -367,6 +373,13 @@ class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
             bw = BackwardHook(self, d.get("_backward_hooks", {}), d.get("_backward_pre_hooks", {}))
             args = bw.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
+        for hid, hook in list(_hooks._global_forward_hooks.items()):
+            if hid in _hooks._global_forward_hooks_with_kwargs:
+                res = hook(self, args, kwargs, result)
+            else:
+                res = hook(self, args, result)
+            if res is not None:
+                result = res
         for hid, hook in list(self._forward_hooks.items()):
             if hid in self._forward_hooks_with_kwargs:
                 res = hook(self, args, kwargs, result)

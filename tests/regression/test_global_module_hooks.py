@@ -1,0 +1,49 @@
+"""``torch.nn.modules.module``'s path with the global module forward hooks and
+``torch.typename`` (a new user's trial: the path and both were missing). Global hooks run for
+every module, before the module's own hooks, as PyTorch's."""
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import minigrad  # noqa: E402
+
+
+def _run(L):
+    mm = importlib.import_module(L.__name__ + ".nn.modules.module")
+    log = []
+    L.manual_seed(0)
+    net = L.nn.Sequential(L.nn.Linear(3, 2), L.nn.ReLU())
+    net[0].register_forward_hook(lambda m, a, o: log.append(("own", type(m).__name__)))
+    handles = [
+        mm.register_module_forward_pre_hook(lambda m, a: log.append(("pre", type(m).__name__))),
+        mm.register_module_forward_hook(
+            lambda m, a, o: log.append(("post", type(m).__name__, tuple(o.shape)))),
+        mm.register_module_forward_hook(
+            lambda m, a, k, o: o * 2 if isinstance(m, L.nn.ReLU) else None, with_kwargs=True)]
+    y = net(L.ones(1, 3) * 5)
+    first = (list(log), [round(v, 5) for v in y.flatten().tolist()])
+    for h in handles:
+        h.remove()
+    log.clear()
+    net(L.ones(1, 3))
+    return first, list(log), mm.Module is L.nn.Module, L.typename(L.ones(2)).split(".")[1], \
+        L.typename(3), L.typename(L.nn.Linear).split(".", 1)[1]
+
+
+def test_global_forward_hooks_and_typename_as_torch():
+    assert _run(minigrad) == _run(torch)
+
+
+def test_as_strided_function_and_method_as_torch():
+    """``torch.as_strided`` / ``Tensor.as_strided`` (only ``as_strided_`` was exposed)."""
+    out = []
+    for L in (minigrad, torch):
+        x = L.arange(6.).requires_grad_()
+        y = L.as_strided(x, (2, 2), (1, 2), 1)
+        (y * L.tensor([[1., 2.], [3., 4.]])).sum().backward()
+        out.append((y.tolist(), y.grad_fn.name(), x.grad.tolist(),
+                    L.arange(9.).as_strided((3,), (4,)).tolist()))
+    assert out[0] == out[1]
