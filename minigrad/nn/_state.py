@@ -25,6 +25,12 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 
+# ``load_state_dict(assign=True)`` for the load under way (PyTorch passes it down in the
+# state dict's metadata as ``assign_to_params_buffers``; here a flag, so subclasses'
+# ``_load_from_state_dict(...)`` keep PyTorch's signature)
+_ASSIGN = [False]
+
+
 def _is_torch_tensor(x) -> bool:
     """True for a ``torch.Tensor`` (checked by class name: minigrad never imports torch)."""
     return any(c.__module__.startswith("torch") and c.__name__ == "Tensor"
@@ -59,6 +65,17 @@ def load_local(module, state_dict, prefix, strict, missing, unexpected, errors):
             errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} "
                           f"from checkpoint, the shape in current model is {param.shape}.")
             continue
+        if _ASSIGN[0]:
+            # assign: the checkpoint's tensor itself (its dtype) becomes the attribute; a
+            # parameter stays a Parameter with the module's requires_grad
+            from .parameter import Parameter
+            if isinstance(param, Parameter):
+                if isinstance(value, Parameter):
+                    value.requires_grad_(param.requires_grad)
+                else:
+                    value = Parameter(value, requires_grad=param.requires_grad)
+            setattr(module, name, value)
+            continue
         try:
             with no_grad():
                 dispatch("copy_", param, value)
@@ -82,8 +99,6 @@ def load_state_dict(module, state_dict, strict=True, assign=False):
     """See ``Module.load_state_dict``."""
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-    if assign:
-        raise NotImplementedError("load_state_dict(assign=True) is not supported by minigrad")
     missing, unexpected, errors = [], [], []
     state_dict = OrderedDict(state_dict)
 
@@ -95,7 +110,11 @@ def load_state_dict(module, state_dict, strict=True, assign=False):
                 cp = prefix + name + "."
                 load(child, {k: v for k, v in local_sd.items() if k.startswith(cp)}, cp)
 
-    load(module, state_dict)
+    _ASSIGN[0] = bool(assign)
+    try:
+        load(module, state_dict)
+    finally:
+        _ASSIGN[0] = False
     if strict:
         if unexpected:
             errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -142,6 +161,8 @@ class _StateDictMixin:
         ``no_grad``, casting to each parameter's dtype). Values may be minigrad Tensors or real
         ``torch.Tensor``s (converted bit for bit with ``minigrad.testing.from_torch``), so
         weights move straight from a PyTorch model: ``m.load_state_dict(torch_model.state_dict())``.
+        ``assign=True``: the state dict's tensors replace the module's (their dtype kept, no
+        copy); a parameter becomes a ``Parameter`` with the module's ``requires_grad``.
 
         Returns:
             a NamedTuple ``(missing_keys, unexpected_keys)``.
@@ -151,6 +172,5 @@ class _StateDictMixin:
             RuntimeError: "Error(s) in loading state_dict for Name:\\n\\t..." listing missing and
                 unexpected keys (when ``strict``), size mismatches and non-tensor values. As in
                 PyTorch, entries without an error are copied before the error is raised.
-            NotImplementedError: ``assign=True``.
         """
         return load_state_dict(self, state_dict, strict, assign)

@@ -47,3 +47,21 @@ def test_as_strided_function_and_method_as_torch():
         out.append((y.tolist(), y.grad_fn.name(), x.grad.tolist(),
                     L.arange(9.).as_strided((3,), (4,)).tolist()))
     assert out[0] == out[1]
+
+
+def test_load_state_dict_assign_as_torch():
+    """``load_state_dict(assign=True)`` (it raised NotImplementedError): the checkpoint's
+    tensors become the module's, dtype kept, parameters wrapped with the module's
+    ``requires_grad``."""
+    out = []
+    for L in (minigrad, torch):
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.BatchNorm1d(2))
+        sd = {k: v.double() * 0 + 1 for k, v in m.state_dict().items()}
+        r = m.load_state_dict(sd, assign=True)
+        first = (str(r), str(m[0].weight.dtype).split(".")[1], type(m[0].weight).__name__,
+                 m[0].weight.requires_grad, m[1].running_mean is sd["1.running_mean"])
+        m[0].weight.requires_grad_(False)
+        m.load_state_dict({k: v.float() * 2 for k, v in m.state_dict().items()}, assign=True)
+        out.append((first, m[0].weight.requires_grad, m[0].weight.tolist()))
+    assert out[0] == out[1]
