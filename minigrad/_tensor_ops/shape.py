@@ -34,6 +34,10 @@ def _shape_args(shape):
     return tuple(shape)
 
 
+# whether ``Tensor.T``'s two once-per-process deprecation warnings (n-D, 0-D) were given
+_T_WARNED = [False, False]
+
+
 class ShapeMixin:
     """Shape and splitting methods of ``Tensor`` (see each method's ``torch.Tensor`` twin)."""
 
@@ -98,8 +102,22 @@ class ShapeMixin:
 
     @property
     def T(self):
-        """Mirrors ``torch.Tensor.T``: the ``permute`` op (its errors apply)."""
-        return dispatch("permute", self, tuple(range(self.ndim - 1, -1, -1)))
+        """Mirrors ``torch.Tensor.T``: the ``permute`` op reversing the dims (its errors apply).
+        Other than on 1-D and 2-D tensors PyTorch's deprecation UserWarning is given, once per
+        process as PyTorch's ``TORCH_WARN_ONCE`` (the 0-D one separately)."""
+        n = self.ndim
+        if n > 2 and not _T_WARNED[0]:
+            _T_WARNED[0] = True
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                          "shape is deprecated and it will throw an error in a future release. "
+                          "Consider `x.mT` to transpose batches of matrices or "
+                          "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        elif n == 0 and not _T_WARNED[1]:
+            _T_WARNED[1] = True
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                          "in these cases.", UserWarning, stacklevel=2)
+        return dispatch("permute", self, tuple(range(n - 1, -1, -1)))
 
     @property
     def mT(self):

@@ -65,3 +65,20 @@ def test_load_state_dict_assign_as_torch():
         m.load_state_dict({k: v.float() * 2 for k, v in m.state_dict().items()}, assign=True)
         out.append((first, m[0].weight.requires_grad, m[0].weight.tolist()))
     assert out[0] == out[1]
+
+
+def test_T_deprecation_warnings_once_as_torch():
+    """``x.T`` on a tensor of more than 2 dims (and on a 0-D one) warns once per process, as
+    PyTorch's TORCH_WARN_ONCE; 1-D and 2-D do not. Run in a child: the flag is per process."""
+    import subprocess
+    import sys
+    code = ("import warnings, sys\nL = __import__(sys.argv[1])\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    for _ in range(2):\n"
+            "        L.ones(2, 3, 4).T; L.ones(()).T; L.ones(3).T; L.ones(2, 3).T\n"
+            "print([str(x.message).split(' (Triggered')[0] for x in w])\n")
+    out = [subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
+                          check=True).stdout.replace("torch.arange", "X").replace(
+                              "minigrad.arange", "X") for name in ("minigrad", "torch")]
+    assert out[0] == out[1] and out[0].count("deprecated") == 2
