@@ -117,7 +117,11 @@ def _unheads(g, hk, dt):
 
 
 def _scale(scale, e):
-    return 1.0 / math.sqrt(e) if scale is None else float(scale)
+    """The softmax scale: ``scale``, or ``1/sqrt(E)`` (inf for E = 0, as C++'s float division:
+    the scores are then empty sums, zeros)."""
+    if scale is not None:
+        return float(scale)
+    return 1.0 / math.sqrt(e) if e else math.inf
 
 
 @register_op("_scaled_dot_product_flash_attention_for_cpu")

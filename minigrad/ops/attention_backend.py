@@ -57,7 +57,9 @@ def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, genera
     if is_causal:
         attn_mask = _causal_mask(L, S, query.dtype, query.device)
     attn_mask = _float_mask(attn_mask, query.dtype)
-    sf = math.sqrt(1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    e = query.shape[-1]
+    # sqrt of the scale, applied to q and to k (PyTorch's order); E = 0: inf, on empty tensors
+    sf = math.sqrt((1.0 / math.sqrt(e) if e else math.inf) if scale is None else scale)
     q = dispatch("mul", query, sf)
     attn = dispatch("matmul", q, dispatch("mul", dispatch("transpose", key, -2, -1), sf))
     if attn_mask is not None:
