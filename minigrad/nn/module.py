@@ -373,20 +373,16 @@ class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
             bw = BackwardHook(self, d.get("_backward_hooks", {}), d.get("_backward_pre_hooks", {}))
             args = bw.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
-        for hid, hook in list(_hooks._global_forward_hooks.items()):
-            if hid in _hooks._global_forward_hooks_with_kwargs:
-                res = hook(self, args, kwargs, result)
-            else:
-                res = hook(self, args, result)
-            if res is not None:
-                result = res
-        for hid, hook in list(self._forward_hooks.items()):
-            if hid in self._forward_hooks_with_kwargs:
-                res = hook(self, args, kwargs, result)
-            else:
-                res = hook(self, args, result)
-            if res is not None:
-                result = res
+        for hooks, with_kwargs in ((_hooks._global_forward_hooks,        # global hooks first
+                                    _hooks._global_forward_hooks_with_kwargs),
+                                   (self._forward_hooks, self._forward_hooks_with_kwargs)):
+            for hid, hook in list(hooks.items()):
+                if hid in with_kwargs:
+                    res = hook(self, args, kwargs, result)
+                else:
+                    res = hook(self, args, result)
+                if res is not None:
+                    result = res
         if bw is not None:
             result = bw.setup_output_hook(result)
         return result

@@ -33,10 +33,20 @@ def _check(input, index, source):
         raise IndexError("put_(): Expected source and index to have the same number of "
                          f"elements, but got source.numel() = {source.numel()}, "
                          f"index.numel() = {index.numel()}")
-    n = input.numel()
+    return _flat_indices(index, input.numel(), "put_(): Tried to put elements into an empty "
+                                                "tensor")
+
+
+def _flat_indices(index, n, empty_msg):
+    """``index``'s entries as non-negative flat indices into ``n`` elements.
+
+    Raises:
+        IndexError: indices into no elements (``empty_msg``), an index out of range ("out of
+            range: tried to access index 6 on a tensor of 6 elements.").
+    """
     idx = index._data.reshape(-1).astype(np.int64)
     if idx.size and n == 0:
-        raise IndexError("put_(): Tried to put elements into an empty tensor")
+        raise IndexError(empty_msg)
     if idx.size:
         bad = idx[(idx < -n) | (idx >= n)]
         if bad.size:
@@ -118,18 +128,10 @@ class Take(Function):
         if index.dtype is not _dt.int64:
             raise RuntimeError("take(): Expected a long tensor for index, but got "
                                f"{index.dtype.scalar_name}")
-        n = input.numel()
-        idx = index._data.reshape(-1)
-        if idx.size and n == 0:
-            raise IndexError("take(): tried to take from an empty tensor")
-        if idx.size:
-            bad = idx[(idx < -n) | (idx >= n)]
-            if bad.size:
-                raise IndexError(f"out of range: tried to access index {int(bad[0])} on a "
-                                 f"tensor of {n} elements.")
+        idx = _flat_indices(index, input.numel(), "take(): tried to take from an empty tensor")
         ctx.in_shape = tuple(input.shape)
         ctx.save_for_backward(index)
-        out = input._data.reshape(-1)[np.where(idx < 0, idx + n, idx)]
+        out = input._data.reshape(-1)[idx]
         return Tensor._make(out.reshape(index._data.shape), input.dtype)
 
     @staticmethod

@@ -8,6 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import minigrad as mg  # noqa: E402
+from tests.regression._oracle import assert_same_as_torch  # noqa: E402
 
 CALLS = {
     "take 2-d index": lambda L: L.take(L.arange(6.).view(2, 3), L.tensor([[0, 5], [-1, 2]])),
@@ -36,17 +37,7 @@ CALLS = {
 
 @pytest.mark.parametrize("name", list(CALLS))
 def test_values_and_errors_as_torch(name):
-    f = CALLS[name]
-    try:
-        want = f(torch)
-    except Exception as e:          # noqa: BLE001 - the oracle's exception, compared below
-        with pytest.raises(type(e)) as got:
-            f(mg)
-        assert str(got.value) == str(e)
-        return
-    got = f(mg)
-    assert got.dtype.name == str(want.dtype)[6:] and tuple(got.shape) == tuple(want.shape)
-    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+    assert_same_as_torch(CALLS[name], torch, mg)
 
 
 def test_gradients_as_torch():
