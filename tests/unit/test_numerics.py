@@ -194,6 +194,22 @@ def test_fma():
 
 
 
+def _fma_operands(seed, n, k, sign=1):
+    """fp32 ``x, y, z`` of ``n`` random magnitudes whose first ``k`` are halfway cases: z with
+    an odd last bit, x*y = half z's ulp times (1 - 2**-30) (times ``sign``) and the exact sum
+    just inside the half towards z: the correct fma is z itself, a double rounding (to float64,
+    then to even) would give z's neighbour."""
+    rng = np.random.default_rng(seed)
+    x, y, z = ((rng.standard_normal(n) * 2.0 ** rng.integers(-150, 128, n)).astype(np.float32)
+               for _ in range(3))
+    zk = (1 + 2.0 ** -23 * (2 * rng.integers(0, 2 ** 21, k) + 1)) * 2.0 ** rng.integers(
+        -100, 100, k)
+    z[:k] = zk.astype(np.float32)
+    x[:k] = sign * (np.spacing(z[:k]).astype(np.float64) / 2 * (1 + 2 ** -15)).astype(np.float32)
+    y[:k] = np.float32(1 - 2 ** -15)
+    return x, y, z
+
+
 def test_fma32_shortcut_has_the_round_to_odd_paths_bits():
     """fma32 rounds most elements straight from the float64 sum and sends only fp32 halfway
     points and sub-normal-range sums through the round-to-odd test: every element must equal
@@ -201,20 +217,9 @@ def test_fma32_shortcut_has_the_round_to_odd_paths_bits():
     correctly rounded fma."""
     if not nx.HAS_FMA:
         pytest.skip("this build has no fma: fma32 rounds twice by design")
-    rng = np.random.default_rng(0)
-    n = 4000
+    k = 64
     with np.errstate(all="ignore"):
-        x, y, z = ((rng.standard_normal(n) * 2.0 ** rng.integers(-150, 128, n)).astype(np.float32)
-                   for _ in range(3))
-        # halfway cases: z with an odd last bit, x*y = half z's ulp times (1 - 2**-30) and exact
-        # sum just inside the lower half: the correct fma is z itself, a double rounding (to
-        # float64, then to even) would give z's upper neighbour
-        k = 64
-        zk = (1 + 2.0 ** -23 * (2 * rng.integers(0, 2 ** 21, k) + 1)) * 2.0 ** rng.integers(
-            -100, 100, k)
-        z[:k] = zk.astype(np.float32)
-        x[:k] = (np.spacing(z[:k]).astype(np.float64) / 2 * (1 + 2 ** -15)).astype(np.float32)
-        y[:k] = np.float32(1 - 2 ** -15)
+        x, y, z = _fma_operands(0, 4000, k)
         x[k:k + 6] = [np.inf, np.nan, 0.0, -0.0, 3e38, 1e-30]
         y[k:k + 6] = [0.0, 1.0, -0.0, 5.0, 10.0, 1e-30]
         got = nx.fma32(x, y, z)
@@ -230,24 +235,15 @@ def test_fma32_shortcut_has_the_round_to_odd_paths_bits():
             nx._fma32_exact(p, z64, p + z64)).tobytes()
 
 
-
 def test_fma32_subtract_is_the_fused_difference_and_keeps_nan_signs():
     """``fma32(x, y, z, subtract=True)`` is ``z - x*y`` with one rounding: the bits of
     ``fma32(-x, y, z)`` for non-NaN operands (negation is exact), on arrays, scalars and
     broadcast addends; a NaN operand comes out with its own sign, as from ``z - x*y``."""
     if not nx.HAS_FMA:
         pytest.skip("this build has no fma: fma32 rounds twice by design")
-    rng = np.random.default_rng(1)
-    n = 4000
+    k = 64
     with np.errstate(all="ignore"):
-        x, y, z = ((rng.standard_normal(n) * 2.0 ** rng.integers(-150, 128, n)).astype(np.float32)
-                   for _ in range(3))
-        k = 64          # halfway cases, as in the test above, with x's sign flipped
-        zk = (1 + 2.0 ** -23 * (2 * rng.integers(0, 2 ** 21, k) + 1)) * 2.0 ** rng.integers(
-            -100, 100, k)
-        z[:k] = zk.astype(np.float32)
-        x[:k] = -(np.spacing(z[:k]).astype(np.float64) / 2 * (1 + 2 ** -15)).astype(np.float32)
-        y[:k] = np.float32(1 - 2 ** -15)
+        x, y, z = _fma_operands(1, 4000, k, sign=-1)      # halfway cases with x's sign flipped
         got = nx.fma32(x, y, z, subtract=True)
         assert got.tobytes() == nx.fma32(-x, y, z).tobytes()
         assert got[:k].tobytes() == z[:k].tobytes()     # the maths: |x*y| < ulp(z) / 2
