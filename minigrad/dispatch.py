@@ -29,12 +29,15 @@ import threading
 
 from . import devices as _device
 
-__all__ = ["dispatch", "register_op", "register_packet", "get_op", "registered_ops",
+__all__ = ["dispatch", "dispatch2", "register_op", "register_packet", "get_op", "registered_ops",
            "registered_packets", "resolve", "DispatchMode", "push_mode", "pop_mode",
            "current_modes", "flat_tensors"]
 
 _OPS: dict = {}
 _CALL: dict = {}    # name -> the callable to run (Function.apply or the plain function)
+# name -> the callable for two positional arguments and no keyword: ``Function._apply2`` for an
+# op with a fast path (``Function._fast``), else the ``_CALL`` entry
+_CALL2: dict = {}
 _PACKETS: dict = {}  # packet name -> resolver(args, kwargs) -> (op name, args, kwargs)
 
 
@@ -65,6 +68,8 @@ def register_op(name: str, fn=None):
         _check_new(name)
         _OPS[name] = f
         _CALL[name] = getattr(f, "apply", f)
+        two = getattr(f, "_apply2", None) if getattr(f, "_fast", None) is not None else None
+        _CALL2[name] = _CALL[name] if two is None else two
         if getattr(f, "_op_name", None) is None and isinstance(f, type):
             f._op_name = name
         return f
@@ -165,13 +170,27 @@ def dispatch(op_name: str, *args, **kwargs):
             # without the ``f(*args)`` splat's C-level frame (a third of this function's cost)
             n = len(args)
             if n == 2:
-                return f(args[0], args[1])
+                return _CALL2[op_name](args[0], args[1])
             if n == 1:
                 return f(args[0])
         return f(*args, **kwargs)
     st = _state
     n = len(st.modes) if st.limit is None else st.limit
     return _run_modes(op_name, args, kwargs, n)
+
+
+def dispatch2(op_name: str, a, b):
+    """``dispatch(op_name, a, b)``, for the ops called with two positional arguments on every
+    step (the Python operators ``x + y``, ``x * y``...). The same op and the same modes: while
+    no thread has a mode and no cuda tensor exists, it calls the op's two-argument entry
+    (``_CALL2``: ``Function._apply2`` for an op with a fast path) without ``dispatch``'s
+    ``*args``/``**kwargs`` packing; otherwise, and for an overload packet, it is ``dispatch``.
+    """
+    if not _MODES_PUSHED[0] and not _dev_state.cuda_seen:
+        f = _CALL2.get(op_name)
+        if f is not None:
+            return f(a, b)
+    return dispatch(op_name, a, b)
 
 
 def _run_modes(op_name, args, kwargs, n):

@@ -1,12 +1,13 @@
 """Pointwise arithmetic and math methods of ``Tensor``: the Python operators ``+ - * / ** // %``,
 unary ``- + abs()``, their in-place forms (``+=``...), and ``add``, ``exp``, ``clamp``, ``relu``...
-with their in-place variants. Each is one ``dispatch`` call.
+with their in-place variants. Each is one ``dispatch`` call (the binary operators: ``dispatch2``,
+its two-argument form).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..dispatch import dispatch
+from ..dispatch import dispatch, dispatch2
 
 
 _ND = np.ndarray
@@ -30,47 +31,47 @@ class PointwiseMixin:
 
     def __add__(self, other):
         """``torch.Tensor.__add__``: the ``add`` op."""
-        return dispatch("add", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("add", self, other if type(other) is not _ND else _nd(other))
 
     def __radd__(self, other):
         """``torch.Tensor.__radd__``: the ``add`` op."""
-        return dispatch("add", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("add", self, other if type(other) is not _ND else _nd(other))
 
     def __sub__(self, other):
         """``torch.Tensor.__sub__``: the ``sub`` op."""
-        return dispatch("sub", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("sub", self, other if type(other) is not _ND else _nd(other))
 
     def __rsub__(self, other):
         """``torch.Tensor.__rsub__``: the ``rsub`` op."""
-        return dispatch("rsub", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("rsub", self, other if type(other) is not _ND else _nd(other))
 
     def __mul__(self, other):
         """``torch.Tensor.__mul__``: the ``mul`` op."""
-        return dispatch("mul", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("mul", self, other if type(other) is not _ND else _nd(other))
 
     def __rmul__(self, other):
         """``torch.Tensor.__rmul__``: the ``mul`` op."""
-        return dispatch("mul", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("mul", self, other if type(other) is not _ND else _nd(other))
 
     def __truediv__(self, other):
         """``torch.Tensor.__truediv__``: the ``div`` op."""
-        return dispatch("div", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("div", self, other if type(other) is not _ND else _nd(other))
 
     def __rtruediv__(self, other):
         """``torch.Tensor.__rtruediv__``: the ``rdiv`` op."""
-        return dispatch("rdiv", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("rdiv", self, other if type(other) is not _ND else _nd(other))
 
     def __pow__(self, other):
         """``torch.Tensor.__pow__``: the ``pow`` op."""
-        return dispatch("pow", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("pow", self, other if type(other) is not _ND else _nd(other))
 
     def __rpow__(self, other):
         """``torch.Tensor.__rpow__``: the ``rpow`` op."""
-        return dispatch("rpow", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("rpow", self, other if type(other) is not _ND else _nd(other))
 
     def __floordiv__(self, other):
         """``torch.Tensor.__floordiv__``: the ``floor_divide`` op (no derivative, as PyTorch)."""
-        return dispatch("floor_divide", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("floor_divide", self, other if type(other) is not _ND else _nd(other))
 
     def __rfloordiv__(self, other):
         """``torch.Tensor.__rfloordiv__``: the ``floor_divide`` op."""
@@ -78,7 +79,7 @@ class PointwiseMixin:
 
     def __mod__(self, other):
         """``torch.Tensor.__mod__``: the ``remainder`` op (Python's sign convention)."""
-        return dispatch("remainder", self, other if type(other) is not _ND else _nd(other))
+        return dispatch2("remainder", self, other if type(other) is not _ND else _nd(other))
 
     def __rmod__(self, other):
         """``torch.Tensor.__rmod__``: the ``remainder`` op with a number ``other``."""

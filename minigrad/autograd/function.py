@@ -221,6 +221,8 @@ class _FunctionMeta(type):
             bname = bname[len("torch::autograd::"):]
             extra["_cpp_namespace"] = "torch::autograd::"
         cls._node_cls = type(bname, (FunctionCtx,), extra)
+        if base_setup is not None and cls.apply.__func__ is not base_setup.apply.__func__:
+            cls._apply2 = None      # its own apply: the dispatcher calls that one
 
 
 class Function(metaclass=_FunctionMeta):
@@ -250,6 +252,10 @@ class Function(metaclass=_FunctionMeta):
     # switching grad mode off. Each one is tested against the general path (bit for bit, same
     # node): ``tests/unit/test_op_fast_paths.py``.
     _fast = None
+    # True when ``_fast`` takes tensor operands of the output's shape and dtype only (add, mul:
+    # no broadcasting, no promotion): ``_connect2`` then reuses the output's ``(shape, dtype)``
+    # as theirs (an ndarray's ``.shape`` builds a new tuple at each read)
+    _fast_same_meta = False
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -331,6 +337,39 @@ class Function(metaclass=_FunctionMeta):
             ctx._saved = None
         return out
 
+    @classmethod
+    def _apply2(cls, a, b):
+        """``apply(a, b)``, what the dispatcher calls for an op with a fast path (``_fast``) and
+        two positional arguments (``x + y``, ``x * y``): ``apply``'s fast-path steps (the same
+        ``needs_input_grad``, node and output), without its ``*args``/``**kwargs`` packing and
+        per-argument loops. Whatever the fast path does not take goes to ``apply``.
+        ``tests/unit/test_op_fast_paths.py`` checks that the two agree."""
+        fast = cls._fast
+        if fast is not None:
+            if not _grad_state.enabled:
+                out = fast(None, (a, b))
+                if out is not None:
+                    return out
+            else:
+                ra = isinstance(a, Tensor) and (a._requires_grad or (
+                    a._view is not None and a._view.base._requires_grad))
+                rb = isinstance(b, Tensor) and (b._requires_grad or (
+                    b._view is not None and b._view.base._requires_grad))
+                if not (ra or rb):
+                    out = fast(None, (a, b))
+                    if out is not None:
+                        return out
+                else:
+                    ctx = _new(cls._node_cls)
+                    ctx._saved = None
+                    ctx.needs_input_grad = (ra, rb)
+                    out = fast(ctx, (a, b))
+                    if out is not None:
+                        if _INFERENCE_SEEN[0] and ctx._saved:
+                            _check_no_inference(ctx._saved)
+                        return _connect2(ctx, a, b, ra, rb, out)
+        return cls.apply(a, b)
+
 
 def _check_output(cls, out):
     """``forward`` must return a Tensor or a tuple (of Tensors).
@@ -390,6 +429,59 @@ def _has_edge(cls, i, a):
     if isinstance(a, Tensor):
         return a.dtype.is_floating_point
     return cls._scalar_edges and i < 2 and isinstance(a, (int, float))
+
+
+def _connect2(ctx, a, b, ra, rb, out):
+    """``_connect(ctx, (a, b), (ra, rb), out)`` for ``Function._apply2``: the same node, built
+    without the generic loop, in the common case (each operand a floating Tensor or needing
+    grad, one fresh floating output); any other case goes to ``_connect``."""
+    if type(out) is not Tensor or out._requires_grad or not out.dtype.is_floating_point or \
+            ctx._non_diff is not None or \
+            not (ra or (type(a) is Tensor and a.dtype.is_floating_point)) or \
+            not (rb or (type(b) is Tensor and b.dtype.is_floating_point)):
+        return _connect(ctx, (a, b), (ra, rb), out)
+    ctx._seq = next(_seq)
+    if _ANOMALY[0]:
+        _store_stack(ctx, _anomaly_parent())
+    meta = (out._data.shape, out.dtype)
+    same = ctx._function._fast_same_meta
+    if ra:      # a non-leaf's edge (the common case) here; a leaf's, as _connect finds it
+        fa = a._grad_fn if a._view is None else None
+        ea = (fa, a._output_nr) if fa is not None else _leaf_edge(a)
+        ma = meta if same else (a._data.shape, a.dtype)
+    else:
+        ea, ma = (None, 0), None
+    if rb:
+        fb = b._grad_fn if b._view is None else None
+        eb = (fb, b._output_nr) if fb is not None else _leaf_edge(b)
+        mb = meta if same else (b._data.shape, b.dtype)
+    else:
+        eb, mb = (None, 0), None
+    ctx.next_functions = (ea, eb)
+    ctx._input_meta = [ma, mb]
+    ctx._pre_hooks = ctx._retain_grad_hooks = ctx._hooks = None
+    ctx._edge_args = None
+    out._requires_grad = True
+    out._grad_fn = ctx
+    ctx._out_meta = (meta,)
+    if ctx._saved is not None:     # as _connect, for the one output
+        for s in ctx._saved:
+            if s is not None and s.tensor is out:
+                s._to_output(out)
+        if _HOOKS_ACTIVE[0]:
+            _pack_pending(ctx, (out,), (a, b))
+    return out
+
+
+def _leaf_edge(t):
+    """The edge of ``t`` when it has no ``_grad_fn`` of its own (a leaf, or a view): its live
+    ``AccumulateGrad`` if any, else ``_edge(t)``."""
+    if t._view is None:
+        ref = t._grad_accumulator
+        acc = None if ref is None else ref()
+        if acc is not None:
+            return (acc, 0)
+    return _edge(t)
 
 
 def _connect(ctx, args, needs, out):

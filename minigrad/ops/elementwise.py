@@ -44,6 +44,7 @@ class Add(Kernel):
     operands = 2
     _backward_name = "AddBackward0"
     _scalar_edges = True
+    _fast_same_meta = True
 
     @staticmethod
     def _fast(ctx, args):
@@ -210,6 +211,7 @@ class Mul(Kernel):
     _saved_names = ("self", "other")
     _saved_scalars = {"other": "scalar"}
     _scalar_edges = True
+    _fast_same_meta = True
 
     @staticmethod
     def _fast(ctx, args):

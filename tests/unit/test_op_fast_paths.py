@@ -206,3 +206,84 @@ def test_sum_to_size_errors_go_through_forward():
     for size in [(5,), (2, 2, 3, 4), (3, 2)]:
         with pytest.raises(RuntimeError, match="is not expandable to size"):
             x.sum_to_size(size)
+
+
+# ------------------------------------------------- the dispatcher's two-argument entry (_apply2)
+def _node_facts(n):
+    return (n.name(), [(id(f), nr) for f, nr in n.next_functions], list(n._input_meta),
+            n._out_meta, n.needs_input_grad, n._edge_args, n._pre_hooks, n._hooks,
+            n._retain_grad_hooks, len(n._saved or ()))
+
+
+@pytest.mark.parametrize("no_grad", [False, True])
+@pytest.mark.parametrize("which", ["both", "a", "b", "none", "nonleaf", "view"])
+@pytest.mark.parametrize("i", range(12))
+@pytest.mark.parametrize("op", [Add, Mul])
+def test_dispatch2_agrees_with_apply(op, i, which, no_grad, monkeypatch):
+    """``dispatch2`` (``x + y``) runs ``Function._apply2`` and ``_connect2``: the same output,
+    node (edges to the same nodes, metadata, saved tensors) and gradients as ``apply``'s
+    general path."""
+    from minigrad.dispatch import dispatch2
+    a0, b0 = _cases()[i]
+    fl = a0.dtype.is_floating_point
+
+    def run(fast):
+        a, b = a0.detach(), b0.detach() if isinstance(b0, mg.Tensor) else b0
+        leaves = []
+        if fl and which in ("both", "a", "nonleaf", "view"):
+            a.requires_grad_(True)
+            leaves.append(a)
+        if fl and isinstance(b, mg.Tensor) and b.dtype.is_floating_point and \
+                which in ("both", "b"):
+            b.requires_grad_(True)
+            leaves.append(b)
+        if which == "nonleaf" and fl:
+            a = a * 1.0
+        if which == "view" and fl:
+            a = a[...]
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(op, "_fast", None)
+            if no_grad:
+                with mg.no_grad():
+                    out = dispatch2(op._op_name, a, b) if fast else op.apply(a, b)
+            else:
+                out = dispatch2(op._op_name, a, b) if fast else op.apply(a, b)
+            node = out.grad_fn
+            facts = None if node is None else _node_facts(node)
+            if node is not None:
+                facts = facts[:1] + ([(nr,) for _, nr in node.next_functions],) + facts[2:]
+                out.sum().backward()
+        return out, facts, [None if t.grad is None else t.grad._data for t in leaves]
+
+    f, ff, fg = run(True)
+    s, sf, sg = run(False)
+    assert f.dtype is s.dtype and f._data.shape == s._data.shape and f._version == s._version
+    assert np.array_equal(f._data.reshape(-1).view(np.uint8), s._data.reshape(-1).view(np.uint8))
+    assert f.requires_grad == s.requires_grad and ff == sf
+    assert len(fg) == len(sg)
+    for x, y in zip(fg, sg):
+        assert (x is None) == (y is None) and (x is None or np.array_equal(x, y, equal_nan=True))
+
+
+def test_dispatch2_edges_are_the_same_nodes_as_apply():
+    a = mg.randn(3, 3, requires_grad=True)
+    x = a * 2.0
+    y = x + a                       # dispatch2 -> _apply2
+    z = Add.apply(x, a)             # the generic path
+    assert [e for e in y.grad_fn.next_functions] == [e for e in z.grad_fn.next_functions]
+    assert y.grad_fn.next_functions[0][0] is x.grad_fn
+    w = a[1:] + a[1:]               # views: their edges as _edge finds them
+    assert [type(e[0]).__name__ for e in w.grad_fn.next_functions] == ["SliceBackward0"] * 2
+
+
+def test_dispatch2_under_a_mode_and_an_unknown_name():
+    from minigrad.dispatch import dispatch2
+    a = mg.randn(2)
+    with _Names() as rec:
+        a + a
+        a * 2
+        dispatch2("div", a, a)      # a packet: through dispatch
+    assert rec.names == ["add", "mul", "div.Tensor"]
+    with pytest.raises(NotImplementedError):
+        dispatch2("no_such_op", a, a)
