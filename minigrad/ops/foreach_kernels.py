@@ -65,6 +65,8 @@ CHUNK = 32768         # elements per chunk of the fp32 fast path (scratch mostly
 _sqrt_impl = [None]   # None: NumPy's correctly rounded sqrt; else a replacement (using_sqrt)
 _local = threading.local()
 FAST_FP32 = True      # tests switch the fp32 fast path off to compare it with the general path
+# ``np.may_share_memory`` without its array-function dispatcher (a Python-level frame per call)
+_may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
 
 
 @contextlib.contextmanager
@@ -155,7 +157,7 @@ def _fast(out, *inputs) -> bool:
             if x.dtype != _F32:
                 return False
             # two arrays that own their memory (no base) cannot overlap: no bounds to compare
-            if (not owns or x.base is not None) and np.may_share_memory(x, out):
+            if (not owns or x.base is not None) and _may_share_memory(x, out):
                 return False
     return True
 
