@@ -468,14 +468,38 @@ def _fma32_quiet(x, y, z, subtract):
         suspect |= tiny & (r != 0)
     if not _any(suspect, axis=None):
         return out
-    # the (few) suspects by index: one pass over the mask, then gathers of those elements
-    at = np.unravel_index(np.flatnonzero(suspect), r.shape)
-    p = np.multiply(np.broadcast_to(x, r.shape)[at], np.broadcast_to(y, r.shape)[at],
-                    dtype=np.float64)
+    # the (few) suspects by index: one pass over the mask (``nonzero``: the indices in C
+    # order, as ``unravel_index(flatnonzero(...))``), then gathers of those elements
+    shape = r.shape
+    at = suspect.nonzero()
+    p = np.multiply(_gather(x, shape, at), _gather(y, shape, at), dtype=np.float64)
     if subtract:
         p = np.negative(p, out=p)      # z - x*y = (-p) + z, exactly
-    out[at] = _fma32_exact(p, np.asarray(np.broadcast_to(z, r.shape)[at], np.float64), r[at])
+    out[at] = _fma32_exact(p, np.asarray(_gather(z, shape, at), np.float64), r[at])
     return out
+
+
+def _gather(v, shape, at):
+    """``np.broadcast_to(v, shape)[at]`` (``at``: index arrays, one per dim), without building
+    the broadcast view where ``v`` is an array of ``shape``'s rank (a size-1 dim indexed by 0)."""
+    if isinstance(v, np.ndarray) and v.ndim == len(shape):
+        vs = v.shape
+        if vs == shape:
+            return v[at]
+        idx = []
+        kept = False
+        for i, a, b in zip(at, vs, shape):
+            if a == b and a != 1:
+                idx.append(i)
+                kept = True
+            elif a == 1:
+                idx.append(0)
+            else:
+                break
+        else:
+            if kept:            # (at least one index array: the result is 1-D, as below)
+                return v[tuple(idx)]
+    return np.broadcast_to(v, shape)[at]
 
 
 #: fp32's smallest normal
@@ -491,7 +515,7 @@ def _fma32_exact(p, z, r):
     e = (p - (r - bb)) + (z - bb)
     odd = (r.view(np.int64) & 1) == 1 if r.ndim else (np.array(r).view(np.int64) & 1) == 1
     fix = (e != 0) & ~odd & np.isfinite(r)
-    if np.any(fix):
+    if _any(fix, axis=None):
         r = np.where(fix, np.nextafter(r, np.where(e > 0, np.inf, -np.inf)), r)
     return np.asarray(r).astype(np.float32)
 
