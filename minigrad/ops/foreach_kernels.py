@@ -329,6 +329,8 @@ def neg(a, out=None):
 def add(a, b, alpha=1.0, out=None):
     """``a.add(b, alpha=alpha)``: R(fma(b, alpha', a)); alpha rounded to 16-bit storage first."""
     if _fast(out, a, b) and a.shape == out.shape:     # fp32: alpha' is fp32(alpha)
+        if alpha == 1:      # (before building the fp32 scalar: a plain add, the most frequent)
+            return np.add(a, b, out=out)
         al = _F32.type(alpha)
         if al == 1:
             return np.add(a, b, out=out)
