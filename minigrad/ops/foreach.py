@@ -33,6 +33,7 @@ from . import foreach_kernels as K
 from ._util import broadcast_shapes
 
 _NUMBER = (bool, int, float, np.number, np.bool_)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 # ---------------------------------------------------------------------- argument checks
@@ -248,7 +249,10 @@ def _mul_div(op, inplace, self, other, scalar_fn, tensor_fn, round_scalar=False)
     else:
         values = [float(other)] * len(selfs)
     if round_scalar and kind != "Tensor":
-        values = [float(K.storage_scalar(v, t._data.dtype)) for v, t in zip(values, selfs)]
+        for i, t in enumerate(selfs):   # only 16-bit storage rounds it (K.storage_scalar)
+            npd = t._data.dtype
+            if npd != _F32 and npd != _F64:
+                values[i] = float(K.storage_scalar(values[i], npd))
     return _apply(op, selfs, inplace, scalar_fn, values)
 
 
