@@ -243,9 +243,12 @@ class Optimizer:
             set_to_none: True (default) sets ``.grad`` to None; False detaches the grad and
                 zeroes it in place (its storage array and version counter are kept).
         """
+        params = (p for group in self.param_groups for p in group["params"])
+        if _profiling() is None and not _range_observers:   # nobody reads the range: skip it
+            zero_grads_(params, set_to_none)
+            return
         with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
-            zero_grads_((p for group in self.param_groups for p in group["params"]),
-                        set_to_none)
+            zero_grads_(params, set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step (``Optimizer.step``); subclasses implement it.

@@ -216,6 +216,8 @@ def _nll_prepare(input, target, weight, ignore_index):
 def _at_targets(n, m, t):
     """The index of ``x[i, t[i, j], j]`` for an (n, c, m) array ``x`` (``np.take_along_axis``'s
     index along axis 1, built without its per-call Python overhead)."""
+    if m == 1:      # (N, C) inputs: a plain 0 for the last axis (same (n, 1) result)
+        return np.arange(n)[:, None], t, 0
     return np.arange(n)[:, None], t, np.arange(m)[None, :]
 
 
