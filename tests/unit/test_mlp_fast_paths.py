@@ -229,7 +229,6 @@ def test_addmm_without_modes_skips_the_expand_with_the_same_result(bias_shape):
             self.names.append(op_name)
             return call_next(args, kwargs)
 
-
     def run(mode):
         b = mg.tensor(rng.standard_normal(bias_shape).astype(np.float32), requires_grad=True)
         x = mg.tensor(rng.standard_normal((3, 4)).astype(np.float32))
