@@ -435,42 +435,76 @@ def fma32(x, y, z, *, subtract=False):
     multiples of 2**-298, so a float64 sum of 0 is exact), so only those elements go through the
     round-to-odd test (``_fma32_exact``). The product and sum are
     formed in one float64 buffer (``dtype=``/``out=``: no converted copies of the operands)."""
-    with np.errstate(all="ignore"):
-        if not HAS_FMA:
-            if np.ndim(x) == 0:
-                xy, z = np.float32(x) * np.float32(y), np.float32(z)
-            else:
-                xy = np.asarray(x, np.float32) * np.asarray(y, np.float32)
-                z = np.asarray(z, np.float32)
-            return z - xy if subtract else xy + z
-        r = np.multiply(x, y, dtype=np.float64)
-        if r.ndim == 0 and np.ndim(z) == 0:
-            p = np.float64(r)
-            z = np.float64(z)
-            return _fma32_exact(-p, z, z - p) if subtract else _fma32_exact(p, z, p + z)
-        zshape = np.shape(z)
-        ufunc, a, b = (np.subtract, z, r) if subtract else (np.add, r, z)
-        r = ufunc(a, b, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
-            ufunc(a, b, dtype=np.float64)
-        out = r.astype(np.float32)
-        suspect = (r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
-        tiny = np.abs(out) <= _FP32_TINY
-        if tiny.any():           # an exact zero sum (r == 0: p + z is then exactly 0) is fine
-            suspect |= tiny & (r != 0)
-        if not suspect.any():
-            return out
-        # the (few) suspects by index: one pass over the mask, then gathers of those elements
-        at = np.unravel_index(np.flatnonzero(suspect), r.shape)
-        p = np.multiply(np.broadcast_to(x, r.shape)[at], np.broadcast_to(y, r.shape)[at],
-                        dtype=np.float64)
-        if subtract:
-            p = np.negative(p, out=p)      # z - x*y = (-p) + z, exactly
-        out[at] = _fma32_exact(p, np.asarray(np.broadcast_to(z, r.shape)[at], np.float64), r[at])
+    token = quiet()       # np.errstate(all="ignore") as two C calls
+    try:
+        return _fma32_quiet(x, y, z, subtract)
+    finally:
+        unquiet(token)
+
+
+def _fma32_quiet(x, y, z, subtract):
+    """``fma32``'s body, with NumPy's floating-point warnings off."""
+    if not HAS_FMA:
+        if np.ndim(x) == 0:
+            xy, z = np.float32(x) * np.float32(y), np.float32(z)
+        else:
+            xy = np.asarray(x, np.float32) * np.asarray(y, np.float32)
+            z = np.asarray(z, np.float32)
+        return z - xy if subtract else xy + z
+    r = np.multiply(x, y, dtype=np.float64)
+    if r.ndim == 0 and np.ndim(z) == 0:
+        p = np.float64(r)
+        z = np.float64(z)
+        return _fma32_exact(-p, z, z - p) if subtract else _fma32_exact(p, z, p + z)
+    zshape = z.shape if isinstance(z, np.ndarray) else np.shape(z)
+    ufunc, a, b = (np.subtract, z, r) if subtract else (np.add, r, z)
+    r = ufunc(a, b, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
+        ufunc(a, b, dtype=np.float64)
+    out = r.astype(np.float32)
+    suspect = (r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    tiny = np.abs(out) <= _FP32_TINY
+    # (``any`` as the ufunc's reduce: ``ndarray.any`` adds a Python-level wrapper)
+    if _any(tiny, axis=None):   # an exact zero sum (r == 0: p + z is then exactly 0) is fine
+        suspect |= tiny & (r != 0)
+    if not _any(suspect, axis=None):
         return out
+    # the (few) suspects by index: one pass over the mask (``nonzero``: the indices in C
+    # order, as ``unravel_index(flatnonzero(...))``), then gathers of those elements
+    shape = r.shape
+    at = suspect.nonzero()
+    p = np.multiply(_gather(x, shape, at), _gather(y, shape, at), dtype=np.float64)
+    if subtract:
+        p = np.negative(p, out=p)      # z - x*y = (-p) + z, exactly
+    out[at] = _fma32_exact(p, np.asarray(_gather(z, shape, at), np.float64), r[at])
+    return out
+
+
+def _gather(v, shape, at):
+    """``np.broadcast_to(v, shape)[at]`` (``at``: index arrays, one per dim), without building
+    the broadcast view where ``v`` is an array of ``shape``'s rank (a size-1 dim indexed by 0)."""
+    if isinstance(v, np.ndarray) and v.ndim == len(shape):
+        vs = v.shape
+        if vs == shape:
+            return v[at]
+        idx = []
+        kept = False
+        for i, a, b in zip(at, vs, shape):
+            if a == b and a != 1:
+                idx.append(i)
+                kept = True
+            elif a == 1:
+                idx.append(0)
+            else:
+                break
+        else:
+            if kept:            # (at least one index array: the result is 1-D, as below)
+                return v[tuple(idx)]
+    return np.broadcast_to(v, shape)[at]
 
 
 #: fp32's smallest normal
 _FP32_TINY = np.float32(2.0 ** -126)
+_any = np.logical_or.reduce
 
 
 def _fma32_exact(p, z, r):
@@ -481,7 +515,7 @@ def _fma32_exact(p, z, r):
     e = (p - (r - bb)) + (z - bb)
     odd = (r.view(np.int64) & 1) == 1 if r.ndim else (np.array(r).view(np.int64) & 1) == 1
     fix = (e != 0) & ~odd & np.isfinite(r)
-    if np.any(fix):
+    if _any(fix, axis=None):
         r = np.where(fix, np.nextafter(r, np.where(e > 0, np.inf, -np.inf)), r)
     return np.asarray(r).astype(np.float32)
 

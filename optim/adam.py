@@ -170,10 +170,18 @@ class Adam(Optimizer):
                 st["exp_avg_sq"] = dispatch("zeros_like", p)
                 if hp["amsgrad"]:
                     st["max_exp_avg_sq"] = dispatch("zeros_like", p)
-        lists = ([p.grad for p in params], [self.state[p]["exp_avg"] for p in params],
-                 [self.state[p]["exp_avg_sq"] for p in params],
-                 [self.state[p]["max_exp_avg_sq"] for p in params] if hp["amsgrad"] else None,
-                 [self.state[p]["step"] for p in params])
+        grads, exp_avgs, exp_avg_sqs, steps = [], [], [], []
+        max_sqs = [] if hp["amsgrad"] else None
+        state = self.state
+        for p in params:        # one state look-up per param (a Tensor key hashes in Python)
+            st = state[p]
+            grads.append(p.grad)
+            exp_avgs.append(st["exp_avg"])
+            exp_avg_sqs.append(st["exp_avg_sq"])
+            if max_sqs is not None:
+                max_sqs.append(st["max_exp_avg_sq"])
+            steps.append(st["step"])
+        lists = (grads, exp_avgs, exp_avg_sqs, max_sqs, steps)
         if how == "fused":
             for idx in self._by_dtype(params):
                 _fused_adam([params[i] for i in idx],
@@ -186,6 +194,9 @@ class Adam(Optimizer):
         sqrt_ctx = contextlib.nullcontext() if _sqrt is K.sqrt else K.using_sqrt(_sqrt)
         with sqrt_ctx:
             for idx in chunks:
+                if len(idx) == len(params):     # one chunk of them all: the lists as they are
+                    _foreach_adam(params, *lists, for_loop=for_loop, **hp)
+                    continue
                 _foreach_adam([params[i] for i in idx],
                               *[None if lst is None else [lst[i] for i in idx] for lst in lists],
                               for_loop=for_loop, **hp)

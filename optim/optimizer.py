@@ -21,7 +21,7 @@ from types import MappingProxyType
 
 
 from minigrad import dtypes as _dt
-from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.autograd.grad_mode import _grad_state, enable_grad, no_grad
 from minigrad.nn._state import _is_torch_tensor
 from minigrad.nn.module import zero_grads_
 from minigrad import numerics as _nx
@@ -243,9 +243,12 @@ class Optimizer:
             set_to_none: True (default) sets ``.grad`` to None; False detaches the grad and
                 zeroes it in place (its storage array and version counter are kept).
         """
+        params = (p for group in self.param_groups for p in group["params"])
+        if _profiling() is None and not _range_observers:   # nobody reads the range: skip it
+            zero_grads_(params, set_to_none)
+            return
         with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
-            zero_grads_((p for group in self.param_groups for p in group["params"]),
-                        set_to_none)
+            zero_grads_(params, set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step (``Optimizer.step``); subclasses implement it.
@@ -258,15 +261,18 @@ class Optimizer:
     def _step_groups(self, closure):
         """The shared body of ``step``: evaluate the closure, validate every group's grads
         before touching anything, then ``_update_group(group, params)`` each group."""
-        loss = self._closure_loss(closure)
+        loss = None if closure is None else self._closure_loss(closure)
         work = [(g, self._params_with_grad(g)) for g in self.param_groups]
-        with self._no_grad():
-            token = _nx.quiet()         # np.errstate(all="ignore"), as two C calls
-            try:
-                for group, params in work:
-                    self._update_group(group, params)
-            finally:
-                _nx.unquiet(token)
+        gs = _grad_state
+        prev = gs.enabled
+        gs.enabled = False              # no_grad(), without its context-manager object
+        token = _nx.quiet()             # np.errstate(all="ignore"), as two C calls
+        try:
+            for group, params in work:
+                self._update_group(group, params)
+        finally:
+            _nx.unquiet(token)
+            gs.enabled = prev
         return loss
 
     def _closure_loss(self, closure):
@@ -463,6 +469,14 @@ class Optimizer:
         same-dtype parameters gives the for-loop's bits with far fewer dispatches
         (``tests/differential/test_optim.py`` steps several fp32/fp64 parameters at once
         and checks every bit against torch's for-loop)."""
+        if params:      # the common case first: one fp32/fp64 dtype on one device object
+            dt, dev = params[0].dtype, params[0]._device
+            if dt.itemsize >= 4:
+                for p in params:
+                    if p.dtype is not dt or p._device is not dev:
+                        break
+                else:
+                    return [list(range(len(params)))]
         groups: dict = {}
         for i, p in enumerate(params):
             wide = p.dtype.itemsize >= 4

@@ -137,18 +137,16 @@ class SGD(Optimizer):
         if how == "fused":
             _fused_sgd(params, grads, bufs, grad_scale=getattr(self, "grad_scale", None),
                        found_inf=getattr(self, "found_inf", None), **hp)
-        elif how == "foreach":
-            for idx in self._by_dtype(params):
-                sub = [bufs[i] for i in idx]
-                _foreach_sgd([params[i] for i in idx], [grads[i] for i in idx], sub,
-                             for_loop=False, **hp)
-                for i, b in zip(idx, sub):
-                    bufs[i] = b
         else:
-            for idx in self._for_loop_chunks(params):
+            for_loop = how != "foreach"
+            chunks = self._for_loop_chunks(params) if for_loop else self._by_dtype(params)
+            for idx in chunks:
+                if len(idx) == len(params):     # one chunk of them all: the lists as they are
+                    _foreach_sgd(params, grads, bufs, for_loop=for_loop, **hp)
+                    continue
                 sub = [bufs[i] for i in idx]
                 _foreach_sgd([params[i] for i in idx], [grads[i] for i in idx], sub,
-                             for_loop=True, **hp)
+                             for_loop=for_loop, **hp)
                 for i, b in zip(idx, sub):
                     bufs[i] = b
         if momentum != 0:

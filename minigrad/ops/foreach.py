@@ -33,6 +33,7 @@ from . import foreach_kernels as K
 from ._util import broadcast_shapes
 
 _NUMBER = (bool, int, float, np.number, np.bool_)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 # ---------------------------------------------------------------------- argument checks
@@ -44,12 +45,16 @@ def _all_tensors(xs):
 
 
 def _tensors(op, xs, what="self"):
-    if not isinstance(xs, (list, tuple)) or not _all_tensors(xs):
-        raise TypeError(f"{op}(): argument '{what}' must be a list of Tensors, not "
-                        f"{type(xs).__name__}")
-    if len(xs) == 0:
-        raise RuntimeError("Tensor list must have at least one tensor.")
-    return xs
+    if isinstance(xs, (list, tuple)):
+        for t in xs:        # (``_all_tensors`` inline: this runs on every optimizer step)
+            if not isinstance(t, Tensor):
+                break
+        else:
+            if xs:
+                return xs
+            raise RuntimeError("Tensor list must have at least one tensor.")
+    raise TypeError(f"{op}(): argument '{what}' must be a list of Tensors, not "
+                    f"{type(xs).__name__}")
 
 
 def _same_len(a, b):
@@ -116,10 +121,15 @@ def _check_shape(dst, src):
                                f"broadcast shape {list(out)}")
 
 
-def _arr(t, like):
-    """``t``'s array, broadcast to ``like``'s shape when it differs."""
-    a = t._data
-    return a if a.shape == like._data.shape else np.broadcast_to(a, like._data.shape)
+def _arrays(others, selfs):
+    """The arrays of ``others``, each broadcast to its ``selfs`` tensor's shape where that
+    differs (one call for the whole list: this runs on every optimizer step)."""
+    out = []
+    for o, t in zip(others, selfs):
+        a = o._data
+        shape = t._data.shape
+        out.append(a if a.shape == shape else np.broadcast_to(a, shape))
+    return out
 
 
 def _written(selfs):
@@ -143,32 +153,32 @@ def _apply(op, selfs, inplace, fn, *per_tensor):
     invalid) give inf/NaN silently, as in PyTorch."""
     token = _nx.quiet()         # np.errstate(all="ignore"), as two C calls
     try:
-        return _apply_quiet(op, selfs, inplace, fn, zip(selfs, *per_tensor))
-    finally:
-        _nx.unquiet(token)
-
-
-def _apply_quiet(op, selfs, inplace, fn, rows):
-    if inplace:
+        rows = zip(selfs, *per_tensor)
+        if inplace:
+            for t, *args in rows:
+                a = t._data
+                try:
+                    fn(a, *args, out=a)
+                except ValueError as e:
+                    raise RuntimeError(f"{op}: cannot write into this tensor ({e})") from None
+            for t in selfs:         # (``_written``)
+                t._vc[0] += 1
+            return selfs
+        outs = []
         for t, *args in rows:
             a = t._data
-            try:
-                fn(a, *args, out=a)
-            except ValueError as e:
-                raise RuntimeError(f"{op}: cannot write into this tensor ({e})") from None
-        return _written(selfs)
-    outs = []
-    for t, *args in rows:
-        a = t._data
-        outs.append(fn(a, *args, out=K.new_out(a)))
-    return _results(outs, selfs)
+            outs.append(fn(a, *args, out=K.new_out(a)))
+        return _results(outs, selfs)
+    finally:
+        _nx.unquiet(token)
 
 
 def _prepare(op, self, inplace, *lists):
     selfs = _tensors(op, self)
     for lst in lists:
         _tensors(op, lst, "other")
-        _same_len(selfs, lst)
+        if len(lst) != len(selfs):
+            _same_len(selfs, lst)
         for d, s in zip(selfs, lst):
             if s._data.shape != d._data.shape:
                 _check_shape(d, s)
@@ -183,7 +193,7 @@ def _add(op, inplace, self, other, alpha):
     kind = _kind(op, other)
     if kind == "List":
         selfs = _prepare(op, self, inplace, other)
-        return _apply(op, selfs, inplace, K.add, [_arr(o, s) for o, s in zip(other, selfs)],
+        return _apply(op, selfs, inplace, K.add, _arrays(other, selfs),
                       [alpha] * len(selfs))
     selfs = _prepare(op, self, inplace)
     if kind == "Tensor":
@@ -230,7 +240,7 @@ def _mul_div(op, inplace, self, other, scalar_fn, tensor_fn, round_scalar=False)
     kind = _kind(op, other)
     if kind == "List":
         selfs = _prepare(op, self, inplace, other)
-        return _apply(op, selfs, inplace, tensor_fn, [_arr(o, s) for o, s in zip(other, selfs)])
+        return _apply(op, selfs, inplace, tensor_fn, _arrays(other, selfs))
     selfs = _prepare(op, self, inplace)
     if kind == "Tensor":
         values = [_scalar_tensor(other)] * len(selfs)
@@ -239,7 +249,10 @@ def _mul_div(op, inplace, self, other, scalar_fn, tensor_fn, round_scalar=False)
     else:
         values = [float(other)] * len(selfs)
     if round_scalar and kind != "Tensor":
-        values = [float(K.storage_scalar(v, t._data.dtype)) for v, t in zip(values, selfs)]
+        for i, t in enumerate(selfs):   # only 16-bit storage rounds it (K.storage_scalar)
+            npd = t._data.dtype
+            if npd != _F32 and npd != _F64:
+                values[i] = float(K.storage_scalar(values[i], npd))
     return _apply(op, selfs, inplace, scalar_fn, values)
 
 
@@ -288,8 +301,8 @@ def _addc(op, inplace, fn, self, tensor1, tensor2, value):
         values = [float(value)] * len(selfs)
     else:
         raise TypeError(f"{op}(): 'value' must be a number, a list of numbers or a Tensor")
-    t1 = [_arr(t, s) for t, s in zip(tensor1, selfs)]
-    t2 = [_arr(t, s) for t, s in zip(tensor2, selfs)]
+    t1 = _arrays(tensor1, selfs)
+    t2 = _arrays(tensor2, selfs)
     return _apply(op, selfs, inplace, lambda a, b, c, v, out: fn(a, b, c, v, out=out),
                   t1, t2, values)
 
@@ -316,14 +329,14 @@ def _foreach_lerp_(self, tensors1, weight):
     if kind == "List":
         selfs = _prepare(op, self, True, tensors1, weight)
         return _apply(op, selfs, True, K.lerp_tensors,
-                      [_arr(t, s) for t, s in zip(tensors1, selfs)],
-                      [_arr(w, s) for w, s in zip(weight, selfs)])
+                      _arrays(tensors1, selfs),
+                      _arrays(weight, selfs))
     if kind == "Tensor":
         raise TypeError(f"{op}(): 'weight' must be a number, a list of numbers or a list of "
                         "Tensors")
     selfs = _prepare(op, self, True, tensors1)
     ws = _scalars(selfs, weight) if kind == "ScalarList" else [float(weight)] * len(selfs)
-    return _apply(op, selfs, True, K.lerp, [_arr(t, s) for t, s in zip(tensors1, selfs)], ws)
+    return _apply(op, selfs, True, K.lerp, _arrays(tensors1, selfs), ws)
 
 
 # ---------------------------------------------------------------------- unary, maximum, zero
@@ -363,7 +376,7 @@ def _foreach_maximum_(self, other):
     op = "_foreach_maximum_"
     if _kind(op, other) == "List":
         selfs = _prepare(op, self, True, other)
-        return _apply(op, selfs, True, K.maximum, [_arr(o, s) for o, s in zip(other, selfs)])
+        return _apply(op, selfs, True, K.maximum, _arrays(other, selfs))
     if _kind(op, other) != "Scalar":
         raise TypeError(f"{op}(): 'other' must be a number or a list of Tensors")
     selfs = _prepare(op, self, True)

@@ -65,6 +65,8 @@ CHUNK = 32768         # elements per chunk of the fp32 fast path (scratch mostly
 _sqrt_impl = [None]   # None: NumPy's correctly rounded sqrt; else a replacement (using_sqrt)
 _local = threading.local()
 FAST_FP32 = True      # tests switch the fp32 fast path off to compare it with the general path
+# ``np.may_share_memory`` without its array-function dispatcher (a Python-level frame per call)
+_may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
 
 
 @contextlib.contextmanager
@@ -141,6 +143,24 @@ def _scratch():
     return s
 
 
+def _scratch_shaped(shape, n):
+    """The per-thread scratch (``_scratch``) cut to ``n`` (<= CHUNK) elements and viewed as
+    ``shape``, the views kept per shape: slicing and reshaping three arrays costs more than a
+    small tensor's arithmetic, and an optimizer meets the same few shapes every step. (Each
+    kernel call overwrites the scratch, as with fresh views of it.)"""
+    views = getattr(_local, "views", None)
+    if views is None:
+        views = _local.views = {}
+    v = views.get(shape)
+    if v is None:
+        if len(views) >= 64:        # many shapes (not an optimizer's few): start over
+            views.clear()
+        s64a, s64b, t = _scratch()
+        v = views[shape] = (s64a[:n].reshape(shape), s64b[:n].reshape(shape),
+                            t[:n].reshape(shape))
+    return v
+
+
 def _fast(out, *inputs) -> bool:
     """True when the fp32 fast path may write ``out`` chunk by chunk: all arrays fp32, ``out``
     C-contiguous and writeable, no input overlapping ``out`` unless it is ``out`` itself."""
@@ -155,7 +175,7 @@ def _fast(out, *inputs) -> bool:
             if x.dtype != _F32:
                 return False
             # two arrays that own their memory (no base) cannot overlap: no bounds to compare
-            if (not owns or x.base is not None) and np.may_share_memory(x, out):
+            if (not owns or x.base is not None) and _may_share_memory(x, out):
                 return False
     return True
 
@@ -249,11 +269,10 @@ def _chunked(out, fn, *inputs):
     tensor of at most CHUNK elements is one piece: its arrays as they are, scratch in its
     shape). Inputs are arrays of ``out``'s shape (or broadcast to it) and scalars."""
     n = out.size
-    s64a, s64b, t = _scratch()
     if n <= CHUNK:      # one chunk: the arrays as they are (any layout), scratch shaped as out
-        shape = out.shape
-        fn(out, *inputs, (s64a[:n].reshape(shape), s64b[:n].reshape(shape), t[:n].reshape(shape)))
+        fn(out, *inputs, _scratch_shaped(out.shape, n))
         return out
+    s64a, s64b, t = _scratch()
     of = out.reshape(n)
     flats = [_flat(x, n) for x in inputs]
     arrays = [isinstance(x, np.ndarray) for x in flats]
@@ -272,12 +291,12 @@ def _axpy(out, x, alpha, y):
     (``add``'s fma): ``_chunked(out, _fma_chunk, x, alpha, y)`` written out for this one
     pattern, the optimizers' most frequent kernel (``p.add_(buf, alpha=-lr)``)."""
     n = out.size
-    s, s2, _ = _scratch()
     al = _F64.type(alpha)
     if n <= CHUNK:      # one piece: the arrays as they are (any layout), scratch shaped as out
-        shape = out.shape
-        _axpy_piece(out, x, al, y, s[:n].reshape(shape), s2[:n].reshape(shape))
+        s, s2, _ = _scratch_shaped(out.shape, n)
+        _axpy_piece(out, x, al, y, s, s2)
         return out
+    s, s2, _ = _scratch()
     of, xf, yf = out.reshape(n), _flat(x, n), _flat(y, n)
     for i in range(0, n, CHUNK):
         j = i + CHUNK       # slices end at n: only the last chunk's scratch is cut shorter
@@ -327,6 +346,8 @@ def neg(a, out=None):
 def add(a, b, alpha=1.0, out=None):
     """``a.add(b, alpha=alpha)``: R(fma(b, alpha', a)); alpha rounded to 16-bit storage first."""
     if _fast(out, a, b) and a.shape == out.shape:     # fp32: alpha' is fp32(alpha)
+        if alpha == 1:      # (before building the fp32 scalar: a plain add, the most frequent)
+            return np.add(a, b, out=out)
         al = _F32.type(alpha)
         if al == 1:
             return np.add(a, b, out=out)

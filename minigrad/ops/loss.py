@@ -81,11 +81,14 @@ def apply_reduction(loss, reduction, dt):
     return quiet_wrap(np.asarray(s), dt)
 
 
-def _cascade(vals, rnd, keep):
+def _cascade(vals, rnd, keep, everyone=None):
     """PyTorch's cascade sum (nll_loss_out_frame) of ``vals`` (already negated), each addition
-    rounded by ``rnd``; ``keep`` marks the non-ignored entries (ignored ones skip the flush)."""
+    rounded by ``rnd``; ``keep`` marks the non-ignored entries (ignored ones skip the flush);
+    ``everyone``: whether all of ``keep`` is True, when the caller knows."""
     cd = vals.dtype
-    if keep.all():
+    if everyone is None:
+        everyone = np.logical_and.reduce(keep, axis=None)
+    if everyone:
         if rnd is _EXACT.get(cd) and 1 < vals.shape[0] <= _STEP * _STEP:
             return _cascade_one_level(vals, cd)
         parts = []
@@ -192,7 +195,9 @@ def _nll_prepare(input, target, weight, ignore_index):
         if weight.dtype is not input.dtype:
             raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                                f"{weight.dtype.scalar_name}")
-    t = target._data.reshape(n, m).astype(np.int64)
+    t = target._data.reshape(n, m)
+    if t.dtype != np.int64:     # (int64 targets are only read: no copy)
+        t = t.astype(np.int64)
     keep = t != ignore_index
     # the ufuncs' reduce directly: ``keep.all()``, ``t.min()`` and ``t.max()`` without NumPy's
     # Python wrappers around them (half the cost of these checks on a small batch)
@@ -201,16 +206,18 @@ def _nll_prepare(input, target, weight, ignore_index):
                        np.maximum.reduce(t, axis=None) >= c):
             bad = (t < 0) | (t >= c)
             raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-        return n, c, m, t, keep
+        return n, c, m, t, keep, True
     bad = keep & ((t < 0) | (t >= c))
     if bad.any():
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-    return n, c, m, np.where(keep, t, 0), keep
+    return n, c, m, np.where(keep, t, 0), keep, False
 
 
 def _at_targets(n, m, t):
     """The index of ``x[i, t[i, j], j]`` for an (n, c, m) array ``x`` (``np.take_along_axis``'s
     index along axis 1, built without its per-call Python overhead)."""
+    if m == 1:      # (N, C) inputs: a plain 0 for the last axis (same (n, 1) result)
+        return np.arange(n)[:, None], t, 0
     return np.arange(n)[:, None], t, np.arange(m)[None, :]
 
 
@@ -240,13 +247,13 @@ class NllLoss(Function):
         _check_reduction(reduction)
         if not isinstance(input, Tensor) or not isinstance(target, Tensor):
             raise TypeError("nll_loss(): input and target must be Tensors")
-        n, c, m, t, keep = _nll_prepare(input, target, weight, ignore_index)
+        n, c, m, t, keep, everyone = _nll_prepare(input, target, weight, ignore_index)
         dt = input.dtype
         cd = _dt.opmath_dtype(dt).np
         rnd = _rounder(dt)
         x = input._data.reshape(n, c, m)
-        if c:
-            picked = x[_at_targets(n, m, t)].astype(cd)
+        if c:           # (the gather is a fresh array: no copy for an fp32/fp64 input)
+            picked = x[_at_targets(n, m, t)].astype(cd, copy=False)
         else:           # no classes: every target is ignored (else _nll_prepare raised)
             picked = np.zeros((n, m), cd)
         w = None
@@ -260,17 +267,20 @@ class NllLoss(Function):
             ctx.total_weight = 1.0
             return wrap(out.reshape(target.shape), dt)
         k = keep.reshape(-1)
-        everyone = k.all()      # nothing ignored: no masking (picked is a fresh cd array)
+        # everyone kept: no masking (picked is a fresh cd array)
         vals = -picked if everyone else np.where(keep, -picked, 0).astype(cd)
-        loss = _cascade(vals.reshape(-1), rnd, k)
+        loss = _cascade(vals.reshape(-1), rnd, k, everyone)
         if w is None:
-            tw = rnd(cd.type(int(k.sum())))
+            tw = rnd(cd.type(k.size if everyone else int(np.count_nonzero(k))))
         else:
-            tw = _cascade(np.where(keep, w, 0).reshape(-1).astype(cd), rnd, k)
+            tw = _cascade(np.where(keep, w, 0).reshape(-1).astype(cd), rnd, k, everyone)
         ctx.total_weight = float(tw)
         if reduction == "mean":
-            with np.errstate(invalid="ignore", divide="ignore"):
+            token = _nx.quiet()     # np.errstate(all="ignore") as two C calls: 0 / 0
+            try:
                 loss = rnd(loss / tw)
+            finally:
+                _nx.unquiet(token)
         return wrap(loss, dt)
 
     @staticmethod
@@ -337,7 +347,7 @@ class NllLossBackward(Function):
 
     @staticmethod
     def forward(ctx, grad_output, input, target, weight, reduction, ignore_index, total_weight):
-        n, c, m, t, keep = _nll_prepare(input, target, weight, ignore_index)
+        n, c, m, t, keep, everyone = _nll_prepare(input, target, weight, ignore_index)
         dt = input.dtype
         cd = _dt.opmath_dtype(dt).np
         rnd = _rounder(dt)
@@ -345,8 +355,11 @@ class NllLossBackward(Function):
         if reduction == "none":
             g = g.reshape(n, m)
         elif reduction == "mean":
-            with np.errstate(invalid="ignore", divide="ignore"):
+            token = _nx.quiet()     # np.errstate(all="ignore") as two C calls: x / 0
+            try:
                 g = rnd(g.reshape(()) / cd.type(total_weight))
+            finally:
+                _nx.unquiet(token)
         else:
             g = g.reshape(())
         val = -g        # (n, m) for 'none', else 0-d: broadcast over the targets below
@@ -354,7 +367,7 @@ class NllLossBackward(Function):
         if c:           # (no classes: nothing to scatter)
             if weight is not None:
                 val = rnd(weight._data.reshape(c).astype(cd)[t] * val)
-            if not keep.all():
+            if not everyone:
                 val = np.where(keep, val, 0)
             out[_at_targets(n, m, t)] = np.asarray(val).astype(dt.np)
         ctx.save_for_backward(target, weight)

@@ -131,8 +131,9 @@ def linear(input, weight, bias=None):
         RuntimeError: "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", "expected m1 and
             m2 to have the same dtype, but got: float != double", bias dtype/shape errors.
     """
-    _check_tensor(input, "linear", "input")
-    _check_tensor(weight, "linear", "weight")
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        _check_tensor(input, "linear", "input")
+        _check_tensor(weight, "linear", "weight")
     if bias is not None and not isinstance(bias, Tensor):
         raise TypeError(f"linear(): argument 'bias' (position 3) must be Tensor, not "
                         f"{type(bias).__name__}")

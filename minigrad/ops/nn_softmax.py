@@ -89,9 +89,10 @@ def _log_softmax_kernel(x, d, dt):
     a = x._data.reshape(1) if x.ndim == 0 else x._data
     cd = _dt.opmath_dtype(dt).np
     a = a if a.dtype == cd else a.astype(cd)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        if not a.size:
-            return a.copy().reshape(x.shape)
+    if not a.size:
+        return a.copy().reshape(x.shape)
+    token = _nx.quiet()     # np.errstate(all="ignore") as two C calls: log(0), inf - inf
+    try:
         sh = a - np.maximum.reduce(a, axis=d, keepdims=True)
         s = np.add.reduce(np.exp(sh), axis=d, keepdims=True)
         if dt in LOW and d == a.ndim - 1:
@@ -99,6 +100,8 @@ def _log_softmax_kernel(x, d, dt):
         else:
             lse = np.log(s)
         return (sh - lse).reshape(x.shape)
+    finally:
+        _nx.unquiet(token)
 
 
 @register_op("_softmax")
@@ -251,7 +254,8 @@ class LogSoftmaxBackwardData(Function):
         cd = _dt.opmath_dtype(output.dtype).np
         g, y = _f32(grad_output, cd), _f32(output, cd)
         ax = dim if output.ndim else None
-        with np.errstate(over="ignore", invalid="ignore"):
+        token = _nx.quiet()     # np.errstate(all="ignore") as two C calls
+        try:
             if _lastdim_vec(output, dim, cd):
                 s = _nx.reduce_all(g, kernel="log_softmax_backward_lastdim")  # reduce_all
             else:
@@ -263,6 +267,8 @@ class LogSoftmaxBackwardData(Function):
                 r = _nx.fma32(e, s, g, subtract=True)
             else:
                 r = g - e * s
+        finally:
+            _nx.unquiet(token)
         ctx.dim = dim
         ctx.save_for_backward(grad_output, output)
         return wrap(r, dt)

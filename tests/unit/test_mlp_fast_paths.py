@@ -10,7 +10,8 @@
   input's gradient), with and without ignored targets;
 - ``expand`` of a contiguous array (``np.ndarray`` over its buffer) against ``as_strided``;
 - the bit-mask selections of ``relu`` / ``threshold_backward`` against torch, specials included;
-- ``_log_softmax_backward_data``'s fma with ``dtype=float64`` against float64 copies.
+- ``_log_softmax_backward_data``'s fma with ``dtype=float64`` against float64 copies;
+- ``addmm`` without a mode (no dispatched ``expand`` of its input) against ``addmm`` under one.
 """
 from __future__ import annotations
 
@@ -210,3 +211,53 @@ def test_log_softmax_backward_fma_same_bits_as_round_to_odd_on_every_element(sha
         p = np.exp(y).astype(np.float64) * np.asarray(s).astype(np.float64)
         want = nx._fma32_exact(np.broadcast_to(-p, g.shape), g64, g64 - p)
     assert _bits(got) == _bits(want)
+
+
+@pytest.mark.parametrize("bias_shape", [(5,), (1, 5), (3, 1), (1,), ()])
+def test_addmm_without_modes_skips_the_expand_with_the_same_result(bias_shape):
+    """``addmm`` dispatches its input's ``expand`` only while a mode is pushed (PyTorch's
+    kernel dispatches it: the profiler counts ``aten::expand``); without one a shape check
+    stands in. Both give the same bits, node and gradients, and the same error for a bias
+    that does not broadcast."""
+    from minigrad.dispatch import DispatchMode
+
+    class Names(DispatchMode):
+        def __init__(self):
+            self.names = []
+
+        def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
+            self.names.append(op_name)
+            return call_next(args, kwargs)
+
+    def run(mode):
+        b = mg.tensor(rng.standard_normal(bias_shape).astype(np.float32), requires_grad=True)
+        x = mg.tensor(rng.standard_normal((3, 4)).astype(np.float32))
+        w = mg.tensor(rng.standard_normal((4, 5)).astype(np.float32), requires_grad=True)
+        if mode is None:
+            out = mg.addmm(b, x, w)
+        else:
+            with mode:
+                out = mg.addmm(b, x, w)
+        out.sum().backward()
+        return out, b.grad, w.grad
+
+    rng = np.random.default_rng(1)
+    plain = run(None)
+    rng = np.random.default_rng(1)
+    names = Names()
+    seen = run(names)
+    assert ("expand" in names.names) == (bias_shape != (3, 5))
+    assert type(plain[0].grad_fn).__name__ == type(seen[0].grad_fn).__name__ == "AddmmBackward0"
+    for a, b in zip(plain, seen):
+        assert _bits(a.detach().numpy()) == _bits(b.detach().numpy())
+    bad = mg.zeros(4)
+    msgs = []
+    for mode in (None, Names()):
+        with pytest.raises(RuntimeError) as e:
+            if mode is None:
+                mg.addmm(bad, mg.zeros(3, 4), mg.zeros(4, 5))
+            else:
+                with mode:
+                    mg.addmm(bad, mg.zeros(3, 4), mg.zeros(4, 5))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

@@ -235,6 +235,32 @@ def test_fma32_shortcut_has_the_round_to_odd_paths_bits():
             nx._fma32_exact(p, z64, p + z64)).tobytes()
 
 
+def test_fma32_broadcast_operands_gather_the_suspects_bits():
+    """fma32 with operands broadcast against each other ((n, c) with (n, 1), (1, c) and 0-d,
+    as log_softmax's backward calls it: ``g - exp(y) * sum(g)``) gathers each
+    halfway suspect's operands without broadcast views: every element must equal the round-to-odd
+    path's on the broadcast arrays, for ``x*y + z`` and ``z - x*y``."""
+    if not nx.HAS_FMA:
+        pytest.skip("this build has no fma: fma32 rounds twice by design")
+    rng = np.random.default_rng(3)
+    n, c = 32, 10
+    e = rng.random((n, c)).astype(np.float32)
+    g = np.zeros((n, c), np.float32)
+    g[np.arange(n), rng.integers(0, c, n)] = np.float32(-1 / n)   # many fp32 halfway sums
+    s = np.full((n, 1), np.float32(-1 / n))
+    cases = [(e, s, g), (s, e, g), (e, s.reshape(1, n)[:, :c], g), (e, np.float32(0.3), g),
+             (e, np.float32(0.3), g[:1]), (s, s.T[:, :c], g), (e[:1], s, g)]
+    with np.errstate(all="ignore"):
+        for x, y, z in cases:
+            shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
+            x64, y64, z64 = (np.broadcast_to(np.asarray(v, np.float64), shape)
+                             for v in (x, y, z))
+            p = x64 * y64
+            assert nx.fma32(x, y, z).tobytes() == nx._fma32_exact(p, z64, p + z64).tobytes()
+            assert nx.fma32(x, y, z, subtract=True).tobytes() == \
+                nx._fma32_exact(-p, z64, z64 - p).tobytes()
+
+
 def test_fma32_subtract_is_the_fused_difference_and_keeps_nan_signs():
     """``fma32(x, y, z, subtract=True)`` is ``z - x*y`` with one rounding: the bits of
     ``fma32(-x, y, z)`` for non-NaN operands (negation is exact), on arrays, scalars and
