@@ -162,9 +162,20 @@ class NativeBatchNorm(Function):
             b = np.zeros(c, cd) if bias is None else as_opmath(bias, cd).reshape(c)
             alpha = invstd * w
             beta = b - mean * alpha
-            shape = _bshape(input)
-            y = np.multiply(a, alpha.reshape(shape))
-            y += beta.reshape(shape)            # x * alpha + beta, two roundings as PyTorch's
+            if a.flags.c_contiguous and a.ndim > 2:
+                # the same products and sums over (N, C * S) rows, alpha and beta repeated over
+                # one sample's (C, S) block: NumPy then runs whole samples through its
+                # contiguous loop, where a (1, C, 1, ...) factor is copied into a buffer for
+                # every S elements (2x fewer instructions for the CNN's maps)
+                sp = a.size // (a.shape[0] * c) if a.size else 0
+                rows = a.reshape(a.shape[0], c * sp)
+                y = np.multiply(rows, np.repeat(alpha, sp))
+                y += np.repeat(beta, sp)        # x * alpha + beta, two roundings as PyTorch's
+                y = y.reshape(a.shape)
+            else:
+                shape = _bshape(input)
+                y = np.multiply(a, alpha.reshape(shape))
+                y += beta.reshape(shape)        # x * alpha + beta, two roundings as PyTorch's
         out = wrap(y, input.dtype)
         if training:
             save_mean, save_invstd = wrap(mean, pdt), wrap(invstd, pdt)

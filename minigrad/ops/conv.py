@@ -133,15 +133,25 @@ def _corr_t(y, w, size, stride, padding, dilation, groups):
     crop = tuple(slice(padding[i], padding[i] + size[i]) for i in range(nd))
     every = (slice(None),) * 2
     if _CHANNELS_LAST_COL2IM and cin_g >= out[-1]:
-        # the same adds in the same tap order into a channels-last buffer (g, N, *padded,
-        # Cin/g): each tap's block is then read with the channels innermost, where the
-        # (N, g, Cin/g, *O) layout below reads rows of only O[-1] elements (5x faster for a
-        # 24-channel 4x4 map); the bits are the same
-        buf = np.zeros((groups, n) + padded + (cin_g,), dtype=cols.dtype)
+        # the same adds in the same tap order into a buffer (g, *padded, N, Cin/g) with the
+        # batch and channels innermost, from one copy of the columns with the taps outermost
+        # (*k, g, *O, N, Cin/g): each tap's block is then read contiguously and added in runs
+        # of O[-1] * N * Cin/g elements (stride 1), where the (N, g, Cin/g, *O) layout below
+        # adds rows of only O[-1] elements read at a stride of prod(k) (3x fewer instructions
+        # for the CNN's 24-channel 4x4 map); the bits are the same
+        sp = tuple(range(2, 2 + nd))
+        tm = np.empty(kernel + (groups,) + out + (n, cin_g), cols.dtype)
+        np.copyto(tm, cols.transpose(tuple(range(3 + nd, 3 + 2 * nd)) + (0,) + sp +
+                                     (1, 2 + nd)))
+        buf = np.zeros((groups,) + padded + (n, cin_g), dtype=cols.dtype)
         for tap, sl in zip(taps, spans):
-            buf[every + sl] += cols[(Ellipsis,) + tap]
-        buf = buf[every + crop].transpose((1, 0, 2 + nd) + tuple(range(2, 2 + nd)))
-        return np.ascontiguousarray(buf).reshape((n, groups * cin_g) + tuple(size))
+            buf[(slice(None),) + sl] += tm[tap]
+        # cropped (whole runs of N * Cin/g), then transposed with the spatial dims as one axis
+        inner = np.ascontiguousarray(buf[(slice(None),) + crop]).reshape(
+            groups, math.prod(size), n, cin_g)
+        res = np.empty((n, groups, cin_g, math.prod(size)), cols.dtype)
+        np.copyto(res, inner.transpose(2, 0, 3, 1))
+        return res.reshape((n, groups * cin_g) + tuple(size))
     # -> (*k, N, g, Cin/g, *O): one (N, g, Cin/g, *O) block per kernel tap
     cols = cols.transpose(tuple(range(3 + nd, 3 + 2 * nd)) + (1, 0, 2 + nd) +
                           tuple(range(2, 2 + nd)))

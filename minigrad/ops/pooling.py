@@ -177,20 +177,30 @@ def _max_2x2(a, oh, ow):
     and stride 2, no padding or dilation, all windows inside), or None where ``a`` holds NaN
     or -0.0 (the general path's loop decides those).
 
-    The same positions and values in two stages over long strided runs of ``a``, where the
-    tap views of ``windows`` iterate in runs of ``ow`` elements: each window row's maximum and
-    first position (column 1 only if left < right), then the rows' (row 1 only if top <
-    bottom): PyTorch's first maximum in row-major order."""
+    The same positions and values in two stages: each window row's maximum and first position
+    (column 1 only if left < right), then the rows' (row 1 only if top < bottom): PyTorch's
+    first maximum in row-major order. The stages run on a copy of ``a`` transposed to
+    (H, W, planes): a tap of the windows is then a run of ``planes`` contiguous elements per
+    window position, where in ``a``'s own layout it is runs of ``ow`` elements at stride 2, and
+    NumPy's per-run cost dominates for the small maps of a CNN (2x fewer instructions for its
+    (64, 24, 8, 8) map)."""
     if not _no_nan_or_negative_zero(a):
         return None
-    v = a[..., :2 * oh, :2 * ow]
-    left, right = v[..., 0::2], v[..., 1::2]
-    rmax = np.maximum(left, right)
-    rcol = left < right
-    top, bottom = rmax[..., 0::2, :], rmax[..., 1::2, :]
+    lead = a.shape[:-2]
+    planes = math.prod(lead)
+    b = np.empty((2 * oh, 2 * ow, planes), a.dtype)
+    np.copyto(b, a[..., :2 * oh, :2 * ow].reshape(planes, 2 * oh, 2 * ow).transpose(1, 2, 0))
+    t00, t01, t10, t11 = b[0::2, 0::2], b[0::2, 1::2], b[1::2, 0::2], b[1::2, 1::2]
+    top, bottom = np.maximum(t00, t01), np.maximum(t10, t11)
     lower = top < bottom
-    col = np.where(lower, rcol[..., 1::2, :], rcol[..., 0::2, :])
-    return lower * 2 + col, np.maximum(top, bottom)
+    pos = np.multiply(lower.view(np.uint8), 2, dtype=np.uint8)       # 2 * row + column
+    pos += np.where(lower, t10 < t11, t00 < t01)
+    best = np.maximum(top, bottom, out=top)
+    out_pos = np.empty(lead + (oh, ow), np.int64)
+    np.copyto(out_pos.reshape(planes, oh, ow), pos.transpose(2, 0, 1))
+    out_val = np.empty(lead + (oh, ow), a.dtype)
+    np.copyto(out_val.reshape(planes, oh, ow), best.transpose(2, 0, 1))
+    return out_pos, out_val
 
 
 def _window_max_taps(win, taps):

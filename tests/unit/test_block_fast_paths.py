@@ -337,3 +337,26 @@ def test_max_pool_2x2_matches_window_max(dtype, shape, special):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         assert g.tobytes() == w.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("shape", [(6, 4, 5, 5), (3, 5, 7), (2, 3, 2, 2, 3), (1, 2, 3, 3)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_sample_rows_match_broadcast(dtype, shape, training):
+    """``native_batch_norm``'s ``x * alpha + beta`` over (N, C * S) rows with alpha/beta
+    repeated per sample (a contiguous input) against the (1, C, 1, ...) broadcast (the same
+    values through a strided view): the same bits."""
+    dt = getattr(mg, dtype)
+    rng = np.random.default_rng(9)
+    c = shape[1]
+    big = mg.tensor(rng.standard_normal(shape[:-1] + (2 * shape[-1],)).astype(np.float32)).to(dt)
+    strided = big[..., ::2]
+    contiguous = strided.contiguous()
+    w = mg.tensor(rng.standard_normal(c).astype(np.float32)).to(dt)
+    b = mg.tensor(rng.standard_normal(c).astype(np.float32)).to(dt)
+    outs = []
+    for x in (contiguous, strided):
+        rm, rv = mg.zeros(c, dtype=dt), mg.ones(c, dtype=dt)
+        y = mg.batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5, False)
+        outs.append((y.numpy().tobytes(), y.dtype, tuple(y.shape), rm.numpy().tobytes()))
+    assert outs[0] == outs[1]
