@@ -1,0 +1,27 @@
+"""Errors a new user's trial (session 21) found in a different order or type than PyTorch's:
+each call is checked against torch (exception type and message)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import minigrad as mg
+
+from ._oracle import assert_same_as_torch
+
+CASES = {
+    # a BatchNorm2d(3) fed 4 channels: ATen names running_mean first, then running_var,
+    # weight, bias
+    "batch_norm_module_channels": lambda T: T.nn.BatchNorm2d(3)(T.ones(2, 4, 2, 2)),
+    "batch_norm_running_var": lambda T: T.nn.functional.batch_norm(
+        T.ones(2, 4), T.zeros(4), T.ones(3), T.ones(5), T.ones(5), training=True),
+    "batch_norm_weight": lambda T: T.nn.functional.batch_norm(
+        T.ones(2, 4), None, None, T.ones(3), T.ones(5), training=True),
+    "instance_norm_running_mean": lambda T: T.nn.functional.instance_norm(
+        T.ones(2, 4, 3), T.zeros(3), T.ones(3), T.ones(5), T.ones(5), use_input_stats=True),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_error_as_torch(name):
+    assert_same_as_torch(CASES[name], torch, mg)
