@@ -1,7 +1,8 @@
 """Tensor methods and torch-level aliases that public scripts call and minigrad lacked (a new
 user's trial, session 21): ``x.bmm``, ``x.dot``, ``x.mv``, ``x.inner``/``torch.inner``,
 ``x.byte()``/``char()``/``short()``, ``x.argwhere``, ``x.cov``/``x.corrcoef``,
-``x.hsplit``/``vsplit``/``dsplit``, ``fliplr``/``flipud``, ``torch.concat``/``concatenate``.
+``x.hsplit``/``vsplit``/``dsplit``, ``fliplr``/``flipud``, ``torch.concat``/``concatenate``,
+``torch.tril_indices``/``triu_indices``, ``torch.cartesian_prod``, ``torch.is_complex``.
 Each is checked against torch: values, dtype, shape, errors and the node name."""
 from __future__ import annotations
 
@@ -49,6 +50,25 @@ CASES = {
     "flipud_0d_error": lambda T: _t(T)[0, 0, 0].flipud(),
     "concat": lambda T: T.concat([_t(T), _t(T)[:1]], dim=0),
     "concatenate": lambda T: T.concatenate((_t(T), _t(T)[:, :1]), axis=1),
+    "tril_indices": lambda T: T.tril_indices(3, 4, 1),
+    "tril_indices_int32_neg_offset": lambda T: T.tril_indices(4, 3, -1, dtype=T.int32),
+    "tril_indices_empty": lambda T: T.tril_indices(0, 3),
+    "tril_indices_all": lambda T: T.tril_indices(3, 3, 100),
+    "triu_indices": lambda T: T.triu_indices(4, 3, -1),
+    "triu_indices_none": lambda T: T.triu_indices(3, 3, 10),
+    "tril_indices_negative_error": lambda T: T.tril_indices(-1, 3),
+    "triu_indices_col_error": lambda T: T.triu_indices(3, -2),
+    "tril_indices_float_error": lambda T: T.tril_indices(3, 3, dtype=T.float32),
+    "triu_indices_int16_error": lambda T: T.triu_indices(3, 3, dtype=T.int16),
+    "tril_indices_row_type_error": lambda T: T.tril_indices(3.0, 3),
+    "cartesian_prod": lambda T: T.cartesian_prod(_t(T)[0, 0], _t(T)[1, 1, :3], _t(T)[0, 2, :2]),
+    "cartesian_prod_one": lambda T: T.cartesian_prod(_t(T)[0, 0]),
+    "cartesian_prod_2d_error": lambda T: T.cartesian_prod(_t(T)[0]),
+    "cartesian_prod_0d_error": lambda T: T.cartesian_prod(_t(T)[0, 0, 0], _t(T)[0, 0]),
+    "cartesian_prod_dtype_error": lambda T: T.cartesian_prod(_t(T)[0, 0], T.ones(2).long()),
+    "cartesian_prod_empty_error": lambda T: T.cartesian_prod(),
+    "is_complex": lambda T: T.tensor(T.is_complex(_t(T))),
+    "is_complex_type_error": lambda T: T.is_complex([1.0]),
 }
 
 
@@ -57,7 +77,8 @@ def test_same_as_torch(name):
     assert_same_as_torch(CASES[name], torch, mg)
 
 
-@pytest.mark.parametrize("name", ["bmm", "mv", "dot", "inner", "fliplr", "concat"])
+@pytest.mark.parametrize("name", ["bmm", "mv", "dot", "inner", "fliplr", "concat",
+                                  "cartesian_prod"])
 def test_node_names_match_torch(name):
     # one autograd-tracked operand per method, as a script's parameter would be
     makers = {
@@ -67,6 +88,7 @@ def test_node_names_match_torch(name):
         "inner": lambda T, x: x.inner(x[1]),
         "fliplr": lambda T, x: x.fliplr(),
         "concat": lambda T, x: T.concat([x, x[:1]]),
+        "cartesian_prod": lambda T, x: T.cartesian_prod(x[0, 0], x[1, 1] * 2),
     }
     names = []
     for T in (torch, mg):
