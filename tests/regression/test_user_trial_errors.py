@@ -1,5 +1,6 @@
-"""Errors a new user's trial (session 21) found in a different order or type than PyTorch's:
-each call is checked against torch (exception type and message)."""
+"""Errors a new user's trial (session 21) found in a different order or type than PyTorch's,
+and ``in`` on a tensor: each call is checked against torch (exception type and message, or
+the values)."""
 from __future__ import annotations
 
 import pytest
@@ -19,6 +20,12 @@ CASES = {
         T.ones(2, 4), None, None, T.ones(3), T.ones(5), training=True),
     "instance_norm_running_mean": lambda T: T.nn.functional.instance_norm(
         T.ones(2, 4, 3), T.zeros(3), T.ones(3), T.ones(5), T.ones(5), use_input_stats=True),
+    # ``x in t``: Tensor.__contains__, ``(x == t).any()``, not Python's walk over t's rows
+    "contains_row": lambda T: T.tensor([T.tensor([1, 2]) in T.tensor([[1, 2], [3, 4]])]),
+    "contains_broadcast": lambda T: T.tensor([T.tensor([1, 3]) in T.tensor([[1, 2], [3, 4]])]),
+    "contains_absent_row": lambda T: T.tensor([T.tensor([5, 6]) in T.tensor([[1, 2], [3, 4]])]),
+    "contains_number": lambda T: T.tensor([True in T.tensor([0, 1]), 1.0 in T.ones(0)]),
+    "contains_str_error": lambda T: "a" in T.ones(2),
 }
 
 
