@@ -11,6 +11,7 @@ freed-graph and in-place version checks), ``needs_input_grad``, ``mark_non_diffe
 from __future__ import annotations
 
 import itertools
+import warnings
 import weakref
 
 from ..devices import CPU
@@ -250,6 +251,20 @@ class Function(metaclass=_FunctionMeta):
     # switching grad mode off. Each one is tested against the general path (bit for bit, same
     # node): ``tests/unit/test_op_fast_paths.py``.
     _fast = None
+
+    def __init__(self, *args, **kwargs):
+        """PyTorch's DeprecationWarning: a Function is used through its class (``apply``)."""
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+                      "functions are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future "
+                      "version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        """A legacy (pre-0.4) ``MyFn()(x)`` call: PyTorch's RuntimeError."""
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

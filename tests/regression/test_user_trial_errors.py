@@ -32,3 +32,23 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_error_as_torch(name):
     assert_same_as_torch(CASES[name], torch, mg)
+
+
+def _legacy_call(lib):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    return Double()(lib.ones(2))
+
+
+def test_legacy_function_call_as_torch():
+    """``MyFn()(x)``, pre-0.4 style: PyTorch's DeprecationWarning on instantiation, then its
+    RuntimeError (it was "'Double' object is not callable")."""
+    with pytest.warns(DeprecationWarning, match="should not be instantiated"):
+        assert_same_as_torch(_legacy_call, torch, mg)
