@@ -45,8 +45,8 @@ from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_stat
 from . import ops as _ops  # registers every op
 from ._functional.factories import (tensor, as_tensor, from_numpy, frombuffer, zeros, ones,
                                     full, empty, zeros_like, ones_like, full_like, empty_like,
-                                    arange, eye, linspace, randn, rand, randint, randperm,
-                                    randn_like, rand_like, normal)
+                                    arange, eye, linspace, tril_indices, triu_indices, randn,
+                                    rand, randint, randperm, randn_like, rand_like, normal)
 from . import autograd
 from .autograd.engine import _calibrate_steal
 

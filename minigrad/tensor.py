@@ -782,6 +782,18 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """Mirrors ``torch.Tensor.bool``."""
         return self.to(_dt.bool_)
 
+    def byte(self):
+        """Mirrors ``torch.Tensor.byte``: ``uint8``."""
+        return self.to(_dt.uint8)
+
+    def char(self):
+        """Mirrors ``torch.Tensor.char``: ``int8``."""
+        return self.to(_dt.int8)
+
+    def short(self):
+        """Mirrors ``torch.Tensor.short``: ``int16``."""
+        return self.to(_dt.int16)
+
     def type_as(self, other):
         """Mirrors ``torch.Tensor.type_as``."""
         return self.to(other.dtype)

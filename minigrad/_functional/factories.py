@@ -17,7 +17,7 @@ from ..tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "frombuffer", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye", "linspace",
-           "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal"]
+           "tril_indices", "triu_indices", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal"]
 
 
 # the factories with PyTorch's out= (``torch.zeros(2, 3, out=buf)``): the values are made in
@@ -129,6 +129,8 @@ empty_like = _dispatched("empty_like", _k.empty_like)
 arange = _dispatched("arange", _k.arange)
 eye = _dispatched("eye", _k.eye)
 linspace = _dispatched("linspace", _k.linspace)
+tril_indices = _dispatched("tril_indices", _k.tril_indices)
+triu_indices = _dispatched("triu_indices", _k.triu_indices)
 randn = _sized("randn", _k.randn)
 rand = _sized("rand", _k.rand)
 randint = _dispatched("randint", _k.randint)

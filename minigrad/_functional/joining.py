@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
-__all__ = ["cat", "stack", "split", "chunk", "unbind", "tensor_split", "hstack", "vstack",
+__all__ = ["cat", "concat", "concatenate", "stack", "split", "chunk", "unbind", "tensor_split", "hstack", "vstack",
            "row_stack", "dstack", "column_stack", "hsplit", "vsplit", "dsplit"]
 
 
@@ -23,6 +23,16 @@ def cat(tensors, dim=0):
         TypeError: ``tensors`` is not a sequence of Tensors.
     """
     return dispatch("cat", tensors, dim)
+
+
+def concat(tensors, dim=0):
+    """``torch.concat``: an alias of ``cat`` (its node, numerics and errors)."""
+    return cat(tensors, dim)
+
+
+def concatenate(tensors, axis=0):
+    """``torch.concatenate``: an alias of ``cat`` with NumPy's keyword ``axis``."""
+    return cat(tensors, axis)
 
 
 def stack(tensors, dim=0):

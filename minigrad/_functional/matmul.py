@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..dispatch import dispatch
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "addmm", "baddbmm", "addbmm", "addmv", "addr",
-           "outer", "ger", "einsum", "tensordot", "bilinear", "_scaled_mm"]
+           "outer", "ger", "inner", "einsum", "tensordot", "bilinear", "_scaled_mm"]
 
 
 def matmul(input, other):
@@ -176,6 +176,21 @@ def einsum(*args):
         return dispatch("einsum", args[0], *args[1:])
     equation, operands = _sublist_equation(args)
     return dispatch("einsum", equation, *operands)
+
+
+def inner(input, other):
+    """Inner product over the last dims (``torch.inner``), as PyTorch's composite: ``input *
+    other`` when either is 0-d, else ``tensordot`` over dim -1 of both.
+
+    Raises:
+        RuntimeError: last dims of different sizes (PyTorch's message).
+    """
+    if input.ndim == 0 or other.ndim == 0:
+        return dispatch("mul", input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but got "
+                           f"shapes {list(input.shape)} and {list(other.shape)}")
+    return dispatch("tensordot", input, other, ([-1], [-1]))
 
 
 def tensordot(a, b, dims=2, out=None):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
-__all__ = ["roll", "flip", "tile", "repeat_interleave", "tril", "triu", "diag", "diag_embed"]
+__all__ = ["roll", "flip", "fliplr", "flipud", "tile", "repeat_interleave", "tril", "triu", "diag", "diag_embed"]
 
 
 def roll(input, shifts, dims=None):
@@ -29,6 +29,28 @@ def flip(input, dims):
         RuntimeError: a repeated dim; IndexError: a dim out of range.
     """
     return dispatch("flip", input, (dims,) if isinstance(dims, int) else tuple(dims))
+
+
+def fliplr(input):
+    """``flip`` along dim 1 (``torch.fliplr``; a copy).
+
+    Raises:
+        RuntimeError: fewer than 2 dims ("Input must be >= 2-d.", PyTorch's message).
+    """
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return dispatch("flip", input, (1,))
+
+
+def flipud(input):
+    """``flip`` along dim 0 (``torch.flipud``; a copy).
+
+    Raises:
+        RuntimeError: a 0-d input ("Input must be >= 1-d.", PyTorch's message).
+    """
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return dispatch("flip", input, (0,))
 
 
 def tile(input, dims):

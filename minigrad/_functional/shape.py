@@ -12,7 +12,7 @@ from ..dispatch import dispatch
 
 __all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
            "narrow", "broadcast_to", "broadcast_tensors", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal",
-           "meshgrid", "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d", "as_strided"]
+           "meshgrid", "cartesian_prod", "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d", "as_strided"]
 
 
 def reshape(input, shape):
@@ -290,6 +290,28 @@ def meshgrid(*tensors, indexing=None):
         shape[axis] = -1
         out.append(dispatch("expand", dispatch("view", t, shape), sizes))
     return tuple(out)
+
+
+def cartesian_prod(*tensors):
+    """The cartesian product of 1-D tensors as rows (``torch.cartesian_prod``), ATen's composite:
+    the ``"ij"`` meshgrid, each grid flattened, stacked along dim 1; one tensor is returned
+    as it is.
+
+    Raises:
+        RuntimeError: a tensor that is not 1-D, no tensors, or tensors of different dtypes
+            (PyTorch's messages).
+    """
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if any(t.dtype is not tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    grids = meshgrid(*tensors, indexing="ij")
+    return dispatch("stack", [dispatch("reshape", g, (-1,)) for g in grids], 1)
 
 
 def broadcast_shapes(*shapes):

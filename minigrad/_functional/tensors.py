@@ -6,7 +6,8 @@ from __future__ import annotations
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
-__all__ = ["is_tensor", "numel", "clone", "is_floating_point", "is_nonzero", "can_cast"]
+__all__ = ["is_tensor", "numel", "clone", "is_floating_point", "is_complex", "is_nonzero",
+           "can_cast"]
 
 
 def is_tensor(obj):
@@ -42,6 +43,18 @@ def is_floating_point(input):
         raise TypeError("is_floating_point(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     return input.is_floating_point()
+
+
+def is_complex(input):
+    """False: minigrad has no complex dtypes (``torch.is_complex``).
+
+    Raises:
+        TypeError: ``input`` not a Tensor.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError("is_complex(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_complex()
 
 
 def is_nonzero(input):

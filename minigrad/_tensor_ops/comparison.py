@@ -32,6 +32,19 @@ class ComparisonMixin:
             return NotImplemented
         return dispatch("eq", self, other)
 
+    def __contains__(self, element):
+        """``element in t`` as ``torch.Tensor.__contains__``: whether ``element == t`` is True
+        anywhere (broadcast; so a row tensor is found elementwise), not Python's walk over
+        ``t``'s first dim (whose ``bool`` of a row would raise).
+
+        Raises:
+            RuntimeError: ``element`` neither a Tensor nor a number (PyTorch's message).
+        """
+        if not isinstance(element, (ComparisonMixin,) + _NUMBER):
+            raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return bool(dispatch("any", dispatch("eq", self, element)).item())
+
     def __ne__(self, other):
         """``torch.Tensor.__ne__``: the ``ne`` op for a Tensor or number; another object (an
         ndarray too: PyTorch 2.13's quirk, mirrored) gives ``NotImplemented``, so ``t != None``

@@ -131,3 +131,7 @@ class IndexingMixin:
     def nonzero(self, *, as_tuple=False):
         """Mirrors ``torch.Tensor.nonzero``: ``minigrad.nonzero``."""
         return _index_fns().nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        """Mirrors ``torch.Tensor.argwhere``: ``minigrad.argwhere``."""
+        return _index_fns().argwhere(self)

@@ -1,9 +1,9 @@
 """Linear-algebra and scan methods of ``Tensor``: ``inverse``, ``det``, ``logdet``,
 ``slogdet``, ``cholesky``, ``trace``, ``kron``, ``cross``, ``matrix_power``, ``pinverse``;
 ``diff``, ``cummax``, ``cummin``, ``logcumsumexp``, ``aminmax``, ``rot90``, ``bincount``,
-``histc``, ``signbit``, ``frexp``, ``quantile``, ``nanquantile``. Each is the torch-level
-function of the same name (``minigrad._functional.linear_algebra`` / ``scans``) or its one
-``dispatch`` call.
+``histc``, ``signbit``, ``frexp``, ``quantile``, ``nanquantile``, ``cov``, ``corrcoef``.
+Each is the torch-level function of the same name (``minigrad._functional.linear_algebra`` /
+``scans``) or its one ``dispatch`` call.
 """
 from __future__ import annotations
 
@@ -119,6 +119,15 @@ class LinearAlgebraMixin:
     def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
         """Mirrors ``torch.Tensor.nanquantile``: the ``nanquantile`` op."""
         return dispatch("nanquantile", self, q, dim, keepdim, interpolation=interpolation)
+
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        """Mirrors ``torch.Tensor.cov``: ``torch.cov``."""
+        return _la_scans().cov(self, correction=correction, fweights=fweights,
+                               aweights=aweights)
+
+    def corrcoef(self):
+        """Mirrors ``torch.Tensor.corrcoef``: ``torch.corrcoef``."""
+        return _la_scans().corrcoef(self)
 
 
 def _la_scans():

@@ -1,5 +1,6 @@
-"""Matrix-product methods of ``Tensor``: ``@`` (both sides), ``matmul``, ``mm``, ``addmm``,
-``baddbmm``, ``addbmm``, ``addmv``, ``addr``, ``outer``/``ger``.
+"""Matrix-product methods of ``Tensor``: ``@`` (both sides), ``matmul``, ``mm``, ``bmm``,
+``mv``, ``dot``, ``inner``, ``addmm``, ``baddbmm``, ``addbmm``, ``addmv``, ``addr``,
+``outer``/``ger``.
 """
 from __future__ import annotations
 
@@ -26,6 +27,23 @@ class MatmulMixin:
     def mm(self, mat2):
         """Mirrors ``torch.Tensor.mm``: the ``mm`` op (its errors apply)."""
         return dispatch("mm", self, mat2)
+
+    def bmm(self, mat2):
+        """Mirrors ``torch.Tensor.bmm``: the ``bmm`` op (its errors apply)."""
+        return dispatch("bmm", self, mat2)
+
+    def mv(self, vec):
+        """Mirrors ``torch.Tensor.mv``: the ``mv`` op (its errors apply)."""
+        return dispatch("mv", self, vec)
+
+    def dot(self, other):
+        """Mirrors ``torch.Tensor.dot``: the ``dot`` op (its errors apply)."""
+        return dispatch("dot", self, other)
+
+    def inner(self, other):
+        """Mirrors ``torch.Tensor.inner``: ``minigrad.inner``."""
+        from .._functional.matmul import inner
+        return inner(self, other)
 
     def addmm(self, mat1, mat2, beta=1, alpha=1):
         """Mirrors ``torch.Tensor.addmm``: the ``addmm`` op (its errors apply)."""

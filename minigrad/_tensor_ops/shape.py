@@ -162,6 +162,18 @@ class ShapeMixin:
         """Mirrors ``torch.Tensor.chunk``: ``minigrad.chunk`` (a tuple of views)."""
         return _fns().chunk(self, chunks, dim)
 
+    def hsplit(self, indices_or_sections):
+        """Mirrors ``torch.Tensor.hsplit``: ``minigrad.hsplit`` (a tuple of views)."""
+        return _fns().hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        """Mirrors ``torch.Tensor.vsplit``: ``minigrad.vsplit`` (a tuple of views)."""
+        return _fns().vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        """Mirrors ``torch.Tensor.dsplit``: ``minigrad.dsplit`` (a tuple of views)."""
+        return _fns().dsplit(self, indices_or_sections)
+
     def tensor_split(self, indices_or_sections, dim=0):
         """Mirrors ``torch.Tensor.tensor_split``: ``minigrad.tensor_split`` (a tuple of
         views)."""
@@ -204,6 +216,14 @@ class ShapeMixin:
     def flip(self, *dims):
         """Mirrors ``torch.Tensor.flip``: the ``flip`` op (dims as varargs or one sequence)."""
         return dispatch("flip", self, _shape_args(dims))
+
+    def fliplr(self):
+        """Mirrors ``torch.Tensor.fliplr``: ``minigrad.fliplr``."""
+        return _rearrange_fns().fliplr(self)
+
+    def flipud(self):
+        """Mirrors ``torch.Tensor.flipud``: ``minigrad.flipud``."""
+        return _rearrange_fns().flipud(self)
 
     def repeat(self, *repeats):
         """Mirrors ``torch.Tensor.repeat``: the ``repeat`` op (its errors apply).

@@ -11,6 +11,7 @@ freed-graph and in-place version checks), ``needs_input_grad``, ``mark_non_diffe
 from __future__ import annotations
 
 import itertools
+import warnings
 import weakref
 
 from ..devices import CPU
@@ -256,6 +257,20 @@ class Function(metaclass=_FunctionMeta):
     # no broadcasting, no promotion): ``_connect2`` then reuses the output's ``(shape, dtype)``
     # as theirs (an ndarray's ``.shape`` builds a new tuple at each read)
     _fast_same_meta = False
+
+    def __init__(self, *args, **kwargs):
+        """PyTorch's DeprecationWarning: a Function is used through its class (``apply``)."""
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+                      "functions are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future "
+                      "version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        """A legacy (pre-0.4) ``MyFn()(x)`` call: PyTorch's RuntimeError."""
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

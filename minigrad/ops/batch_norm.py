@@ -56,8 +56,9 @@ def _check(input, weight, bias, running_mean, running_var, training):
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          "but got 1)")
     c = input.shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
+    # ATen's batch_norm checks the running statistics first, then the affine parameters
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
     if not training and (running_mean is None or running_var is None):

@@ -462,6 +462,49 @@ def eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False):
     return _finish(Tensor._make(np.eye(n, m, dtype=dt.np), dt), requires_grad, device)
 
 
+def _tri_indices(name, row, col, offset, dtype, device, requires_grad, lower):
+    for pos, (arg, v) in enumerate((("row", row), ("col", col), ("offset", offset)), 1):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be int, not "
+                            f"{type(v).__name__}")
+    for arg, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{arg} must be non-negative, got{v}")
+    dt = _dt.dtype_arg(dtype, name) if dtype is not None else _dt.int64
+    if dt not in (_dt.int64, _dt.int32):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dt.scalar_name}'")
+    # the (row, col) pairs on or below (above) diagonal ``offset``, row-major (NumPy's order)
+    rows, cols = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
+    out = np.stack([rows, cols]).astype(dt.np).reshape(2, -1)
+    return _finish(Tensor._make(out, dt), requires_grad, device)
+
+
+@register_op("tril_indices")
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False):
+    """The (2, N) row and column indices of the lower triangle of a ``row`` x ``col`` matrix,
+    diagonal ``offset`` included (``torch.tril_indices``; int64 by default, or int32).
+
+    Raises:
+        TypeError: a non-int size; RuntimeError: a negative size; NotImplementedError:
+            another dtype (PyTorch's messages).
+    """
+    return _tri_indices("tril_indices", row, col, offset, dtype, device, requires_grad, True)
+
+
+@register_op("triu_indices")
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False):
+    """The (2, N) row and column indices of the upper triangle of a ``row`` x ``col`` matrix,
+    diagonal ``offset`` included (``torch.triu_indices``; int64 by default, or int32).
+
+    Raises:
+        TypeError: a non-int size; RuntimeError: a negative size; NotImplementedError:
+            another dtype (PyTorch's messages).
+    """
+    return _tri_indices("triu_indices", row, col, offset, dtype, device, requires_grad, False)
+
+
 @register_op("linspace")
 def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end inclusive (``torch.linspace``).

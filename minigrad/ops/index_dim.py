@@ -58,9 +58,10 @@ class IndexSelect(Function):
 
     Raises:
         RuntimeError: an index of another dtype ("index_select(): Expected dtype int32 or int64
-            for index"), out of range ("INDICES element is out of DATA bounds, id=4
-            axis_dim=4", PyTorch's CPU message); IndexError: a 2-D index ("index_select():
-            Index is supposed to be a vector"), ``dim`` out of range.
+            for index"), out of range along dim 1 or into an empty self of 2+ dims
+            ("INDICES element is out of DATA bounds, id=4 axis_dim=4", PyTorch's CPU message).
+        IndexError: out of range otherwise ("index out of range in self"), a 2-D index
+            ("index_select(): Index is supposed to be a vector"), ``dim`` out of range.
     """
 
     _backward_name = "IndexSelectBackward0"
@@ -74,8 +75,14 @@ class IndexSelect(Function):
         size = (input.shape or (1,))[d]
         bad = idx[(idx < 0) | (idx >= size)]
         if bad.size:
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} "
-                               f"axis_dim={size}")
+            # ATen's CPU kernel checks in one of three places, each with its own error: an
+            # empty self (2-D or more), the dim-1 fast path, and the general loop
+            if input.ndim > 1 and input.numel() == 0 and size == 0:
+                raise RuntimeError("index_select(): self indexing axis dim should be positive")
+            if input.ndim > 1 and (d == 1 or input.numel() == 0):
+                raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} "
+                                   f"axis_dim={size}")
+            raise IndexError("index out of range in self")
         ctx.dim, ctx.in_shape = d, input.shape
         ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         out = np.take(input._data.reshape(input.shape or (1,)), idx, axis=d)
@@ -136,21 +143,28 @@ class IndexAdd(Function):
                                f"({source.dtype.scalar_name}) must have the same scalar type")
         _source_check("index_add_", input, d, idx, source)
         size = (input.shape or (1,))[d]
-        try:
-            _in_range(idx, size, d)
-        except IndexError as e:
-            raise RuntimeError(str(e)) from None
+        fast = input.ndim > 1 and d in (0, input.ndim - 1) and alpha == 1 and \
+            index.dtype is _dt.int64 and idx.size and input.numel()
+        if fast:        # the scatter_add path checks the range with scatter's message
+            try:
+                _in_range(idx, size, d)
+            except IndexError as e:
+                raise RuntimeError(str(e)) from None
+        elif (input.numel() or input.ndim <= 1) and idx.size and \
+                (int(idx.min()) < 0 or int(idx.max()) >= size):
+            raise IndexError("index out of range in self")      # the general loop's check
         check_scalar(alpha, input.dtype)
         ctx.dim, ctx.alpha, ctx.src_shape = d, alpha, source.shape
         ctx.save_for_backward(index)       # PyTorch saves the index: freed after backward
         dt = input.dtype
-        if input.ndim > 1 and d in (0, input.ndim - 1) and alpha == 1 and \
-                index.dtype is _dt.int64 and idx.size and input.numel():
+        if fast:
             # PyTorch's fast path: a scatter_add of the expanded index (opmath, one rounding)
             acc = np.array(opmath(input, dt), copy=True)
             np.add.at(_moved(acc, d), idx, _moved(opmath(source, dt), d))
             return wrap(acc, dt)
         out = input._data.reshape(input.shape or (1,)).copy()
+        if input.ndim > 1 and not input.numel():    # ATen returns before its loop (no check)
+            return Tensor._make(out, dt)
         dst = _moved(out, d)
         src = _moved(source._data, 0 if source.ndim == 0 else d)
         for k, i in enumerate(idx):     # self.select(dim, i).add_(source.select(dim, k), alpha)

@@ -47,9 +47,21 @@ ERRORS = {
     "scatter_reduce_bad": lambda T, F, x: x.scatter_reduce(1, T.zeros(2, 2, dtype=T.long),
                                                           T.ones(2, 2), "foo"),
     "index_select_oob": lambda T, F, x: x.index_select(1, T.tensor([4])),
+    # ATen's error depends on the path: dim 1 / an empty self of 2+ dims vs the general loop
+    "index_select_oob_dim0": lambda T, F, x: x.index_select(0, T.tensor([3])),
+    "index_select_oob_1d": lambda T, F, x: x[0].index_select(0, T.tensor([-1])),
+    "index_select_oob_3d_dim2": lambda T, F, x: x[None].index_select(2, T.tensor([4])),
+    "index_select_oob_empty_self": lambda T, F, x: x[:, :0].index_select(0, T.tensor([3])),
+    "index_select_empty_axis": lambda T, F, x: x[:0].index_select(0, T.tensor([0])),
     "index_select_float": lambda T, F, x: x.index_select(1, T.tensor([1.0])),
     "index_select_2d": lambda T, F, x: x.index_select(1, T.tensor([[1]])),
     "index_add_oob": lambda T, F, x: x.index_add(1, T.tensor([4]), T.ones(3, 1)),
+    "index_add_oob_1d": lambda T, F, x: x[0].index_add(0, T.tensor([4]), T.ones(1)),
+    "index_add_oob_int32": lambda T, F, x: x.index_add(0, T.tensor([3], dtype=T.int32),
+                                                      T.ones(1, 4)),
+    "index_add_oob_alpha": lambda T, F, x: x.index_add(0, T.tensor([3]), T.ones(1, 4), alpha=2),
+    "index_add_oob_3d_dim1": lambda T, F, x: x[None].index_add(1, T.tensor([3]),
+                                                              T.ones(1, 1, 4)),
     "index_add_count": lambda T, F, x: x.index_add(1, T.tensor([1]), T.ones(3, 2)),
     "index_add_dtype": lambda T, F, x: x.index_add(1, T.tensor([1]),
                                                   T.ones(3, 1, dtype=T.float64)),
@@ -107,6 +119,12 @@ ERRORS = {
     "movedim_repeated": lambda T, F, x: x.movedim((0, 0), (0, 1)),
     "movedim_lengths": lambda T, F, x: x.movedim((0, 1), (0,)),
 }
+
+
+def test_index_add_into_empty_self_skips_the_range_check():
+    """ATen's index_add returns an empty self of 2+ dims unchanged, whatever the index."""
+    t = torch.zeros(0, 2).index_add(0, torch.tensor([7]), torch.ones(1, 2))
+    _equal(mg.zeros(0, 2).index_add(0, mg.tensor([7]), mg.ones(1, 2)), t)
 
 
 # PyTorch's C++ expand names the type "CPUBoolType" there; minigrad's expand message uses the
