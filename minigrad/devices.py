@@ -418,8 +418,8 @@ _load_map = _LoadMap()
 @contextlib.contextmanager
 def map_location(location):
     """While ``minigrad.load`` unpickles: where saved tensors go (``torch.load``'s
-    ``map_location``: a device or string for all, or a dict from saved to wanted device strings;
-    a callable is not supported and leaves tensors where they were saved)."""
+    ``map_location``: a device or string for all, a dict from saved to wanted device strings or
+    devices, or a callable ``f(storage, location)``: see ``restore_device``)."""
     prev = _load_map.map
     _load_map.map = location
     try:
@@ -428,8 +428,13 @@ def map_location(location):
         _load_map.map = prev
 
 
-def restore_device(saved: str):
+def restore_device(saved: str, storage=None):
     """The device a tensor saved on ``saved`` ("cpu", "cuda:0") is rebuilt on.
+
+    A callable ``map_location`` is called as PyTorch calls it, ``f(storage, saved)`` with the
+    storage on the cpu (a ``minigrad.storage.UntypedStorage``): a returned storage's device is
+    used (``lambda s, loc: s`` keeps the cpu, ``lambda s, loc: s.cuda()`` the cuda device);
+    None keeps the saved device.
 
     Raises:
         AssertionError: a cuda tensor with the emulation off (as PyTorch without CUDA).
@@ -439,6 +444,10 @@ def restore_device(saved: str):
         target = m.get(saved, saved)
     elif isinstance(m, (str, device)):
         target = m
+    elif callable(m):
+        from .storage import UntypedStorage
+        got = m(UntypedStorage(storage, CPU), saved)
+        target = saved if got is None else got.device
     else:
         target = saved
     return as_device(target)
