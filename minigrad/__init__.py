@@ -33,7 +33,7 @@ from .dtypes import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnu
 from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, float64, half,
                      iinfo, int, int8, int16, int32, int64, long, promote_types, result_type,
                      get_default_dtype, set_default_dtype, short, uint8, DType as dtype)
-from .devices import device
+from .devices import device, get_default_device, set_default_device
 from .tensor import Tensor, Size
 from .legacy_tensor_types import CPU_TYPES as _LEGACY_TYPES
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
@@ -125,7 +125,7 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
            "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
            "half", "long", "int", "short", "get_num_threads", "set_num_threads", "promote_types", "result_type", "get_default_dtype",
-           "set_default_dtype", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "set_default_dtype", "set_default_device", "get_default_device", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "frombuffer",

@@ -33,7 +33,8 @@ from . import dtypes as _dt
 
 __all__ = ["device", "CPU", "CUDA0", "as_device", "common_device", "place", "check_available",
            "run_on_device", "parse_to", "map_location", "restore_device", "OWN_DEVICE",
-           "LENIENT"]
+           "LENIENT", "set_default_device", "get_default_device", "default_device",
+           "DEVICE_CONSTRUCTORS"]
 
 # PyTorch's device types, in the order of its "Expected one of ..." message; the number is
 # c10::DeviceType, used (as PyTorch does) in the hash.
@@ -134,6 +135,20 @@ class device:
     def __reduce__(self):
         """Pickle as ``device(str(self))``."""
         return (device, (str(self),))
+
+    def __enter__(self):
+        """``with minigrad.device("cuda"):``: inside the block the factory functions (and so
+        modules' parameters) are made on this device when no ``device=`` is given (PyTorch's
+        ``DeviceContext``; see ``set_default_device``)."""
+        _default.stack.append(self)
+        _default.current = self
+        return self
+
+    def __exit__(self, type, value, tb):
+        """Back to the device in effect before the ``with`` block."""
+        st = _default.stack
+        st.pop()
+        _default.current = st[-1] if st else _default.set
 
 
 def _overload_message(*got):
@@ -407,6 +422,62 @@ def _bad_to(args, kwargs):
                     " * (Tensor tensor, bool non_blocking = False, bool copy = False)\n")
 
 
+class _DefaultDevice(threading.local):
+    """The default device of this thread (PyTorch keeps it per thread too): ``set`` from
+    ``set_default_device``, ``stack`` the devices of the open ``with device(...)`` blocks, and
+    ``current`` the one in effect (the innermost block's, else ``set``; None: the cpu)."""
+
+    def __init__(self):
+        self.set = None
+        self.stack = []
+        self.current = None
+
+
+_default = _DefaultDevice()
+
+# the torch-level functions that take the default device when called without ``device=``
+# (``torch.utils._device._device_constructors``, those minigrad has): not the ``*_like``
+# factories (their input's device), ``normal``, ``from_numpy`` or ``frombuffer``
+DEVICE_CONSTRUCTORS = frozenset(("arange", "as_tensor", "empty", "eye", "full", "linspace",
+                                 "logspace", "ones", "rand", "randint", "randn", "randperm",
+                                 "tensor", "zeros"))
+
+
+def default_device():
+    """The default device in effect, or None when it is the cpu's default (nothing set): the
+    factories' fast check."""
+    return _default.current
+
+
+def set_default_device(device) -> None:
+    """Make ``device`` the default for tensors made by the factory functions
+    (``torch.set_default_device``; ``minigrad.zeros``, ``tensor``, ``arange``, ``randn``...,
+    and so the parameters of modules built afterwards) when they get no ``device=``; None
+    resets it to the cpu. Per thread, as in PyTorch; an open ``with device(...)`` block wins
+    inside it. The ``*_like`` factories keep their input's device, and ``from_numpy`` /
+    ``frombuffer`` the cpu, as in PyTorch.
+
+    Deliberate difference: set inside a ``with device(...)`` block, it is in effect after the
+    block ends (PyTorch puts back the default from before the block).
+    """
+    _default.set = None if device is None else as_device(device)
+    if not _default.stack:
+        _default.current = _default.set
+
+
+def get_default_device() -> device:
+    """The device factories use without ``device=`` (``torch.get_default_device``), with its
+    index as a tensor made there reports it (``cuda:0`` for "cuda"); ``cpu`` when none is
+    set."""
+    d = _default.current
+    if d is None:
+        return CPU
+    if d.index is not None:
+        return d
+    from ._functional.factories import tensor
+    return tensor([], device=d).device
+
+
 class _LoadMap(threading.local):
     def __init__(self):
         self.map = None
@@ -418,8 +489,8 @@ _load_map = _LoadMap()
 @contextlib.contextmanager
 def map_location(location):
     """While ``minigrad.load`` unpickles: where saved tensors go (``torch.load``'s
-    ``map_location``: a device or string for all, or a dict from saved to wanted device strings;
-    a callable is not supported and leaves tensors where they were saved)."""
+    ``map_location``: a device or string for all, a dict from saved to wanted device strings or
+    devices, or a callable ``f(storage, location)``: see ``restore_device``)."""
     prev = _load_map.map
     _load_map.map = location
     try:
@@ -428,8 +499,13 @@ def map_location(location):
         _load_map.map = prev
 
 
-def restore_device(saved: str):
+def restore_device(saved: str, storage=None):
     """The device a tensor saved on ``saved`` ("cpu", "cuda:0") is rebuilt on.
+
+    A callable ``map_location`` is called as PyTorch calls it, ``f(storage, saved)`` with the
+    storage on the cpu (a ``minigrad.storage.UntypedStorage``): a returned storage's device is
+    used (``lambda s, loc: s`` keeps the cpu, ``lambda s, loc: s.cuda()`` the cuda device);
+    None keeps the saved device.
 
     Raises:
         AssertionError: a cuda tensor with the emulation off (as PyTorch without CUDA).
@@ -439,6 +515,10 @@ def restore_device(saved: str):
         target = m.get(saved, saved)
     elif isinstance(m, (str, device)):
         target = m
+    elif callable(m):
+        from .storage import UntypedStorage
+        got = m(UntypedStorage(storage, CPU), saved)
+        target = saved if got is None else got.device
     else:
         target = saved
     return as_device(target)

@@ -16,13 +16,26 @@ minigrad's layers live under PyTorch's paths (``minigrad.nn.modules.linear.Linea
 classes as a PyTorch one, and ``load(f)`` (``weights_only=True``) refuses it with PyTorch's
 message naming the first class to allow; ``load(f, weights_only=False)`` or allowlisting every
 class named (the model's own class, each layer class) loads it.
+
+Views share their storage in the file, as in PyTorch: a Tensor pickles as its *storage* (the
+root NumPy array under it and its views, written once per pickle however many tensors use it)
+plus its own offset, shape and strides into that storage (``_rebuild_tensor``). After ``load``,
+``t`` and ``t[1:]`` / ``t.view(...)`` / ``t.T`` saved together still share memory (writing one
+shows in the other) and keep their offsets and strides; each loaded tensor is a leaf, not a
+view of the other (``_base`` is None), with ``_version`` 1, as PyTorch's. As in PyTorch the
+whole storage is written even when only a slice of it is saved.
 """
 from __future__ import annotations
 
+import mmap as _mmap
 import os
 import pickle
+import weakref
+
+import numpy as np
 
 from . import devices as _devices
+from . import dtypes as _dt
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals"]
@@ -32,6 +45,8 @@ __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_g
 _DEFAULT_ALLOWED = {
     ("minigrad.tensor", "_rebuild"), ("minigrad.tensor", "Size"),
     ("minigrad.nn.parameter", "_rebuild_parameter"), ("minigrad.dtypes", "as_dtype"),
+    ("minigrad.serialization", "_rebuild_storage"), ("minigrad.serialization", "_rebuild_tensor"),
+    ("minigrad.serialization", "_rebuild_storage"), ("minigrad.serialization", "_rebuild_tensor"),
     ("minigrad.devices", "device"), ("_codecs", "encode"),
     ("collections", "OrderedDict"), ("collections", "Counter"),
     ("builtins", "set"), ("builtins", "complex"), ("builtins", "bytearray"),
@@ -153,8 +168,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=pickle.DEFAULT_PROTOCOL) 
 
     Args:
         obj: the object; Tensors inside keep dtype (fp16/bf16 storage exactly), shape, values
-            and ``requires_grad``; tensors shared inside ``obj`` stay shared after ``load``
-            (views are saved as separate copies, a deliberate simplification).
+            and ``requires_grad``; tensors shared inside ``obj`` stay shared after ``load``,
+            and so do views of one storage (``t``, ``t[1:]``, ``t.T``: see the module
+            docstring).
         f: a path (``str``/``os.PathLike``) or a binary file object with ``write``.
         pickle_module: module providing ``Pickler`` (default ``pickle``).
         pickle_protocol: pickle protocol (default ``pickle.DEFAULT_PROTOCOL``; torch uses 2).
@@ -176,14 +192,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Args:
         f: a path or a binary file object with ``read``/``readline``.
-        map_location: where tensors go: a device or string for all, or a dict from saved to
-            wanted device strings (``{"cuda:0": "cpu"}``); None keeps the saved devices. A
-            callable is accepted and ignored.
+        map_location: where tensors go: a device or string for all, a dict from saved to
+            wanted device strings (``{"cuda:0": "cpu"}``), or a callable
+            ``f(storage, location)`` as in PyTorch (``lambda s, loc: s`` loads on the cpu,
+            ``lambda s, loc: s.cuda()`` on cuda; returning None keeps the saved device); None
+            keeps the saved devices.
         pickle_module: with ``weights_only=False``, the module whose ``Unpickler`` is used.
         weights_only: True (default when ``pickle_module`` is not given, as in PyTorch >= 2.6):
             only tensors, dtypes, NumPy arrays/scalars, primitive containers and
             ``add_safe_globals`` entries are unpickled. False: arbitrary pickle (trusted files).
-        mmap: accepted for compatibility; must be None or False.
+        mmap: True reads the file through a read-only memory map (``f`` must be a path, as in
+            PyTorch). Deliberate difference: PyTorch's tensors then live in the mapped file
+            (copy-on-write pages); minigrad's storages are copied out of the map into their
+            own arrays, which behave the same (writes never reach the file).
         **pickle_load_args: passed to the Unpickler (e.g. ``encoding``).
 
     Returns:
@@ -191,23 +212,58 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Raises:
         pickle.UnpicklingError: ``weights_only=True`` and the file references another global.
-        RuntimeError: ``weights_only=True`` together with a ``pickle_module``; ``mmap=True``; a
+        RuntimeError: ``weights_only=True`` together with a ``pickle_module``; a
             ``torch.save`` file (a zip archive): the message gives the conversion recipe
             (``torch.load``, then ``load_state_dict`` or ``minigrad.testing.from_torch``).
+        ValueError: ``mmap=True`` with a file object ("f must be a file path in order to use
+            the mmap argument", PyTorch's).
         FileNotFoundError: no such path.
     """
-    if mmap:
-        raise RuntimeError("minigrad.load does not support mmap=True")
     if weights_only is None:
         weights_only = pickle_module is None
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified")
+    if pickle_load_args and weights_only:
+        import warnings
+        warnings.warn("pickle_load_args only works if `weights_only=False`.")
+    if mmap and not _is_path(f):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     with _devices.map_location(map_location):
+        if mmap:
+            with open(f, "rb") as fh:
+                if os.fstat(fh.fileno()).st_size == 0:      # mmap cannot map an empty file
+                    return _load(fh, weights_only, pickle_module, pickle_load_args)
+                with _mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_READ) as m:
+                    return _load(_MappedFile(m), weights_only, pickle_module,
+                                 pickle_load_args)
         if _is_path(f):
             with open(f, "rb") as fh:
                 return _load(fh, weights_only, pickle_module, pickle_load_args)
         return _load(f, weights_only, pickle_module, pickle_load_args)
+
+
+class _MappedFile:
+    """A memory map read as a binary file (``read``, ``readline``, ``peek``, ``readinto``) by
+    the unpickler, without reading the whole file into one ``bytes`` first."""
+
+    def __init__(self, m):
+        self._m = m
+
+    def read(self, n=-1):
+        return self._m.read(n)
+
+    def readline(self):
+        return self._m.readline()
+
+    def readinto(self, b):
+        data = self._m.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+    def peek(self, n=1):
+        pos = self._m.tell()
+        return self._m[pos:pos + n]
 
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -232,3 +288,85 @@ def _load(fh, weights_only, pickle_module, kw):
     if weights_only:
         return _WeightsOnlyUnpickler(fh, **kw).load()
     return (pickle_module or pickle).Unpickler(fh, **kw).load()
+
+
+# ---------------------------------------------------------------- tensors and their storages
+class _Storage:
+    """One storage (the root array under a tensor and its views) as it pickles: the pickler's
+    memo writes it once per file, and every tensor on it refers to it (PyTorch's storages in
+    ``torch.save``). ``_live`` hands all tensors pickled together on one root the same
+    ``_Storage`` object; it lives only as long as a pickler (or a caller) holds it."""
+
+    __slots__ = ("root", "__weakref__")
+
+    def __init__(self, root):
+        self.root = root
+
+    def __reduce_ex__(self, proto):
+        r = self.root
+        try:
+            dtype_name = _dt.from_numpy(r.dtype).name
+            shape = tuple(r.shape) if r.flags.c_contiguous else (r.size,)
+        except TypeError:                 # a NumPy dtype minigrad has no name for: raw bytes
+            dtype_name, shape = "uint8", (r.nbytes,)
+        # order="A": the bytes as they lie in memory (C order, or F order for an F root)
+        return (_rebuild_storage, (r.tobytes(order="A"), shape, dtype_name))
+
+
+_live: "weakref.WeakValueDictionary[int, _Storage]" = weakref.WeakValueDictionary()
+
+
+def _storage_of(root) -> _Storage:
+    s = _live.get(id(root))
+    if s is None or s.root is not root:
+        s = _live[id(root)] = _Storage(root)
+    return s
+
+
+def reduce_tensor(t, kind, fallback):
+    """``Tensor.__reduce_ex__`` (``kind`` "Tensor") / ``Parameter.__reduce_ex__`` ("Parameter"):
+    ``(_rebuild_tensor, (storage, byte offset, shape, byte strides, dtype name, requires_grad,
+    device, kind))``; ``(fallback, minigrad.tensor._storage_args(t))`` (a contiguous copy of
+    ``t`` alone) when ``t``'s root is not one block of memory."""
+    from .storage_accounting import root_of
+    from .tensor import _storage_args
+    arr = t._data
+    root = root_of(arr)
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return (fallback, _storage_args(t))
+    offset = (int(arr.__array_interface__["data"][0])
+              - int(root.__array_interface__["data"][0])) if arr.size else 0
+    return (_rebuild_tensor, (_storage_of(root), offset, tuple(arr.shape), tuple(arr.strides),
+                              t.dtype.name, t._requires_grad, str(t._device), kind))
+
+
+def _rebuild_storage(data, shape, dtype_name):
+    """Unpickles a storage: a fresh, writable array owning its memory."""
+    return np.frombuffer(data, dtype=_dt.as_dtype(dtype_name).np).reshape(shape).copy()
+
+
+def _rebuild_tensor(root, offset, shape, strides, dtype_name, requires_grad, device,
+                    kind="Tensor"):
+    """Unpickles a Tensor (``kind`` "Tensor") or Parameter (``kind`` "Parameter") on the
+    storage ``root`` (PyTorch's ``_rebuild_tensor_v2``): the root itself when the tensor is all
+    of it, laid out as it is; else a NumPy view into it at ``offset`` with ``strides`` (bytes)."""
+    from .devices import restore_device, track_storage
+    from .tensor import Tensor
+    dtype = _dt.as_dtype(dtype_name)
+    if (offset == 0 and root.dtype == dtype.np and root.shape == tuple(shape)
+            and root.strides == tuple(strides)):
+        arr = root
+    else:
+        arr = np.ndarray(shape, dtype=dtype.np, buffer=root, offset=offset, strides=strides)
+    if kind == "Parameter":
+        from .nn.parameter import Parameter
+        t = Parameter._make(arr, dtype, requires_grad)
+    else:
+        t = Tensor._make(arr, dtype)
+        t._requires_grad = requires_grad
+    t._vc = [1]                 # PyTorch's rebuild sets the storage in place: version 1
+    dev = restore_device(device, root)
+    if dev is not t._device:
+        t._device = dev
+        track_storage(t)
+    return t

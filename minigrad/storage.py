@@ -52,6 +52,24 @@ class UntypedStorage:
         """Address of the storage's first byte."""
         return _address(self._array)
 
+    def cpu(self) -> "UntypedStorage":
+        """This storage on the cpu (``UntypedStorage.cpu``); the bytes are not copied here (a
+        callable ``map_location`` in ``minigrad.load`` returns it to pick the device)."""
+        from .devices import CPU
+        return self if self.device == CPU else UntypedStorage(self._array, CPU)
+
+    def cuda(self, device=None, non_blocking=False) -> "UntypedStorage":
+        """This storage on a cuda device (``UntypedStorage.cuda``; ``device`` an index, string
+        or device, default the current one); the bytes are not copied (as ``cpu``)."""
+        from .devices import as_device
+        if device is None:
+            dev = as_device("cuda")
+        elif isinstance(device, int):
+            dev = as_device(f"cuda:{device}")
+        else:
+            dev = as_device(device)
+        return UntypedStorage(self._array, dev)
+
     def __repr__(self):
         return f"UntypedStorage(nbytes={self.nbytes()}, device={self.device})"
 

@@ -531,10 +531,12 @@ class Tensor(TensorOpsMixin, StorageMixin):
     __str__ = __repr__
 
     def __reduce_ex__(self, proto):
-        """Mirrors ``torch.Tensor.__reduce_ex__``: the storage travels as raw bytes with its
-        shape (no NumPy global in the pickle, so ``load(weights_only=True)``, which refuses
-        NumPy objects as PyTorch does, reads it)."""
-        return (_rebuild, _storage_args(self))
+        """Mirrors ``torch.Tensor.__reduce_ex__``: the storage travels as raw bytes, once per
+        pickle for all tensors on it, and the tensor as its offset, shape and strides in it
+        (``minigrad.serialization.reduce_tensor``; no NumPy global in the pickle, so
+        ``load(weights_only=True)``, which refuses NumPy objects as PyTorch does, reads it)."""
+        from .serialization import reduce_tensor
+        return reduce_tensor(self, "Tensor", _rebuild)
 
     def __deepcopy__(self, memo):
         """Mirrors ``torch.Tensor.__deepcopy__``."""

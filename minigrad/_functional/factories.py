@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 
+from .. import devices as _devices
 from .. import dtypes as _dt
+from ..devices import _default
 from ..dispatch import dispatch
 from ..ops import factory as _k
 from ..tensor import Tensor
@@ -66,8 +68,12 @@ def _into_out(op_name, args, kwargs, out):
 def _dispatched(op_name, kernel):
     """The torch-level function of factory op ``op_name``: same signature and docstring as the
     kernel, one ``dispatch`` call (and, with ``out=``, the writes into it)."""
+    default = op_name in _devices.DEVICE_CONSTRUCTORS
+
     @functools.wraps(kernel)
     def factory(*args, **kwargs):
+        if default and _default.current is not None and kwargs.get("device") is None:
+            kwargs["device"] = _default.current        # set_default_device / with device()
         if op_name in _OUT_FACTORIES and kwargs.get("out") is not None:
             return _into_out(op_name, args, kwargs, kwargs.pop("out"))
         return dispatch(op_name, *args, **kwargs)
@@ -85,8 +91,12 @@ def _sized(op_name, kernel):
         TypeError: ``size`` given both ways ("zeros() got multiple values for argument
             'size'").
     """
+    default = op_name in _devices.DEVICE_CONSTRUCTORS
+
     @functools.wraps(kernel)
     def factory(*args, **kwargs):
+        if default and _default.current is not None and kwargs.get("device") is None:
+            kwargs["device"] = _default.current        # set_default_device / with device()
         if "size" in kwargs:
             if args:
                 raise TypeError(f"{op_name}() got multiple values for argument 'size'")
@@ -221,6 +231,8 @@ def as_tensor(data, dtype=None, device=None):
     """
     if dtype is not None:
         dtype = _dt.dtype_arg(dtype, "as_tensor")
+    if device is None:
+        device = _default.current              # set_default_device / with device()
     converted = _from_torch(data)
     if converted is not None:
         data = converted

@@ -62,8 +62,9 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto):
         """Mirrors ``torch.nn.Parameter.__reduce_ex__``: storage as raw bytes (see
-        ``Tensor.__reduce_ex__``)."""
-        return (_rebuild_parameter, _storage_args(self))
+        ``Tensor.__reduce_ex__``: views of a parameter keep sharing its storage)."""
+        from ..serialization import reduce_tensor
+        return reduce_tensor(self, "Parameter", _rebuild_parameter)
 
 
 _UNINIT_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error "
