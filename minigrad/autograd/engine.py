@@ -184,15 +184,21 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
             stack.append(n)
     while stack:
         n = stack.pop()
-        for nx, _ in n.next_functions:
-            if nx is None:
-                continue
-            d = deps.get(nx)
-            if d is None:           # reached for the first time: visit its inputs (once)
-                deps[nx] = 1
-                stack.append(nx)
-            else:
-                deps[nx] = d + 1
+        while n is not None:
+            nn = None       # a first-reached input visited next without the stack (a chain's)
+            for nx, _ in n.next_functions:
+                if nx is None:
+                    continue
+                d = deps.get(nx)
+                if d is None:           # reached for the first time: visit its inputs (once)
+                    deps[nx] = 1
+                    if nn is None:
+                        nn = nx
+                    else:
+                        stack.append(nx)
+                else:
+                    deps[nx] = d + 1
+            n = nn
     # capture targets: (node, output_nr) -> input index
     targets = {}
     needed = None
