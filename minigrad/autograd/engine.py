@@ -33,6 +33,10 @@ __all__ = ["backward", "grad"]
 # range of the node's own backward formula (False) and returns the callable that closes it.
 _profile_hook = None
 
+# The loop's fast path for a plain node (see ``_execute``); tests switch it off to check that the
+# general path gives the same results.
+_FAST_PATH = True
+
 
 class _TaskState(threading.local):
     """The backward running in this thread (PyTorch's current ``GraphTask``): its id (-1 outside
@@ -207,7 +211,8 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
             targets[_key_of(t)] = i
         needed = _needed_nodes(deps, {n for n, _ in targets})
     captured = [None] * len(inputs)
-    plain = not inputs      # no gradient to capture, no node to skip: the loop's fast path may run
+    # no gradient to capture, no node to skip: the loop's fast path may run
+    plain = not inputs and _FAST_PATH
     buffers = {}
     gs = _grad_state
     prev = gs.enabled
@@ -248,17 +253,19 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
             close = _profile_hook and _profile_hook(node, True)
             try:
                 if plain and close is None and type(node) is not AccumulateGrad and \
-                        len(buf) == 1 and node._edge_args is None and not _ANOMALY[0] and \
+                        len(buf) == 1 and buf[0] is not None and not _ANOMALY[0] and \
                         not (node._pre_hooks or node._retain_grad_hooks or node._hooks):
                     # the common case: a one-output node without hooks, no ``inputs``, no
-                    # profiler, no anomaly mode; what ``_call_node`` does then, inline
+                    # profiler, no anomaly mode, a gradient present: what ``_call_node`` does
+                    # then, inline
                     try:
                         in_grads = node._function.backward(node, buf[0])
                     finally:
                         if not retain_graph and node._saved is not None:
                             node._release()
-                    if type(in_grads) is not tuple or len(in_grads) != len(node.next_functions):
-                        in_grads = _match_arity(node, in_grads)
+                    if type(in_grads) is not tuple or node._edge_args is not None or \
+                            len(in_grads) != len(node.next_functions):
+                        in_grads = _edge_grads(node, in_grads)
                 else:
                     is_acc = type(node) is AccumulateGrad
                     if targets:
@@ -436,13 +443,7 @@ def _call_node(node, buf, retain_graph):
             close()
         if not retain_graph and node._saved is not None:
             node._release()
-    res = _match_arity(node, res)
-    idx = node._edge_args
-    if idx is not None:
-        picked = []          # a loop, not a list comprehension: cheaper in CPython 3.11
-        for i in idx:
-            picked.append(res[i])
-        res = tuple(picked)
+    res = _edge_grads(node, res)
     if _ANOMALY[0] and _ANOMALY[1]:
         try:
             _check_nan(node, res)       # PyTorch checks before the node's post-hooks
@@ -462,10 +463,11 @@ def _call_node(node, buf, retain_graph):
     return res
 
 
-def _match_arity(node, res):
-    """``res`` (what ``node``'s backward returned) as a tuple of one gradient per forward
-    argument: a lone gradient is wrapped, surplus trailing Nones dropped, and missing trailing
-    ones of a built-in op added.
+def _edge_grads(node, res):
+    """``res`` (what ``node``'s backward returned: one gradient per forward argument) as one
+    gradient per ``next_functions`` entry: a lone gradient is wrapped, surplus trailing Nones
+    dropped, missing trailing ones of a built-in op added, and the gradients of arguments
+    without an edge (dims, integer tensors: ``node._edge_args``) left out.
 
     Raises:
         RuntimeError: "function XBackward returned an incorrect number of gradients ...".
@@ -486,6 +488,11 @@ def _match_arity(node, res):
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {n_in}, got {len(res)})")
+    if idx is not None:
+        picked = []          # a loop, not a list comprehension: cheaper in CPython 3.11
+        for i in idx:
+            picked.append(res[i])
+        res = tuple(picked)
     return res
 
 
