@@ -33,6 +33,10 @@ __all__ = ["backward", "grad"]
 # range of the node's own backward formula (False) and returns the callable that closes it.
 _profile_hook = None
 
+# The loop's fast path for a plain node (see ``_execute``); tests switch it off to check that the
+# general path gives the same results.
+_FAST_PATH = True
+
 
 class _TaskState(threading.local):
     """The backward running in this thread (PyTorch's current ``GraphTask``): its id (-1 outside
@@ -177,32 +181,38 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     roots = [_root_edge(t, i) for i, t in enumerate(outs)]
     # 1. discover the graph and count dependencies (iterative DFS)
     deps = {}       # node -> how many edges lead to it; a node is in it once reached
-    seen = set()    # the root nodes
     stack = []
     for n, _ in roots:
-        if n is not None and n not in seen:
-            seen.add(n)
+        if n is not None and n not in deps:
+            deps[n] = 0     # a root: counted from 0, and visited once (it is on the stack)
             stack.append(n)
     while stack:
         n = stack.pop()
-        for nx, _ in n.next_functions:
-            if nx is None:
-                continue
-            d = deps.get(nx)
-            if d is None:           # reached for the first time: visit its inputs (once)
-                deps[nx] = 1
-                if nx not in seen:
-                    stack.append(nx)
-            else:
-                deps[nx] = d + 1
+        while n is not None:
+            nn = None       # a first-reached input visited next without the stack (a chain's)
+            for nx, _ in n.next_functions:
+                if nx is None:
+                    continue
+                d = deps.get(nx)
+                if d is None:           # reached for the first time: visit its inputs (once)
+                    deps[nx] = 1
+                    if nn is None:
+                        nn = nx
+                    else:
+                        stack.append(nx)
+                else:
+                    deps[nx] = d + 1
+            n = nn
     # capture targets: (node, output_nr) -> input index
     targets = {}
     needed = None
     if inputs:
         for i, t in enumerate(inputs):
             targets[_key_of(t)] = i
-        needed = _needed_nodes(seen.union(deps), {n for n, _ in targets})
+        needed = _needed_nodes(deps, {n for n, _ in targets})
     captured = [None] * len(inputs)
+    # no gradient to capture, no node to skip: the loop's fast path may run
+    plain = not inputs and _FAST_PATH
     buffers = {}
     gs = _grad_state
     prev = gs.enabled
@@ -242,32 +252,48 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
             # read when no profiler records)
             close = _profile_hook and _profile_hook(node, True)
             try:
-                is_acc = type(node) is AccumulateGrad
-                if targets:
-                    # tensor hooks run before a gradient is captured (as PyTorch's engine does)
+                if plain and close is None and type(node) is not AccumulateGrad and \
+                        len(buf) == 1 and buf[0] is not None and not _ANOMALY[0] and \
+                        not (node._pre_hooks or node._retain_grad_hooks or node._hooks):
+                    # the common case: a one-output node without hooks, no ``inputs``, no
+                    # profiler, no anomaly mode, a gradient present: what ``_call_node`` does
+                    # then, inline
+                    try:
+                        in_grads = node._function.backward(node, buf[0])
+                    finally:
+                        if not retain_graph and node._saved is not None:
+                            node._release()
+                    if type(in_grads) is not tuple or node._edge_args is not None or \
+                            len(in_grads) != len(node.next_functions):
+                        in_grads = _edge_grads(node, in_grads)
+                else:
+                    is_acc = type(node) is AccumulateGrad
+                    if targets:
+                        # tensor hooks run before a gradient is captured (as PyTorch's engine)
+                        if is_acc:
+                            v = node.variable
+                            if capture and v._hooks and buf[0] is not None:
+                                buf[0] = _run_tensor_hooks(v._hooks, buf[0])
+                        elif node._pre_hooks or node._retain_grad_hooks:
+                            buf = _tensor_pre_hooks(node, buf)
+                        for nr, g in enumerate(buf):
+                            k = (node, nr)
+                            if k in targets and g is not None:
+                                idx = targets[k]
+                                captured[idx] = g if captured[idx] is None else \
+                                    dispatch("add", captured[idx], g)
                     if is_acc:
-                        v = node.variable
-                        if capture and v._hooks and buf[0] is not None:
-                            buf[0] = _run_tensor_hooks(v._hooks, buf[0])
-                    elif node._pre_hooks or node._retain_grad_hooks:
+                        g = buf[0]
+                        buf = None
+                        if g is not None and not capture and \
+                                (not inputs or (node, 0) in targets) and \
+                                node.variable._requires_grad:   # PyTorch skips a leaf turned off
+                            _accumulate_leaf(node.variable, g, create_graph, node)
+                        g = None
+                        continue
+                    if not targets and (node._pre_hooks or node._retain_grad_hooks):
                         buf = _tensor_pre_hooks(node, buf)
-                    for nr, g in enumerate(buf):
-                        k = (node, nr)
-                        if k in targets and g is not None:
-                            idx = targets[k]
-                            captured[idx] = g if captured[idx] is None else \
-                                dispatch("add", captured[idx], g)
-                if is_acc:
-                    g = buf[0]
-                    buf = None
-                    if g is not None and not capture and (not inputs or (node, 0) in targets) \
-                            and node.variable._requires_grad:   # PyTorch skips a leaf turned off
-                        _accumulate_leaf(node.variable, g, create_graph, node)
-                    g = None
-                    continue
-                if not targets and (node._pre_hooks or node._retain_grad_hooks):
-                    buf = _tensor_pre_hooks(node, buf)
-                in_grads = _call_node(node, buf, retain_graph)
+                    in_grads = _call_node(node, buf, retain_graph)
                 metas = node._input_meta
                 i = -1
                 for nx, nr in node.next_functions:
@@ -283,9 +309,14 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                         b = buffers.get(nx)
                         if b is None:
                             nout = nx._num_outputs
-                            b = buffers[nx] = [None] * (nout if nout > nr else nr + 1)
-                        old = b[nr]
-                        b[nr] = g if old is None else dispatch("add", old, g)
+                            if nout == 1 and nr == 0:     # (most nodes) the buffer built whole
+                                buffers[nx] = [g]
+                            else:
+                                b = buffers[nx] = [None] * (nout if nout > nr else nr + 1)
+                                b[nr] = g
+                        else:
+                            old = b[nr]
+                            b[nr] = g if old is None else dispatch("add", old, g)
                     d = deps[nx] - 1
                     deps[nx] = d
                     if d == 0:
@@ -307,7 +338,8 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
 
 
 def _needed_nodes(seen, target_nodes):
-    """The nodes from which some target node can be reached (PyTorch's ``exec_info``)."""
+    """The nodes (of ``seen``, every node reached) from which some target node can be
+    reached (PyTorch's ``exec_info``)."""
     parents = {}
     for n in seen:
         for nx, _ in n.next_functions:
@@ -411,27 +443,7 @@ def _call_node(node, buf, retain_graph):
             close()
         if not retain_graph and node._saved is not None:
             node._release()
-    if type(res) is not tuple:
-        res = (res,)
-    idx = node._edge_args
-    n_in = len(node.next_functions) if idx is None else node._n_args
-    if len(res) != n_in:
-        if len(res) > n_in and all(r is None for r in res[n_in:]):
-            res = res[:n_in]
-        elif len(res) < n_in and fn.__module__.startswith("minigrad.") and \
-                (idx is not None or
-                 all(nx is None for nx, _ in node.next_functions[len(res):])):
-            # built-in ops may omit trailing Nones for non-tensor arguments; user Functions
-            # must return one gradient per forward input, as in PyTorch
-            res = res + (None,) * (n_in - len(res))
-        else:
-            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                               f"(expected {n_in}, got {len(res)})")
-    if idx is not None:
-        picked = []          # a loop, not a list comprehension: cheaper in CPython 3.11
-        for i in idx:
-            picked.append(res[i])
-        res = tuple(picked)
+    res = _edge_grads(node, res)
     if _ANOMALY[0] and _ANOMALY[1]:
         try:
             _check_nan(node, res)       # PyTorch checks before the node's post-hooks
@@ -448,6 +460,39 @@ def _call_node(node, buf, retain_graph):
                                        f"incorrect number of values (got {len(r)}, but "
                                        f"expected {len(res)})")
                 res = r
+    return res
+
+
+def _edge_grads(node, res):
+    """``res`` (what ``node``'s backward returned: one gradient per forward argument) as one
+    gradient per ``next_functions`` entry: a lone gradient is wrapped, surplus trailing Nones
+    dropped, missing trailing ones of a built-in op added, and the gradients of arguments
+    without an edge (dims, integer tensors: ``node._edge_args``) left out.
+
+    Raises:
+        RuntimeError: "function XBackward returned an incorrect number of gradients ...".
+    """
+    if type(res) is not tuple:
+        res = (res,)
+    idx = node._edge_args
+    n_in = len(node.next_functions) if idx is None else node._n_args
+    if len(res) != n_in:
+        if len(res) > n_in and all(r is None for r in res[n_in:]):
+            res = res[:n_in]
+        elif len(res) < n_in and node._function.__module__.startswith("minigrad.") and \
+                (idx is not None or
+                 all(nx is None for nx, _ in node.next_functions[len(res):])):
+            # built-in ops may omit trailing Nones for non-tensor arguments; user Functions
+            # must return one gradient per forward input, as in PyTorch
+            res = res + (None,) * (n_in - len(res))
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {n_in}, got {len(res)})")
+    if idx is not None:
+        picked = []          # a loop, not a list comprehension: cheaper in CPython 3.11
+        for i in idx:
+            picked.append(res[i])
+        res = tuple(picked)
     return res
 
 
