@@ -95,6 +95,11 @@ class Relu(Kernel):
             return np.maximum(_zeros_for(d), d)
         return _select_or_zero(_sign_test(d, strict=True), d, drop=True)
 
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return dispatch("threshold_backward", grad, out, 0)
+
 
 def _zeros_for(d):
     """The zero ``relu`` takes the maximum with: a 0-d zero, or for a C-contiguous ``d`` with
@@ -105,11 +110,6 @@ def _zeros_for(d):
     if d.ndim and d.shape[-1] >= 16 and d.flags.c_contiguous:
         return np.zeros(d.shape[-1], d.dtype)
     return np.zeros((), d.dtype)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
-        return dispatch("threshold_backward", grad, out, 0)
 
 
 def _check_output(grad_output, output, op=None):
