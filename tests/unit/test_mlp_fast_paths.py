@@ -10,6 +10,8 @@
   input's gradient), with and without ignored targets;
 - ``expand`` of a contiguous array (``np.ndarray`` over its buffer) against ``as_strided``;
 - the bit-mask selections of ``relu`` / ``threshold_backward`` against torch, specials included;
+- ``relu``'s zero row (fp32/fp64/int rows of 16+) against the 0-d zero of its general path, and
+  its 16-bit ``x < 0`` test on the bits against the float comparison on every bit pattern;
 - ``_log_softmax_backward_data``'s fma with ``dtype=float64`` against float64 copies;
 - ``addmm`` without a mode (no dispatched ``expand`` of its input) against ``addmm`` under one.
 """
@@ -179,6 +181,55 @@ def test_relu_and_threshold_backward_bits_match_torch(dtype):
     out = mg.dispatch.dispatch("threshold_backward", from_torch(gr[:28].reshape(7, 4)),
                                from_torch(col), 0.0)
     assert _bits(out._data) == _bits(from_torch(ref)._data)
+
+
+@pytest.mark.parametrize("npd", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("shape, layout", [((5009,), "C"), ((3, 17), "C"), ((4, 16), "C"),
+                                           ((2, 3, 40), "C"), ((6, 15), "C"), ((40, 20), "F"),
+                                           ((20, 40), "strided"), ((), "C"), ((0, 32), "C")])
+def test_relu_zero_row_same_bits_as_zero_scalar(npd, shape, layout):
+    """``relu``'s kernel (a zero row broadcast over a C-contiguous input with rows of 16 or
+    more) gives what ``np.maximum`` against a 0-d zero gives: the same bits (NaN payloads of
+    both signs, +-0.0, +-inf, subnormals at every position of a row, so the vectorised loop's
+    body and tail both see them), dtype, shape and strides."""
+    from minigrad.ops.activation import Relu
+    rng = np.random.default_rng(5)
+    n = int(np.prod(shape))
+    full = n * (2 if layout == "strided" else 1)
+    if np.dtype(npd).kind == "f":
+        bits = np.uint64 if np.dtype(npd).itemsize == 8 else np.uint32
+        v = (rng.standard_normal(full) * 3).astype(npd)
+        f = np.finfo(npd)
+        special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, f.tiny / 4,
+                            -f.tiny / 4, f.max, -f.max], npd)
+        special = np.concatenate([special, (special[:2].view(bits) | bits(5)).view(npd)])
+        v[rng.integers(0, full, size=full // 3)] = rng.choice(special, size=full // 3)
+    else:
+        v = rng.integers(-1000, 1000, size=full).astype(npd)
+    if layout == "strided":
+        d = v.reshape(shape[0], -1)[:, ::2]
+    elif layout == "F":
+        d = v.reshape(shape[::-1]).T
+    else:
+        d = v.reshape(shape)
+    got = Relu.kernel(None, d)
+    want = np.maximum(np.zeros((), d.dtype), d)
+    assert got.dtype == want.dtype and got.shape == want.shape and got.strides == want.strides
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("npd", [np.float16, "bfloat16"])
+def test_16bit_negative_test_on_bits_is_the_float_comparison(npd):
+    """``activation._sign_test(d, strict=True)`` (one wrapping subtract and one comparison of
+    the bits) is ``d < 0`` compared as floats, on every 16-bit pattern (NaNs and -0.0
+    included), contiguous and not."""
+    from minigrad.ops.activation import _sign_test
+    dt = mg.bfloat16.np if npd == "bfloat16" else np.dtype(npd)
+    d = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(dt)
+    want = d.astype(np.float32) < 0
+    assert np.array_equal(_sign_test(d, strict=True), want)
+    assert np.array_equal(_sign_test(d.reshape(256, 256).T, strict=True),
+                          want.reshape(256, 256).T)
 
 
 @pytest.mark.parametrize("shape", [(32, 10), (5, 3), (7,), (), (4, 0), (3, 17)])
