@@ -76,6 +76,14 @@ def register_op(name: str, fn=None):
     return deco if fn is None else deco(fn)
 
 
+def _unregister_op(name: str) -> None:
+    """Forget the op ``name`` in every table ``register_op`` filled (nothing if unknown): for
+    tests that register a throw-away op; a table left holding it would keep its closure (and
+    the tensors it holds) alive."""
+    for table in (_OPS, _CALL, _CALL2):
+        table.pop(name, None)
+
+
 def _check_new(name):
     if name in _OPS or name in _PACKETS:
         raise RuntimeError(f"an op named {name!r} is already registered; register each overload "

@@ -83,5 +83,4 @@ def test_the_rule_sees_a_new_op():
     try:
         assert name in set(D.registered_ops()) - covered() - set(EXEMPT)
     finally:
-        D._OPS.pop(name, None)
-        D._CALL.pop(name, None)
+        D._unregister_op(name)

@@ -300,8 +300,7 @@ def test_the_audit_catches_an_op_writing_a_tensor_it_was_not_given():
         with mode:
             dispatch("_test_bad_write_", p)
     finally:
-        _dispatch._OPS.pop("_test_bad_write_")
-        _dispatch._CALL.pop("_test_bad_write_")
+        _dispatch._unregister_op("_test_bad_write_")
     assert mode.errors == ["_test_bad_write_ changed q, which it was not given"]
 
 

@@ -135,8 +135,7 @@ def test_a_name_is_registered_once():
         with pytest.raises(RuntimeError, match="already registered"):
             D.register_op("div.Tensor", lambda x: x)
     finally:
-        D._OPS.pop(name, None)
-        D._CALL.pop(name, None)
+        D._unregister_op(name)
 
 
 def test_registered_names_are_torchs():
