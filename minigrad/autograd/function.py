@@ -460,15 +460,33 @@ def _connect2(ctx, a, b, ra, rb, out):
         _store_stack(ctx, _anomaly_parent())
     meta = (out._data.shape, out.dtype)
     same = ctx._function._fast_same_meta
-    if ra:      # a non-leaf's edge (the common case) here; a leaf's, as _connect finds it
-        fa = a._grad_fn if a._view is None else None
-        ea = (fa, a._output_nr) if fa is not None else _leaf_edge(a)
+    # each edge as _connect finds it: a non-leaf's grad_fn, a leaf's live accumulator (read
+    # here: a call less per leaf operand), else _edge
+    if ra:
+        if a._view is None:
+            fa = a._grad_fn
+            if fa is None:
+                ref = a._grad_accumulator
+                fa = None if ref is None else ref()
+                ea = (fa, 0) if fa is not None else _edge(a)
+            else:
+                ea = (fa, a._output_nr)
+        else:
+            ea = _edge(a)
         ma = meta if same else (a._data.shape, a.dtype)
     else:
         ea, ma = (None, 0), None
     if rb:
-        fb = b._grad_fn if b._view is None else None
-        eb = (fb, b._output_nr) if fb is not None else _leaf_edge(b)
+        if b._view is None:
+            fb = b._grad_fn
+            if fb is None:
+                ref = b._grad_accumulator
+                fb = None if ref is None else ref()
+                eb = (fb, 0) if fb is not None else _edge(b)
+            else:
+                eb = (fb, b._output_nr)
+        else:
+            eb = _edge(b)
         mb = meta if same else (b._data.shape, b.dtype)
     else:
         eb, mb = (None, 0), None
@@ -486,17 +504,6 @@ def _connect2(ctx, a, b, ra, rb, out):
         if _HOOKS_ACTIVE[0]:
             _pack_pending(ctx, (out,), (a, b))
     return out
-
-
-def _leaf_edge(t):
-    """The edge of ``t`` when it has no ``_grad_fn`` of its own (a leaf, or a view): its live
-    ``AccumulateGrad`` if any, else ``_edge(t)``."""
-    if t._view is None:
-        ref = t._grad_accumulator
-        acc = None if ref is None else ref()
-        if acc is not None:
-            return (acc, 0)
-    return _edge(t)
 
 
 def _connect(ctx, args, needs, out):

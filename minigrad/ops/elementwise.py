@@ -55,9 +55,11 @@ class Add(Kernel):
         if len(args) != 2:
             return None
         input, other = args
-        if type(input) is not Tensor or input.dtype.opmath is not input.dtype:
+        if type(input) is not Tensor:
             return None
         dt = input.dtype
+        if dt.opmath is not dt:
+            return None
         a = input._data
         if type(other) is Tensor:
             if dt is not other.dtype or a.shape != other._data.shape:
