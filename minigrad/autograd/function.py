@@ -248,7 +248,8 @@ class Function(metaclass=_FunctionMeta):
     # first when there are no keyword arguments. ``args`` is ``apply``'s tuple of positional
     # arguments; ``ctx`` is the node to fill as ``forward`` would (attributes, saved tensors), or
     # None when no node is recorded (grad mode off, or no input requires grad). It returns the
-    # output Tensor, or None, having touched nothing, for the general path (``forward``). It may
+    # output, a fresh Tensor from ``Tensor._make`` (which ``_connect2`` relies on), or None,
+    # having touched nothing, for the general path (``forward``). It may
     # run NumPy code and ``Tensor._make`` only (no dispatched op): ``apply`` runs it without
     # switching grad mode off. Each one is tested against the general path (bit for bit, same
     # node): ``tests/unit/test_op_fast_paths.py``.
@@ -377,7 +378,9 @@ class Function(metaclass=_FunctionMeta):
                 else:
                     ctx = _new(cls._node_cls)
                     ctx._saved = None
-                    ctx.needs_input_grad = (ra, rb)
+                    # (constant tuples: no tuple built per op)
+                    ctx.needs_input_grad = (True, True) if ra and rb else \
+                        (True, False) if ra else (False, True)
                     out = fast(ctx, (a, b))
                     if out is not None:
                         if _INFERENCE_SEEN[0] and ctx._saved:
@@ -449,9 +452,9 @@ def _has_edge(cls, i, a):
 def _connect2(ctx, a, b, ra, rb, out):
     """``_connect(ctx, (a, b), (ra, rb), out)`` for ``Function._apply2``: the same node, built
     without the generic loop, in the common case (each operand a floating Tensor or needing
-    grad, one fresh floating output); any other case goes to ``_connect``."""
-    if type(out) is not Tensor or out._requires_grad or not out.dtype.is_floating_point or \
-            ctx._non_diff is not None or \
+    grad, a floating output); any other case goes to ``_connect``. ``out`` is what a fast path
+    returns: a fresh Tensor (no history, no ``mark_non_differentiable``)."""
+    if not out.dtype.is_floating_point or \
             not (ra or (type(a) is Tensor and a.dtype.is_floating_point)) or \
             not (rb or (type(b) is Tensor and b.dtype.is_floating_point)):
         return _connect(ctx, (a, b), (ra, rb), out)
