@@ -326,7 +326,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     d = deps[nx] - 1
                     deps[nx] = d
                     if d == 0:
-                        if nx not in buffers:
+                        if g is None and nx not in buffers:    # (a gradient sent: it is)
                             _drop_unreached(nx, deps, buffers, heap, retain_graph)
                         elif nxt is None and not heap:
                             nxt = nx
