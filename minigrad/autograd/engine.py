@@ -20,7 +20,7 @@ import weakref
 import numpy as np
 
 from ..devices import depth as _device_depth
-from ..dispatch import dispatch
+from ..dispatch import dispatch, dispatch2
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _check_nan, _print_stack
 from .function import AccumulateGrad, _edge
@@ -193,15 +193,14 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
             for nx, _ in n.next_functions:
                 if nx is None:
                     continue
-                d = deps.get(nx)
-                if d is None:           # reached for the first time: visit its inputs (once)
+                if nx in deps:
+                    deps[nx] += 1
+                else:                   # reached for the first time: visit its inputs (once)
                     deps[nx] = 1
                     if nn is None:
                         nn = nx
                     else:
                         stack.append(nx)
-                else:
-                    deps[nx] = d + 1
             n = nn
     # capture targets: (node, output_nr) -> input index
     targets = {}
@@ -295,6 +294,9 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                         buf = _tensor_pre_hooks(node, buf)
                     in_grads = _call_node(node, buf, retain_graph)
                 metas = node._input_meta
+                # the gradient last found to fit ``ok_meta`` as it is: add's ``(grad, grad)``
+                # (one gradient object, one metadata object) is checked once
+                ok = ok_meta = None
                 i = -1
                 for nx, nr in node.next_functions:
                     i += 1
@@ -303,11 +305,14 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     g = in_grads[i]
                     if g is not None:
                         meta = metas[i]
-                        if type(g) is not Tensor or g._data.shape != meta[0] or \
-                                g.dtype is not meta[1]:
-                            g = _validate(node, i, g, meta)
-                        b = buffers.get(nx)
-                        if b is None:
+                        if g is not ok or meta is not ok_meta:
+                            if type(g) is not Tensor or g._data.shape != meta[0] or \
+                                    g.dtype is not meta[1]:
+                                g = _validate(node, i, g, meta)
+                            else:
+                                ok, ok_meta = g, meta
+                        # (``in`` and ``[]`` rather than ``dict.get``: no method call)
+                        if nx not in buffers:
                             nout = nx._num_outputs
                             if nout == 1 and nr == 0:     # (most nodes) the buffer built whole
                                 buffers[nx] = [g]
@@ -315,18 +320,20 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                                 b = buffers[nx] = [None] * (nout if nout > nr else nr + 1)
                                 b[nr] = g
                         else:
+                            b = buffers[nx]
                             old = b[nr]
-                            b[nr] = g if old is None else dispatch("add", old, g)
+                            b[nr] = g if old is None else dispatch2("add", old, g)
                     d = deps[nx] - 1
                     deps[nx] = d
                     if d == 0:
-                        if nx not in buffers:
+                        if g is None and nx not in buffers:    # (a gradient sent: it is)
                             _drop_unreached(nx, deps, buffers, heap, retain_graph)
                         elif nxt is None and not heap:
                             nxt = nx
                         else:
                             push(heap, (-nx._seq, id(nx), nx))
-                in_grads = g = b = None   # drop references, so _accumulate_leaf sees sole ownership
+                # drop references, so _accumulate_leaf sees sole ownership
+                in_grads = g = b = ok = None
             finally:
                 if close is not None:
                     close()

@@ -248,7 +248,8 @@ class Function(metaclass=_FunctionMeta):
     # first when there are no keyword arguments. ``args`` is ``apply``'s tuple of positional
     # arguments; ``ctx`` is the node to fill as ``forward`` would (attributes, saved tensors), or
     # None when no node is recorded (grad mode off, or no input requires grad). It returns the
-    # output Tensor, or None, having touched nothing, for the general path (``forward``). It may
+    # output, a fresh Tensor from ``Tensor._make`` (which ``_connect2`` relies on), or None,
+    # having touched nothing, for the general path (``forward``). It may
     # run NumPy code and ``Tensor._make`` only (no dispatched op): ``apply`` runs it without
     # switching grad mode off. Each one is tested against the general path (bit for bit, same
     # node): ``tests/unit/test_op_fast_paths.py``.
@@ -377,7 +378,9 @@ class Function(metaclass=_FunctionMeta):
                 else:
                     ctx = _new(cls._node_cls)
                     ctx._saved = None
-                    ctx.needs_input_grad = (ra, rb)
+                    # (constant tuples: no tuple built per op)
+                    ctx.needs_input_grad = (True, True) if ra and rb else \
+                        (True, False) if ra else (False, True)
                     out = fast(ctx, (a, b))
                     if out is not None:
                         if _INFERENCE_SEEN[0] and ctx._saved:
@@ -449,9 +452,9 @@ def _has_edge(cls, i, a):
 def _connect2(ctx, a, b, ra, rb, out):
     """``_connect(ctx, (a, b), (ra, rb), out)`` for ``Function._apply2``: the same node, built
     without the generic loop, in the common case (each operand a floating Tensor or needing
-    grad, one fresh floating output); any other case goes to ``_connect``."""
-    if type(out) is not Tensor or out._requires_grad or not out.dtype.is_floating_point or \
-            ctx._non_diff is not None or \
+    grad, a floating output); any other case goes to ``_connect``. ``out`` is what a fast path
+    returns: a fresh Tensor (no history, no ``mark_non_differentiable``)."""
+    if not out.dtype.is_floating_point or \
             not (ra or (type(a) is Tensor and a.dtype.is_floating_point)) or \
             not (rb or (type(b) is Tensor and b.dtype.is_floating_point)):
         return _connect(ctx, (a, b), (ra, rb), out)
@@ -460,15 +463,33 @@ def _connect2(ctx, a, b, ra, rb, out):
         _store_stack(ctx, _anomaly_parent())
     meta = (out._data.shape, out.dtype)
     same = ctx._function._fast_same_meta
-    if ra:      # a non-leaf's edge (the common case) here; a leaf's, as _connect finds it
-        fa = a._grad_fn if a._view is None else None
-        ea = (fa, a._output_nr) if fa is not None else _leaf_edge(a)
+    # each edge as _connect finds it: a non-leaf's grad_fn, a leaf's live accumulator (read
+    # here: a call less per leaf operand), else _edge
+    if ra:
+        if a._view is None:
+            fa = a._grad_fn
+            if fa is None:
+                ref = a._grad_accumulator
+                fa = None if ref is None else ref()
+                ea = (fa, 0) if fa is not None else _edge(a)
+            else:
+                ea = (fa, a._output_nr)
+        else:
+            ea = _edge(a)
         ma = meta if same else (a._data.shape, a.dtype)
     else:
         ea, ma = (None, 0), None
     if rb:
-        fb = b._grad_fn if b._view is None else None
-        eb = (fb, b._output_nr) if fb is not None else _leaf_edge(b)
+        if b._view is None:
+            fb = b._grad_fn
+            if fb is None:
+                ref = b._grad_accumulator
+                fb = None if ref is None else ref()
+                eb = (fb, 0) if fb is not None else _edge(b)
+            else:
+                eb = (fb, b._output_nr)
+        else:
+            eb = _edge(b)
         mb = meta if same else (b._data.shape, b.dtype)
     else:
         eb, mb = (None, 0), None
@@ -486,17 +507,6 @@ def _connect2(ctx, a, b, ra, rb, out):
         if _HOOKS_ACTIVE[0]:
             _pack_pending(ctx, (out,), (a, b))
     return out
-
-
-def _leaf_edge(t):
-    """The edge of ``t`` when it has no ``_grad_fn`` of its own (a leaf, or a view): its live
-    ``AccumulateGrad`` if any, else ``_edge(t)``."""
-    if t._view is None:
-        ref = t._grad_accumulator
-        acc = None if ref is None else ref()
-        if acc is not None:
-            return (acc, 0)
-    return _edge(t)
 
 
 def _connect(ctx, args, needs, out):

@@ -54,6 +54,49 @@ def test_fast_path_agrees_with_the_general_path(op, i, grad, monkeypatch):
         assert np.array_equal(fg._data, sg._data, equal_nan=True)
 
 
+def _one_element_cases():
+    x = mg.tensor(VALS)
+    xt = mg.tensor(VALS.T.copy()).t()                       # column-major input
+    return [(x, mg.tensor(2.5).expand(2, 4)), (x, mg.tensor(np.nan).expand(2, 4)),
+            (xt, mg.tensor(-1e-40).expand(2, 4)), (x, x[1, 3].expand(2, 4)),   # a slice's view
+            (mg.tensor(1.5).expand(2, 4), mg.tensor(3e38).expand(2, 4)),        # both broadcast
+            (x.double(), mg.tensor(0.1, dtype=mg.float64).expand(2, 4)),
+            (x.to(mg.int32), mg.tensor(7, dtype=mg.int32).expand(2, 4)),
+            (x > 0, mg.tensor(True).expand(2, 4)), (mg.tensor(3.0), mg.tensor(2.0).expand(())),
+            (x, mg.tensor(2.5).expand(1, 4).expand(2, 4)), (x, mg.tensor(2.5).double().expand(2, 4))]
+
+
+@pytest.mark.parametrize("i", range(11))
+def test_add_of_a_one_element_view_agrees_with_the_general_path(i, monkeypatch):
+    """Add._fast adds a view of a 0-d array (what sum's backward sends) as the 0-d array: the
+    same bits, dtype, shape and strides as the general path (and as the full view)."""
+    a, b = _one_element_cases()[i]
+    f, _, _ = _run(Add, a, b, False, monkeypatch)
+    s, _, _ = _run(Add, a, b, False, monkeypatch, fast=False)
+    assert f.dtype is s.dtype and f._data.shape == s._data.shape
+    assert f._data.strides == s._data.strides == (a._data + b._data).strides
+    assert np.array_equal(f._data.reshape(-1).view(np.uint8), s._data.reshape(-1).view(np.uint8))
+
+
+def test_sum_backward_gradient_accumulates_with_the_same_bits(monkeypatch):
+    """A leaf used by every add of a chain gets sum's broadcast gradient 100 times: the engine's
+    buffer sums (Add._fast on a one-element view) give the general path's bits."""
+    def run(fast, monkeypatch):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(Add, "_fast", None)
+            a = mg.tensor(VALS[:, :3].copy() * 0 + 0.1, requires_grad=True)
+            b = mg.tensor(VALS[:, :3].copy() * 0 + 0.3, requires_grad=True)
+            x = a
+            for _ in range(100):
+                x = x + b
+            (x.sum() * 0.7).backward()
+            return b.grad
+    f, s = run(True, monkeypatch), run(False, monkeypatch)
+    assert f._data.strides == s._data.strides
+    assert np.array_equal(f._data.view(np.uint32), s._data.view(np.uint32))
+
+
 def test_a_mode_entered_mid_chain_sees_every_op():
     a = mg.randn(4, 4, requires_grad=True)
     b = mg.randn(4, 4)
