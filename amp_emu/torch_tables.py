@@ -136,7 +136,7 @@ UNTOUCHED_OPS = frozenset("""
     uniform_ normal_ bernoulli_ bernoulli multinomial
     tensor zeros ones full empty zeros_like ones_like full_like empty_like arange eye linspace randn
     rand randint randperm randn_like rand_like randint_like normal normal.float_float
-    tril_indices triu_indices
+    tril_indices triu_indices logspace
     threshold_backward tanh_backward sigmoid_backward gelu_backward silu_backward
     _softmax_backward_data _log_softmax_backward_data native_layer_norm_backward
     native_batch_norm_backward mse_loss_backward nll_loss_backward nll_loss_forward
