@@ -118,8 +118,8 @@ UNTOUCHED_OPS = frozenset("""
     reciprocal square sin cos tan tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu mish
     hardtanh hardsigmoid hardswish softplus softsign logsigmoid threshold erf erfinv floor ceil round
     trunc frac clamp clamp_min clamp_max clip maximum minimum fmax fmin where lerp addcmul addcdiv
-    atan2 hypot remainder fmod floor_divide eq ne lt le gt ge logical_not logical_and logical_or
-    logical_xor bitwise_not bitwise_and bitwise_or bitwise_xor bitwise_left_shift
+    atan2 hypot logaddexp logaddexp2 remainder fmod floor_divide eq ne lt le gt ge logical_not
+    logical_and logical_or logical_xor bitwise_not bitwise_and bitwise_or bitwise_xor bitwise_left_shift
     bitwise_right_shift bitwise_not_ bitwise_and_ bitwise_or_ bitwise_xor_ bitwise_left_shift_
     bitwise_right_shift_ isfinite isnan isinf nan_to_num sum mean var std var_mean std_mean prod
     cumsum cumprod max min amax amin argmax argmin all any norm logsumexp sum_to_size count_nonzero
