@@ -186,3 +186,44 @@ def test_logaddexp_tail_exact_body_within_two_ulp(fn, dt):
     np.testing.assert_array_equal(m[body:], t[body:])
     ulp = np.abs(m[:body].view(f"i{m.itemsize}") - t[:body].view(f"i{m.itemsize}"))
     assert ulp.max(initial=0) <= 2
+
+
+def test_share_memory_like_torch():
+    for L in (torch, mg):
+        x = L.arange(6.0).view(2, 3)
+        assert not x.is_shared()
+        assert x.share_memory_() is x and x.is_shared() and x.untyped_storage().is_shared()
+        assert x.storage_offset() == 0 and x.stride() == (3, 1) and x._version == 0
+        v = x[:, 1]
+        v[0] = 9
+        assert v.is_shared() and x.tolist() == [[0, 9, 2], [3, 4, 5]]
+        z = L.ones(3)[1:]
+        assert z.share_memory_().is_shared() and z.storage_offset() == 1
+        assert L.zeros(0).share_memory_().is_shared()
+        y = L.ones(2, requires_grad=True)
+        y.share_memory_()
+        (y * 2).sum().backward()
+        assert y.is_leaf and y.grad.tolist() == [2.0, 2.0]
+        m = L.nn.Linear(2, 2)
+        assert m.share_memory() is m and m.weight.is_shared() and m.bias.is_shared()
+        assert type(m.weight).__name__ == "Parameter"
+    assert mg.ones(1, device="cuda").is_shared()      # as torch's cuda tensors
+
+
+def _hogwild_step(model):
+    opt = mg.optim.SGD(model.parameters(), lr=0.5)
+    model(mg.ones(1, 2)).sum().backward()
+    opt.step()
+
+
+def test_share_memory_is_seen_by_a_forked_process():
+    # Hogwild (pytorch/examples mnist_hogwild): a child's optimizer step lands in the
+    # parent's parameters
+    import multiprocessing
+    model = mg.nn.Linear(2, 1).share_memory()
+    before = model.weight.detach().clone()
+    p = multiprocessing.get_context("fork").Process(target=_hogwild_step, args=(model,))
+    p.start()
+    p.join(timeout=60)
+    assert p.exitcode == 0
+    assert (model.weight.detach() - before).tolist() == [[-0.5, -0.5]]
