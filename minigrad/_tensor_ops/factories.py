@@ -175,14 +175,8 @@ class FactoriesMixin:
         return dispatch("zeros", tuple(int(v) for v in size), dtype=self.dtype, device=dev)
 
 
-# the C++ type names PyTorch's TensorOptions printing uses (typeid's, not c10's dtype names)
-_TYPEID_NAMES = {"int64": "long int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char"}
-
-
 def _options(t):
     """PyTorch's printed ``TensorOptions`` of a tensor (the legacy constructor's type error)."""
-    name = _TYPEID_NAMES.get(str(t.dtype).rsplit(".", 1)[-1], t.dtype.c10_name)
-    return (f"TensorOptions(dtype={name}, device={t._device}, layout=Strided, "
+    return (f"TensorOptions(dtype={t.dtype.cpp_name}, device={t._device}, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")
