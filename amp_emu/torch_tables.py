@@ -131,7 +131,7 @@ UNTOUCHED_OPS = frozenset("""
     einsum tensordot index_put index_put_ scatter_add scatter gather index_select index
     masked_fill take_along_dim expand reshape view view.dtype flatten unflatten transpose permute t squeeze
     unsqueeze contiguous narrow select slice split chunk unbind repeat tile flip roll tril triu
-    diag diagonal cat stack index_copy clone _to_copy detach alias copy_ fill_ zero_ add_ sub_ mul_
+    diag diagonal cat stack block_diag index_copy clone _to_copy detach alias copy_ fill_ zero_ add_ sub_ mul_
     div_ clamp_ pow_ addcmul_ addcdiv_ lerp_ sqrt_ neg_ exp_ mul_scalar_ masked_fill_ copysign
     uniform_ normal_ bernoulli_ bernoulli multinomial
     tensor zeros ones full empty zeros_like ones_like full_like empty_like arange eye linspace randn

@@ -227,3 +227,38 @@ def test_share_memory_is_seen_by_a_forked_process():
     p.join(timeout=60)
     assert p.exitcode == 0
     assert (model.weight.detach() - before).tolist() == [[-0.5, -0.5]]
+
+
+BLOCK_DIAG_CASES = {
+    "none": lambda L: L.block_diag(),
+    "zero_dim": lambda L: L.block_diag(L.tensor(2.0)),
+    "mixed_dtypes": lambda L: L.block_diag(L.tensor([1, 2]), L.tensor([[3., 4], [5, 6]]),
+                                           L.tensor(7, dtype=L.int8)),
+    "empty_blocks": lambda L: L.block_diag(L.ones(2, 0), L.ones(0, 3), L.ones(1, 1), L.ones(0)),
+    "f16_bf16": lambda L: L.block_diag(L.ones(2).half(), L.ones(1, 2).bfloat16()),
+    "bool": lambda L: L.block_diag(L.tensor([True]), L.tensor([False, True])),
+    "strided": lambda L: L.block_diag(L.arange(6.0).view(2, 3).t(), L.arange(3.0)[::2]),
+    "err_3d": lambda L: L.block_diag(L.ones(2), L.ones(2, 2, 2)),
+    "err_list": lambda L: L.block_diag([1, 2]),
+    "err_second": lambda L: L.block_diag(L.ones(1), 3.0),
+}
+
+
+@pytest.mark.parametrize("name", list(BLOCK_DIAG_CASES))
+def test_block_diag(name):
+    assert_same(BLOCK_DIAG_CASES[name])
+
+
+def test_block_diag_backward():
+    got = {}
+    for L in (torch, mg):
+        x = L.arange(4.0, requires_grad=True)
+        s = L.tensor(5.0, dtype=L.float64, requires_grad=True)
+        y = L.block_diag(x.view(2, 2), x[:2], s)
+        y.backward(L.arange(20.0, dtype=L.float64).view(4, 5))
+        got[L] = (type(y.grad_fn).__name__, y.dtype == L.float64, x.grad.tolist(),
+                  s.grad.item(), x.grad.dtype == L.float32)
+    assert got[torch] == got[mg]
+    assert_same(lambda L: L.block_diag(L.ones(2, dtype=L.float16), L.tensor(1.0, dtype=L.float64),
+                                       L.tensor(3)))
+    assert_same(lambda L: L.block_diag(L.ones(2, dtype=L.int8), L.tensor(1.5, dtype=L.float64)))
