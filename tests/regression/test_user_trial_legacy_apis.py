@@ -262,3 +262,46 @@ def test_block_diag_backward():
     assert_same(lambda L: L.block_diag(L.ones(2, dtype=L.float16), L.tensor(1.0, dtype=L.float64),
                                        L.tensor(3)))
     assert_same(lambda L: L.block_diag(L.ones(2, dtype=L.int8), L.tensor(1.5, dtype=L.float64)))
+
+
+def _function_returning(L, value_of):
+    class F(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return value_of(x)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            return grads[0] * 2
+    return F
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+@pytest.mark.parametrize("value_of", [lambda x: 3, lambda x: None, lambda x: "s",
+                                      lambda x: [x * 1], lambda x: (x * 1, 5)],
+                         ids=["int", "none", "str", "list", "tuple_with_int"])
+def test_function_forward_may_return_non_tensors(value_of, requires_grad):
+    got = {}
+    for L in (torch, mg):
+        r = _function_returning(L, value_of).apply(L.ones(2, requires_grad=requires_grad))
+        if isinstance(r, tuple):
+            node = type(r[0].grad_fn).__name__ if r[0].grad_fn is not None else None
+            r = (r[1], r[0].requires_grad, node)
+        elif isinstance(r, list):
+            r = ("list", r[0].requires_grad)
+        got[L] = r
+    assert got[torch] == got[mg]
+
+
+@pytest.mark.parametrize("expr", [
+    'x + "a"', "x + None", '"a" + x', 'x * "a"', "x - None", 'x / "a"', 'x @ "a"', '"a" @ x',
+    'x < "a"', 'x >= None', 'x ** "a"', '"a" ** x', 'x & "a"', 'x += "a"', "x -= None",
+    "x *= None", 'x /= "a"', "x - [1, 2]", "x + object()", 'x // "a"', 'x % "a"', "None - x",
+    "None / x", '"a" // x', '"a" % x', "x == 'a'", "x != None"])
+def test_operators_with_other_objects_raise_pythons_type_error(expr):
+    def run(L):
+        ns = {"x": L.ones(2)}
+        augmented = expr.split()[1].endswith("=") and expr.split()[1] not in ("==", "!=", ">=")
+        exec(expr if augmented else "r = " + expr, ns)
+        return L.tensor(bool(ns.get("r", 0)))
+    assert_same(run)
