@@ -127,7 +127,8 @@ UNTOUCHED_OPS = frozenset("""
     softmax log_softmax _softmax _log_softmax layer_norm native_layer_norm rms_norm group_norm
     batch_norm native_batch_norm dropout native_dropout embedding max_pool1d max_pool2d avg_pool1d
     avg_pool2d adaptive_avg_pool2d adaptive_max_pool2d max_pool2d_with_indices pad constant_pad_nd
-    interpolate upsample_nearest2d upsample_bilinear2d one_hot mv addmv addr dot vdot bilinear cross
+    interpolate upsample_nearest2d upsample_bilinear2d upsample_linear1d upsample_trilinear3d
+    one_hot mv addmv addr dot vdot bilinear cross
     einsum tensordot index_put index_put_ scatter_add scatter gather index_select index
     masked_fill take_along_dim expand reshape view view.dtype flatten unflatten transpose permute t squeeze
     unsqueeze contiguous narrow select slice split chunk unbind repeat tile flip roll tril triu
@@ -169,6 +170,7 @@ UNTOUCHED_OPS = frozenset("""
     convolution max_pool1d_with_indices _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
     adaptive_avg_pool1d adaptive_max_pool2d_backward adaptive_max_pool1d
     upsample_nearest2d_backward upsample_bilinear2d_backward pixel_shuffle pixel_unshuffle
+    upsample_linear1d_backward upsample_trilinear3d_backward
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
     asin acos atan sinh cosh log_sigmoid mish_backward hardswish_backward hardsigmoid_backward
