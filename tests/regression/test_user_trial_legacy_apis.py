@@ -305,3 +305,42 @@ def test_operators_with_other_objects_raise_pythons_type_error(expr):
         exec(expr if augmented else "r = " + expr, ns)
         return L.tensor(bool(ns.get("r", 0)))
     assert_same(run)
+
+
+ELLIPSES = ['x[..., ...]', 'x[..., ..., 0]', 'x[0, ..., ...]', 'x[..., None, ...]',
+            'x[..., ..., ...]', 'x[..., 0, ...]', 'x[..., ..., None]', 'y[..., 0, ...]',
+            'y[..., ..., 1]', 'y[1, ..., ..., 1]', 'z[..., ...]', 'x[..., [0, 1], ...]',
+            'x[..., ..., 1:]', 'x[..., ..., :]', 'x[..., ..., [0]]', 'x[..., ..., True]',
+            'x[..., 0, ..., None]', 'x[0, 0, ..., ...]', 'x[0, 0, ..., ..., None]',
+            'x[0, 0, ..., ..., 0]', 'x[..., ..., ..., None]', 'x[..., ..., -1]',
+            'x[None, ..., ...]', 'y[..., 1:, ...]', 'y[0, ..., 1, ...]', 'x[..., ..., ::2]']
+
+
+@pytest.mark.parametrize("expr", ELLIPSES)
+def test_several_ellipses_as_torch(expr):
+    def run(L):
+        x = L.arange(6.0).view(2, 3).requires_grad_()
+        y, z = L.ones(2, 3, 4), L.tensor(5.0)
+        return eval(expr)
+    assert_same(run)
+    if ", :]" in expr:      # PyTorch skips a full slice (no node); minigrad's is a SliceBackward0
+        return
+    names = []
+    for L in (torch, mg):
+        try:
+            x = L.arange(6.0).view(2, 3).requires_grad_()
+            y, z = L.ones(2, 3, 4), L.tensor(5.0)
+            names.append(type(eval(expr).grad_fn).__name__)
+        except IndexError:
+            names.append("IndexError")
+    assert names[0] == names[1]
+
+
+def test_several_ellipses_in_assignment():
+    for L in (torch, mg):
+        y = L.zeros(2, 3)
+        y[..., ...] = 1
+        y[..., 0, ...] = 2
+        assert y.tolist() == [[2.0, 1.0, 1.0], [2.0, 1.0, 1.0]]
+        with pytest.raises(IndexError, match="index 0 is out of bounds for dimension 2"):
+            y[..., ..., 0] = 3
