@@ -118,8 +118,8 @@ UNTOUCHED_OPS = frozenset("""
     reciprocal square sin cos tan tanh sigmoid relu relu6 leaky_relu elu selu celu gelu silu mish
     hardtanh hardsigmoid hardswish softplus softsign logsigmoid threshold erf erfinv floor ceil round
     trunc frac clamp clamp_min clamp_max clip maximum minimum fmax fmin where lerp addcmul addcdiv
-    atan2 hypot remainder fmod floor_divide eq ne lt le gt ge logical_not logical_and logical_or
-    logical_xor bitwise_not bitwise_and bitwise_or bitwise_xor bitwise_left_shift
+    atan2 hypot logaddexp logaddexp2 remainder fmod floor_divide eq ne lt le gt ge logical_not
+    logical_and logical_or logical_xor bitwise_not bitwise_and bitwise_or bitwise_xor bitwise_left_shift
     bitwise_right_shift bitwise_not_ bitwise_and_ bitwise_or_ bitwise_xor_ bitwise_left_shift_
     bitwise_right_shift_ isfinite isnan isinf nan_to_num sum mean var std var_mean std_mean prod
     cumsum cumprod max min amax amin argmax argmin all any norm logsumexp sum_to_size count_nonzero
@@ -127,16 +127,17 @@ UNTOUCHED_OPS = frozenset("""
     softmax log_softmax _softmax _log_softmax layer_norm native_layer_norm rms_norm group_norm
     batch_norm native_batch_norm dropout native_dropout embedding max_pool1d max_pool2d avg_pool1d
     avg_pool2d adaptive_avg_pool2d adaptive_max_pool2d max_pool2d_with_indices pad constant_pad_nd
-    interpolate upsample_nearest2d upsample_bilinear2d one_hot mv addmv addr dot vdot bilinear cross
+    interpolate upsample_nearest2d upsample_bilinear2d upsample_linear1d upsample_trilinear3d
+    one_hot mv addmv addr dot vdot bilinear cross
     einsum tensordot index_put index_put_ scatter_add scatter gather index_select index
     masked_fill take_along_dim expand reshape view view.dtype flatten unflatten transpose permute t squeeze
     unsqueeze contiguous narrow select slice split chunk unbind repeat tile flip roll tril triu
-    diag diagonal cat stack index_copy clone _to_copy detach alias copy_ fill_ zero_ add_ sub_ mul_
+    diag diagonal cat stack block_diag index_copy clone _to_copy detach alias copy_ fill_ zero_ add_ sub_ mul_
     div_ clamp_ pow_ addcmul_ addcdiv_ lerp_ sqrt_ neg_ exp_ mul_scalar_ masked_fill_ copysign
     uniform_ normal_ bernoulli_ bernoulli multinomial
     tensor zeros ones full empty zeros_like ones_like full_like empty_like arange eye linspace randn
     rand randint randperm randn_like rand_like randint_like normal normal.float_float
-    tril_indices triu_indices
+    tril_indices triu_indices logspace
     threshold_backward tanh_backward sigmoid_backward gelu_backward silu_backward
     _softmax_backward_data _log_softmax_backward_data native_layer_norm_backward
     native_batch_norm_backward mse_loss_backward nll_loss_backward nll_loss_forward
@@ -169,6 +170,7 @@ UNTOUCHED_OPS = frozenset("""
     convolution max_pool1d_with_indices _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
     adaptive_avg_pool1d adaptive_max_pool2d_backward adaptive_max_pool1d
     upsample_nearest2d_backward upsample_bilinear2d_backward pixel_shuffle pixel_unshuffle
+    upsample_linear1d_backward upsample_trilinear3d_backward
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
     asin acos atan sinh cosh log_sigmoid mish_backward hardswish_backward hardsigmoid_backward

@@ -45,8 +45,8 @@ from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_stat
 from . import ops as _ops  # registers every op
 from ._functional.factories import (tensor, as_tensor, from_numpy, frombuffer, zeros, ones,
                                     full, empty, zeros_like, ones_like, full_like, empty_like,
-                                    arange, eye, linspace, tril_indices, triu_indices, randn,
-                                    rand, randint, randperm, randn_like, rand_like, normal)
+                                    arange, eye, linspace, logspace, tril_indices, triu_indices,
+                                    randn, rand, randint, randperm, randn_like, rand_like, normal)
 from . import autograd
 from .autograd.engine import _calibrate_steal
 
@@ -131,7 +131,8 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_rng_state", "Generator", "tensor", "as_tensor", "from_numpy", "frombuffer",
            "zeros", "ones",
            "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye",
-           "linspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal",
+           "linspace", "logspace", "randn", "rand", "randint", "randperm", "randn_like",
+           "rand_like", "normal",
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
            "accelerator", "backends", "optim", "func", "amp", "autocast", "testing", "utils",
            "profiler",

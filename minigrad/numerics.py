@@ -139,6 +139,7 @@ def onednn_takes(dtype) -> bool:
 # minimum, clamp, add, rsqrt, hardtanh_backward, leaky_relu_backward: bit-identical).
 AVX512_KERNELS = frozenset({
     "pow_tensor_scalar",                   # PowKernel.cpp
+    "logaddexp", "logaddexp2",             # BinaryOpsKernel.cpp
     "sinh", "cosh",                        # UnaryOpsKernel.cpp
     "hardswish_backward", "elu_backward",  # Activation.cpp
     "softmax_lastdim", "log_softmax_lastdim", "softmax", "softmax_backward_lastdim",

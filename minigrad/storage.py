@@ -1,5 +1,6 @@
 """A tensor's memory layout as PyTorch reports it: ``Tensor.stride()``, ``storage_offset()``,
-``data_ptr()`` and ``untyped_storage()`` (an ``UntypedStorage`` with ``nbytes()``).
+``data_ptr()`` and ``untyped_storage()`` (an ``UntypedStorage`` with ``nbytes()``), and the
+move into shared memory (``share_memory_()`` / ``is_shared()``).
 
 minigrad's storage is a NumPy array, and a view's array is a NumPy view of its base's: the
 figures are read from NumPy (``strides`` in bytes divided by the element size; the offset and
@@ -9,6 +10,8 @@ zero strides, ``view``); where minigrad copies and PyTorch views (or the reverse
 copy.
 """
 from __future__ import annotations
+
+import mmap
 
 import numpy as np
 
@@ -24,6 +27,27 @@ def _root(a: np.ndarray) -> np.ndarray:
 
 def _address(a: np.ndarray) -> int:
     return int(a.__array_interface__["data"][0])
+
+
+class _SharedMemory(mmap.mmap):
+    """An anonymous ``MAP_SHARED`` mapping: the memory ``share_memory_`` moves a storage into.
+    Processes forked afterwards (``multiprocessing``'s default start method on Linux) see each
+    other's writes to it, which is what Hogwild-style training needs."""
+
+
+def _is_shared(a: np.ndarray) -> bool:
+    return isinstance(_root(a).base, _SharedMemory)
+
+
+def _to_shared(a: np.ndarray) -> np.ndarray:
+    """``a`` as the same view (shape, strides, offset) of a copy of its storage made in shared
+    memory; the new storage array is the view's base, as NumPy views chain."""
+    root = _root(a)
+    mem = _SharedMemory(-1, max(root.nbytes, 1))       # mmap cannot map 0 bytes
+    new_root = np.ndarray(root.shape, root.dtype, buffer=mem, strides=root.strides)
+    new_root[...] = root
+    offset = _address(a) - _address(root)
+    return np.ndarray(a.shape, a.dtype, buffer=new_root, offset=offset, strides=a.strides)
 
 
 class UntypedStorage:
@@ -51,6 +75,11 @@ class UntypedStorage:
     def data_ptr(self) -> int:
         """Address of the storage's first byte."""
         return _address(self._array)
+
+    def is_shared(self) -> bool:
+        """Whether the bytes are in shared memory (``UntypedStorage.is_shared``; True on cuda,
+        as PyTorch)."""
+        return self.device.type == "cuda" or _is_shared(self._array)
 
     def cpu(self) -> "UntypedStorage":
         """This storage on the cpu (``UntypedStorage.cpu``); the bytes are not copied here (a
@@ -119,3 +148,24 @@ class StorageMixin:
     def untyped_storage(self) -> UntypedStorage:
         """The storage under this tensor and its views (``torch.Tensor.untyped_storage``)."""
         return UntypedStorage(_root(self._data), self.device)
+
+    def is_shared(self) -> bool:
+        """Whether this tensor's storage is in shared memory (``torch.Tensor.is_shared``): after
+        ``share_memory_``, or always for a (emulated) cuda tensor, as PyTorch."""
+        return self._device.type == "cuda" or _is_shared(self._data)
+
+    def share_memory_(self):
+        """Move this tensor's storage into shared memory (``torch.Tensor.share_memory_``), so
+        that processes forked afterwards share its values; a no-op when it already is there,
+        or on cuda. Returns self. Values, strides, offset, ``_version`` and autograd
+        state are unchanged.
+
+        PyTorch moves the storage itself, so every view of it follows. Here the storage is a
+        NumPy array that other tensors may hold too: this tensor (and the tensors viewing it
+        that are created afterwards) get the shared copy, tensors already viewing the old
+        storage keep it. ``Module.share_memory`` moves each parameter and buffer, which is
+        what Hogwild training needs.
+        """
+        if not self.is_shared():
+            self._data = _to_shared(self._data)
+        return self

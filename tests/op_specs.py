@@ -383,6 +383,7 @@ EXEMPT = {
     "empty": "factory (minigrad zero-fills; PyTorch's values are undefined); "
              "tests/unit/test_factories_dispatch.py",
     "linspace": "factory, bit-exact vs torch in tests/differential/test_linspace.py",
+    "logspace": "factory, bit-exact vs torch in tests/differential/test_logspace.py",
     "tril_indices": "integer factory; vs torch in tests/regression/test_user_trial_script_methods.py",
     "triu_indices": "integer factory; vs torch in tests/regression/test_user_trial_script_methods.py",
     "sub.Scalar": "the .Scalar overload PyTorch's C++ composites call; no minigrad composite "

@@ -19,13 +19,14 @@ from ..tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "frombuffer", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye", "linspace",
-           "tril_indices", "triu_indices", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal"]
+           "logspace", "tril_indices", "triu_indices", "randn", "rand", "randint", "randperm",
+           "randn_like", "rand_like", "normal"]
 
 
 # the factories with PyTorch's out= (``torch.zeros(2, 3, out=buf)``): the values are made in
 # out's dtype and on its device, then written into it through the dispatcher (resize_, copy_)
 _OUT_FACTORIES = frozenset(("zeros", "ones", "full", "empty", "arange", "randn", "rand", "eye",
-                            "linspace", "randint", "randperm", "normal"))
+                            "linspace", "logspace", "randint", "randperm", "normal"))
 _ARANGE_RESIZED = ("The number of elements in the out tensor of shape {old} is {n_old} which "
                    "does not match the computed number of elements {n}. Note that this may "
                    "occur as a result of rounding error. The out tensor will be resized to a "
@@ -139,6 +140,7 @@ empty_like = _dispatched("empty_like", _k.empty_like)
 arange = _dispatched("arange", _k.arange)
 eye = _dispatched("eye", _k.eye)
 linspace = _dispatched("linspace", _k.linspace)
+logspace = _dispatched("logspace", _k.logspace)
 tril_indices = _dispatched("tril_indices", _k.tril_indices)
 triu_indices = _dispatched("triu_indices", _k.triu_indices)
 randn = _sized("randn", _k.randn)

@@ -1,5 +1,5 @@
-"""Joining and splitting as torch-level functions: ``torch.cat``, ``torch.stack`` (one op
-each) and ``torch.split``, ``chunk``, ``unbind`` (composed of dispatched ``index`` views); the
+"""Joining and splitting as torch-level functions: ``torch.cat``, ``torch.stack``,
+``torch.block_diag`` (one op each) and ``torch.split``, ``chunk``, ``unbind`` (composed of dispatched ``index`` views); the
 NumPy-style ``hstack``/``vstack``/``dstack``/``column_stack`` (``atleast_*d`` views, then one
 ``cat``) and ``hsplit``/``vsplit``/``dsplit`` (``tensor_split`` along dim 1 / 0 / 2).
 """
@@ -9,7 +9,7 @@ from ..dispatch import dispatch
 from ..tensor import Tensor
 
 __all__ = ["cat", "concat", "concatenate", "stack", "split", "chunk", "unbind", "tensor_split", "hstack", "vstack",
-           "row_stack", "dstack", "column_stack", "hsplit", "vsplit", "dsplit"]
+           "row_stack", "dstack", "column_stack", "hsplit", "vsplit", "dsplit", "block_diag"]
 
 
 def cat(tensors, dim=0):
@@ -258,3 +258,13 @@ def dsplit(input, indices_or_sections):
         RuntimeError: fewer than 3 dims, or sections that do not divide.
     """
     return _np_split("dsplit", input, indices_or_sections, 3, 2)
+
+
+def block_diag(*tensors):
+    """A block-diagonal matrix of 0-, 1- and 2-D tensors (``torch.block_diag``), one dispatch
+    of the ``block_diag`` op (node ``BlockDiagBackward0``); dtypes promote.
+
+    Raises:
+        TypeError: a non-Tensor argument. RuntimeError: a tensor of more than 2 dims.
+    """
+    return dispatch("block_diag", *tensors)

@@ -51,7 +51,8 @@ bitwise_xor bmm bucketize cat ceil clamp clamp_max clamp_min clip conj_physical 
 cumprod cumsum deg2rad diag div divide dot eq erf erfc erfinv exp exp2 expm1 fix float_power floor
 floor_divide fmod frac gather gcd ge ger greater greater_equal gt hardshrink heaviside hypot
 index_add index_select isin kthvalue lcm ldexp le lerp less less_equal log log10 log1p log2
-log_softmax logical_and logical_not logical_or logical_xor logit logsumexp lt masked_select
+log_softmax logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logit logsumexp
+lt masked_select
 matmul max maximum mean median min minimum mm mul multinomial multiply mv nan_to_num ne neg
 negative nextafter nonzero norm not_equal outer pow prod rad2deg reciprocal remainder round rsqrt
 scatter scatter_add scatter_reduce searchsorted sgn sigmoid sign sin sinc sinh softmax sort sqrt

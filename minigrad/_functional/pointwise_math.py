@@ -99,6 +99,35 @@ def hypot(input, other):
     return dispatch("hypot", input, other)
 
 
+def _logaddexp(name, input, other):
+    from ..tensor import Tensor
+    if not isinstance(input, Tensor):       # PyTorch's argument parser names the input
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return dispatch(name, input, other)
+
+
+def logaddexp(input, other):
+    """Elementwise ``log(exp(input) + exp(other))`` without overflow (``torch.logaddexp``),
+    broadcasting, one dispatch of the ``logaddexp`` op (node ``LogaddexpBackward0``).
+
+    Raises:
+        TypeError: an operand that is not a Tensor. NotImplementedError: integer or bool
+        operands. RuntimeError: shapes that do not broadcast.
+    """
+    return _logaddexp("logaddexp", input, other)
+
+
+def logaddexp2(input, other):
+    """Elementwise ``log2(2**input + 2**other)`` without overflow (``torch.logaddexp2``),
+    broadcasting, one dispatch of the ``logaddexp2`` op (node ``Logaddexp2Backward0``).
+
+    Raises:
+        As ``logaddexp``.
+    """
+    return _logaddexp("logaddexp2", input, other)
+
+
 def lerp(input, end, weight):
     """``input + weight * (end - input)`` (``torch.lerp``), ``weight`` a number or a Tensor,
     broadcasting; ATen's two-sided fma formula (exact at ``weight`` 0 and 1).
@@ -181,6 +210,6 @@ def selu_(input):
 
 __all__ = sorted([*_UNARY, *(n + "_" for n in _UNARY if n not in _NO_TORCH_INPLACE),
                   *_ALIASES, *(n + "_" for n in _ALIASES),
-                  "round", "round_", "atan2", "arctan2", "hypot", "lerp", "addcmul", "addcdiv",
+                  "round", "round_", "atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "lerp", "addcmul", "addcdiv",
                   "clamp_min", "clamp_max", "clamp_min_", "clamp_max_", "nan_to_num",
                   "nan_to_num_", "selu", "selu_"])

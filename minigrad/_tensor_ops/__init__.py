@@ -29,7 +29,8 @@ family:
   ``ndimension``, ``is_signed``, ``is_same_size``
 - ``linear_algebra``: ``inverse``, ``det``, ``logdet``, ``slogdet``, ``cholesky``, ``trace``,
   ``kron``, ``cross``, ``matrix_power``, ``pinverse``
-- ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``
+- ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``,
+  ``new`` (the legacy constructor)
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dispatch import dispatch
-from .pointwise import _nd
+from .pointwise import _nd, _not_implemented
 
 _NUMBER = (bool, int, float, np.number, np.bool_)
 
@@ -55,19 +55,31 @@ class ComparisonMixin:
 
     def __lt__(self, other):
         """``torch.Tensor.__lt__``: the ``lt`` op (an ndarray is taken as a tensor)."""
-        return dispatch("lt", self, _nd(other))
+        try:
+            return dispatch("lt", self, _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __le__(self, other):
         """``torch.Tensor.__le__``: the ``le`` op (an ndarray is taken as a tensor)."""
-        return dispatch("le", self, _nd(other))
+        try:
+            return dispatch("le", self, _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __gt__(self, other):
         """``torch.Tensor.__gt__``: the ``gt`` op (an ndarray is taken as a tensor)."""
-        return dispatch("gt", self, _nd(other))
+        try:
+            return dispatch("gt", self, _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __ge__(self, other):
         """``torch.Tensor.__ge__``: the ``ge`` op (an ndarray is taken as a tensor)."""
-        return dispatch("ge", self, _nd(other))
+        try:
+            return dispatch("ge", self, _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def eq(self, other):
         """Mirrors ``torch.Tensor.eq``: the ``eq`` op (its errors apply)."""

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from ..dispatch import dispatch
+from .pointwise import _not_implemented
 
 
 class MatmulMixin:
@@ -14,11 +15,17 @@ class MatmulMixin:
 
     def __matmul__(self, other):
         """``torch.Tensor.__matmul__``: the ``matmul`` op."""
-        return dispatch("matmul", self, other)
+        try:
+            return dispatch("matmul", self, other)
+        except TypeError:
+            return _not_implemented(other)
 
     def __rmatmul__(self, other):
         """``torch.Tensor.__rmatmul__``: the ``matmul`` op."""
-        return dispatch("matmul", other, self)
+        try:
+            return dispatch("matmul", other, self)
+        except TypeError:
+            return _not_implemented(other)
 
     def matmul(self, other):
         """Mirrors ``torch.Tensor.matmul``: the ``matmul`` op (its errors apply)."""

@@ -24,6 +24,18 @@ def _nd(other):
     return other
 
 
+def _not_implemented(other):
+    """What a Python operator returns when its op raised TypeError: ``NotImplemented`` for an
+    operand that is no Tensor, number or ndarray (PyTorch's ``TypeError_to_NotImplemented_``),
+    so that Python tries the other operand and then raises its own message ("unsupported
+    operand type(s) for +: 'Tensor' and 'str'"; ``"a" + t``: "can only concatenate str (not
+    "Tensor") to str"). The op's own TypeError stands for a proper operand (called from the
+    ``except`` block: the bare ``raise`` re-raises it)."""
+    if isinstance(other, (PointwiseMixin, bool, int, float, complex, np.number, np.bool_, _ND)):
+        raise        # noqa: PLE0704 -- the TypeError being handled by the caller
+    return NotImplemented
+
+
 class PointwiseMixin:
     """Pointwise math methods of ``Tensor`` (see each method's ``torch.Tensor`` twin)."""
 
@@ -31,59 +43,101 @@ class PointwiseMixin:
 
     def __add__(self, other):
         """``torch.Tensor.__add__``: the ``add`` op."""
-        return dispatch2("add", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("add", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __radd__(self, other):
         """``torch.Tensor.__radd__``: the ``add`` op."""
-        return dispatch2("add", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("add", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __sub__(self, other):
         """``torch.Tensor.__sub__``: the ``sub`` op."""
-        return dispatch2("sub", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("sub", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __rsub__(self, other):
         """``torch.Tensor.__rsub__``: the ``rsub`` op."""
-        return dispatch2("rsub", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("rsub", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __mul__(self, other):
         """``torch.Tensor.__mul__``: the ``mul`` op."""
-        return dispatch2("mul", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("mul", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __rmul__(self, other):
         """``torch.Tensor.__rmul__``: the ``mul`` op."""
-        return dispatch2("mul", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("mul", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __truediv__(self, other):
         """``torch.Tensor.__truediv__``: the ``div`` op."""
-        return dispatch2("div", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("div", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __rtruediv__(self, other):
         """``torch.Tensor.__rtruediv__``: the ``rdiv`` op."""
-        return dispatch2("rdiv", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("rdiv", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __pow__(self, other):
         """``torch.Tensor.__pow__``: the ``pow`` op."""
-        return dispatch2("pow", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("pow", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __rpow__(self, other):
         """``torch.Tensor.__rpow__``: the ``rpow`` op."""
-        return dispatch2("rpow", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("rpow", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __floordiv__(self, other):
         """``torch.Tensor.__floordiv__``: the ``floor_divide`` op (no derivative, as PyTorch)."""
-        return dispatch2("floor_divide", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("floor_divide", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __rfloordiv__(self, other):
         """``torch.Tensor.__rfloordiv__``: the ``floor_divide`` op."""
-        return dispatch("floor_divide", _nd(other), self)
+        try:
+            return dispatch("floor_divide", _nd(other), self)
+        except TypeError:
+            return _not_implemented(other)
 
     def __mod__(self, other):
         """``torch.Tensor.__mod__``: the ``remainder`` op (Python's sign convention)."""
-        return dispatch2("remainder", self, other if type(other) is not _ND else _nd(other))
+        try:
+            return dispatch2("remainder", self, other if type(other) is not _ND else _nd(other))
+        except TypeError:
+            return _not_implemented(other)
 
     def __rmod__(self, other):
         """``torch.Tensor.__rmod__``: the ``remainder`` op with a number ``other``."""
-        return dispatch("remainder", _nd(other), self)
+        try:
+            return dispatch("remainder", _nd(other), self)
+        except TypeError:
+            return _not_implemented(other)
 
     def remainder(self, other):
         """Mirrors ``torch.Tensor.remainder``: the ``remainder`` op (its errors apply)."""
@@ -111,19 +165,31 @@ class PointwiseMixin:
 
     def __iadd__(self, other):
         """``torch.Tensor.__iadd__``: the ``add_`` op."""
-        return dispatch("add_", self, other)
+        try:
+            return dispatch("add_", self, other)
+        except TypeError:
+            return _not_implemented(other)
 
     def __isub__(self, other):
         """``torch.Tensor.__isub__``: the ``sub_`` op."""
-        return dispatch("sub_", self, other)
+        try:
+            return dispatch("sub_", self, other)
+        except TypeError:
+            return _not_implemented(other)
 
     def __imul__(self, other):
         """``torch.Tensor.__imul__``: the ``mul_`` op."""
-        return dispatch("mul_", self, other)
+        try:
+            return dispatch("mul_", self, other)
+        except TypeError:
+            return _not_implemented(other)
 
     def __itruediv__(self, other):
         """``torch.Tensor.__itruediv__``: the ``div_`` op."""
-        return dispatch("div_", self, other)
+        try:
+            return dispatch("div_", self, other)
+        except TypeError:
+            return _not_implemented(other)
 
     def add(self, other, alpha=1):
         """Mirrors ``torch.Tensor.add``: the ``add`` op (its errors apply)."""

@@ -1,7 +1,8 @@
 """Pointwise math methods of ``Tensor``: ``sin``... ``erf``, ``erfinv``, ``log1p``, ``rsqrt``,
 ``floor``/``ceil``/``round``/``trunc``/``frac``, ``atan2``, ``lerp``, ``addcmul``, ``addcdiv``,
 ``clamp_min``/``clamp_max``, ``nan_to_num`` (and the ``arc*``/``fix`` aliases), each with its
-in-place ``*_`` form, and the in-place ``logical_*_``. Each is one ``dispatch`` call.
+in-place ``*_`` form, and the in-place ``logical_*_``; ``logaddexp``/``logaddexp2`` (no in-place
+form in PyTorch). Each is one ``dispatch`` call.
 """
 from __future__ import annotations
 
@@ -57,6 +58,14 @@ class PointwiseMathMixin:
     def hypot_(self, other):
         """``torch.Tensor.hypot_``: the ``hypot_`` op."""
         return dispatch("hypot_", self, other)
+
+    def logaddexp(self, other):
+        """``torch.Tensor.logaddexp``: the ``logaddexp`` op (no in-place form, as PyTorch)."""
+        return dispatch("logaddexp", self, other)
+
+    def logaddexp2(self, other):
+        """``torch.Tensor.logaddexp2``: the ``logaddexp2`` op."""
+        return dispatch("logaddexp2", self, other)
 
     def xlogy(self, other):
         """``torch.Tensor.xlogy``: ``xlogy`` for a Tensor ``other``, ``xlogy.Scalar_Other``

@@ -343,8 +343,8 @@ class Function(metaclass=_FunctionMeta):
         finally:
             if enabled:
                 gs.enabled = True
-        if type(out) is not Tensor:
-            _check_output(cls, out)
+        # any result is allowed, as PyTorch's ``_wrap_outputs``: the Tensors of a Tensor or a
+        # tuple get the node, other objects (an int, None, a list) are returned as they are
         if record:
             if _INFERENCE_SEEN[0] and ctx._saved:
                 _check_no_inference(ctx._saved)
@@ -387,17 +387,6 @@ class Function(metaclass=_FunctionMeta):
                             _check_no_inference(ctx._saved)
                         return _connect2(ctx, a, b, ra, rb, out)
         return cls.apply(a, b)
-
-
-def _check_output(cls, out):
-    """``forward`` must return a Tensor or a tuple (of Tensors).
-
-    Raises:
-        TypeError: for any other result.
-    """
-    if not isinstance(out, (Tensor, tuple)):
-        raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors, "
-                        f"got {type(out).__name__}")
 
 
 def _check_no_inference(saved):

@@ -1,5 +1,6 @@
 """Device moves and dtype conversion of a ``Module``'s parameters and buffers in place
-(``Module.to`` / ``cuda`` / ``cpu`` / ``float`` / ``half`` / ``bfloat16`` / ``double``), mixed into
+(``Module.to`` / ``cuda`` / ``cpu`` / ``float`` / ``half`` / ``bfloat16`` / ``double``) and
+their move into shared memory (``share_memory``), mixed into
 ``Module``. As in PyTorch, the Parameter objects
 stay the same and get new storage (``param.data = converted``); so do their gradients."""
 from __future__ import annotations
@@ -11,7 +12,7 @@ from ..devices import as_device, parse_to
 
 class _ConvertMixin:
     """``_apply``, ``to``, ``cuda``, ``cpu``, ``float``, ``double``, ``half``, ``bfloat16``,
-    ``type``."""
+    ``type``, ``share_memory``."""
 
     def _apply(self, fn):
         for m in self.children():
@@ -74,6 +75,11 @@ class _ConvertMixin:
             AssertionError: "Torch not compiled with CUDA enabled" with ``MINIGRAD_EMULATE_CUDA=0``.
         """
         return self._apply(lambda t: t.cuda(device))
+
+    def share_memory(self):
+        """Move every parameter and buffer (and gradient) into shared memory in place
+        (``Module.share_memory``, see ``Tensor.share_memory_``); returns self."""
+        return self._apply(lambda t: t.share_memory_())
 
     def cpu(self):
         """Move parameters and buffers to the cpu, in place; returns self (``Module.cpu``)."""

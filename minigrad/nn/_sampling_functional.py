@@ -66,20 +66,21 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """Resample ``input`` (N, C, *spatial) to ``size`` or by ``scale_factor``
     (``F.interpolate``).
 
-    Modes: ``"nearest"`` (3-D and 4-D inputs; exact), ``"bilinear"`` (4-D; ``align_corners``;
-    opmath, one rounding), ``"area"`` (adaptive average pooling). Output size: ``size``, or
+    Modes: ``"nearest"`` (3-D and 4-D inputs; exact), ``"linear"`` (3-D), ``"bilinear"`` (4-D),
+    ``"trilinear"`` (5-D) (``align_corners``; opmath, one rounding), ``"area"`` (adaptive
+    average pooling). Output size: ``size``, or
     ``floor(in * scale_factor)``; the given scale factor (not the size ratio) positions the
     source pixels unless ``recompute_scale_factor=True``, as in PyTorch.
 
     Deliberate differences: a 3-D nearest input runs ``upsample_nearest2d`` over (N, C, 1, L)
-    (same values; PyTorch calls ``upsample_nearest1d``); ``linear``, ``bicubic``, ``trilinear``,
-    ``nearest-exact``, 5-D inputs and ``antialias=True`` raise NotImplementedError.
+    (same values; PyTorch calls ``upsample_nearest1d``); ``bicubic``, ``nearest-exact``, other
+    5-D inputs and ``antialias=True`` raise NotImplementedError.
 
     Raises:
         ValueError: both or neither of size/scale_factor, sizes of the wrong length,
             ``align_corners`` with a non-interpolating mode (PyTorch's messages).
-        NotImplementedError: bilinear on a 3-D input ("Got 3D input, but bilinear mode needs
-            4D input"), an unknown mode, the modes above.
+        NotImplementedError: an interpolating mode on an input of the wrong rank ("Got 3D
+            input, but bilinear mode needs 4D input"), an unknown mode, the modes above.
     """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -102,8 +103,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "bilinear" and nd == 4:
         sh, sw = (None, None) if scales is None else scales
         return dispatch("upsample_bilinear2d", input, out, align_corners, sh, sw)
-    if mode == "bilinear" and nd == 3:
-        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
+    if mode == "linear" and nd == 3:
+        return dispatch("upsample_linear1d", input, out, align_corners,
+                        None if scales is None else scales[0])
+    if mode == "trilinear" and nd == 5:
+        return dispatch("upsample_trilinear3d", input, out, align_corners,
+                        *((None,) * 3 if scales is None else scales))
+    for m, want in (("linear", 3), ("bilinear", 4), ("trilinear", 5)):
+        if mode == m and nd != want and nd in (3, 4, 5):
+            raise NotImplementedError(f"Got {nd}D input, but {m} mode needs {want}D input")
     if mode == "area" and nd in (3, 4):
         return dispatch("adaptive_avg_pool1d" if nd == 3 else "adaptive_avg_pool2d", input,
                         out[0] if nd == 3 else out)

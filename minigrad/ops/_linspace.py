@@ -1,4 +1,5 @@
-"""The ``linspace`` kernel, bit-exact with PyTorch 2.13's CPU ``linspace_kernel``.
+"""The ``linspace`` kernel, bit-exact with PyTorch 2.13's CPU ``linspace_kernel``, and the
+``logspace`` one (``logspace_array``: ATen's ``logspace_out``, see its docstring).
 
 PyTorch computes, in the output's own C++ type (``c10::Half``/``c10::BFloat16`` round after
 every operation; the index is converted to that type too):
@@ -80,15 +81,26 @@ def _check_scalar(v, dt):
         bad = False
     else:
         info = _dt.iinfo(dt)
-        if isinstance(f, float) and not math.isfinite(f):
-            bad = True
+        if isinstance(f, float):
+            # c10 compares the double with the limits converted to double (int64's max
+            # becomes 2**63, which passes); only integer scalars may wrap into unsigned types
+            bad = not math.isfinite(f) or f < float(info.min) or f > float(info.max)
         elif info.min == 0:
-            bad = f > info.max or (f < 0 and -int(f) > info.max)
+            bad = f > info.max or (f < 0 and -f > info.max)
         else:
             bad = f < info.min or f > info.max
     if bad:
         raise RuntimeError(f"value cannot be converted to type {dt.c10_name} "
                            "without overflow")
+
+
+def _scalar_to_int(v, dt) -> int:
+    """``Scalar::to<T>()`` for an integer ``dt`` after its overflow check: an integer wraps
+    into ``dt`` (unsigned types take negatives modulo 2**bits); a double is truncated as x86
+    does (2**63 into int64 gives its most negative value, see ``_double_to``)."""
+    if isinstance(v, float):
+        return int(_double_to(np.array([v]), dt)[0])
+    return int(np.array(int(v), dtype=np.int64).astype(dt.np))
 
 
 def linspace_array(start, end, steps: int, dt) -> np.ndarray:
@@ -102,12 +114,15 @@ def linspace_array(start, end, steps: int, dt) -> np.ndarray:
     n = int(steps)
     if n == 0:
         return np.empty(0, dtype=dt.np)
-    if n > 1:                    # steps == 1 is ``fill_(start)``: unchecked, may give inf
+    # steps == 1 is ``fill_(start)``: checked too, except into the 16-bit floats (filled
+    # through float unchecked: 1e5 gives inf)
+    if n > 1 or dt not in (_dt.float16, _dt.bfloat16):
         _check_scalar(start, dt)
+    if n > 1:
         _check_scalar(end, dt)
     if not dt.is_floating_point:
         # Scalar.to<int>() truncates; unsigned types wrap negatives
-        s, e = (float(np.array(int(v), dtype=np.int64).astype(dt.np)) for v in (start, end))
+        s, e = (float(_scalar_to_int(v, dt)) for v in (start, end))
         if n == 1:
             return np.array([s], dtype=dt.np)
         step = (e - s) / (n - 1)
@@ -150,3 +165,88 @@ def linspace_array(start, end, steps: int, dt) -> np.ndarray:
         first = i < n // 2
         return _fma64(np.where(first, step, -step), np.where(first, i, (n - 1) - i),
                       np.where(first, s, e))
+
+
+# ------------------------------------------------------------------------------- logspace
+def _libm_pow(base: float, x: np.ndarray) -> np.ndarray:
+    """glibc's double ``pow(base, x)`` elementwise (``std::pow``, what ATen calls): NumPy's own
+    float64 ``power`` differs from it in the last bit now and then."""
+    from .gamma import _C
+    fn = _C[("pow", 8)]
+    if fn is None:                                    # no C library found: NumPy's
+        return np.power(np.float64(base), x)
+    with np.errstate(all="ignore"):        # overflow to inf and nan are results, as in C++
+        return np.asarray(fn(np.float64(base), x), dtype=np.float64).reshape(x.shape)
+
+
+def _double_to(v: np.ndarray, dt) -> np.ndarray:
+    """C++'s ``static_cast<scalar_t>(double)`` as ATen's logspace stores each value: float16 and
+    bfloat16 through float (``c10::Half(float)``), integers truncated toward zero (x86's
+    ``cvttsd2si``: out-of-range and nan give the most negative value of int64 for int64, of
+    int32 for the narrower types, whose low bits are then kept); bfloat16's nans positive."""
+    if dt.is_floating_point:
+        if dt is _dt.float64:
+            return v
+        with np.errstate(all="ignore"):          # beyond the type's range: inf, as C++
+            out = v.astype(np.float32).astype(dt.np)
+        if dt is _dt.bfloat16:         # c10::BFloat16(float) makes every nan 0x7fc0 (+nan)
+            out = np.where(np.isnan(v), np.array(np.nan, dt.np), out)
+        return out
+    wide = np.int64 if dt is _dt.int64 else np.int32
+    lo, hi = np.iinfo(wide).min, np.iinfo(wide).max
+    with np.errstate(all="ignore"):
+        t = np.trunc(v)
+        ok = np.isfinite(t) & (t >= lo) & (t < -float(lo))
+        ints = np.where(ok, t, 0).astype(np.int64)
+        ints = np.where(ok, ints, lo).astype(wide)
+        return ints.astype(dt.np)
+
+
+def logspace_array(start, end, steps: int, base: float, dt) -> np.ndarray:
+    """The ``steps`` values of ``torch.logspace(start, end, steps, base, dtype=dt)``, bit-exact
+    with ATen's CPU ``logspace_out`` (real dtypes).
+
+    ATen converts ``start`` and ``end`` to the output type (``Scalar::to<T>()``, with its
+    overflow check), takes ``step = double(end - start) / (steps - 1)`` (the difference in
+    the output type: a 16-bit float rounds it), and stores ``pow(base, start + step * i)``
+    for ``i < steps // 2``, else ``pow(base, end - step * (steps - 1 - i))``, all in double
+    (this file is compiled without FMA contraction), converted to the output type. One step
+    is ``fill_(pow(base, double(start)))``.
+
+    Raises:
+        RuntimeError: ``start``/``end`` overflow ``dt`` (as ``linspace_array``).
+    """
+    n = int(steps)
+    base = float(base)
+    if n == 0:
+        return np.empty(0, dtype=dt.np)
+    if n == 1:
+        v = _libm_pow(base, np.array([float(start)]))
+        # fill_ converts the double by Scalar.to<T>(), with its overflow check: a finite power
+        # beyond the dtype's range raises (pow(-2., 400.)) while inf passes into a float type;
+        # the 16-bit floats are filled through float unchecked (70000 into fp16 gives inf)
+        if dt not in (_dt.float16, _dt.bfloat16):
+            _check_scalar(float(v[0]), dt)
+        return _double_to(v, dt)
+    _check_scalar(start, dt)
+    _check_scalar(end, dt)
+    if dt.is_floating_point:
+        with np.errstate(all="ignore"):
+            s, e = (np.asarray(np.float64(v)).astype(dt.np) for v in (start, end))
+            diff = (e.astype(np.float32) - s.astype(np.float32)).astype(dt.np) \
+                if dt in (_dt.float16, _dt.bfloat16) else e - s
+        s, e, diff = float(s), float(e), float(diff)
+    else:
+        # Scalar.to<int>() truncates; unsigned types wrap negatives; the difference of two
+        # int64s wraps, of narrower ints is exact (C++ promotes them to int)
+        s, e = (_scalar_to_int(v, dt) for v in (start, end))
+        diff = e - s
+        if dt is _dt.int64:
+            diff = (diff + 2 ** 63) % 2 ** 64 - 2 ** 63
+        s, e, diff = float(s), float(e), float(diff)
+    step = diff / (n - 1)
+    i = np.arange(n, dtype=np.float64)
+    first = i < n // 2
+    with np.errstate(all="ignore"):
+        x = np.where(first, s + step * i, e - step * ((n - 1) - i))
+    return _double_to(_libm_pow(base, x), dt)

@@ -1,5 +1,6 @@
-"""Concatenation: ``cat`` and ``stack`` (plain callables over a list, each calling a Function
-with the tensors as positional inputs so that every one gets its own gradient edge).
+"""Concatenation: ``cat``, ``stack`` and ``block_diag`` (plain callables over a list, each
+calling a Function with the tensors as positional inputs so that every one gets its own gradient
+edge).
 
 Mixed input dtypes promote as in PyTorch (``cat([fp16, bf16])`` is float32); the engine casts each
 gradient slice back to its input's dtype.
@@ -144,3 +145,64 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(ref.shape)} at entry 0 and {list(t.shape)} at entry {i}")
     return StackFn.apply(d, *tensors)
+
+
+class BlockDiagFn(Function):
+    """The tensors (as 2-D blocks) along the diagonal of a zero matrix (``BlockDiagBackward0``):
+    each input's gradient is its block of ``grad``, in its own shape."""
+
+    _backward_name = "BlockDiagBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        rt = _dt.result_type(*tensors)     # ATen's result_type: 0-dim tensors weigh less
+        blocks = [t._data.reshape(_block_shape(t)) for t in tensors]
+        out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)),
+                       dtype=rt.np)
+        r = c = 0
+        ctx.places = []
+        for t, b in zip(tensors, blocks):
+            h, w = b.shape
+            out[r:r + h, c:c + w] = b          # a promotion: exact
+            ctx.places.append((r, c, h, w, t.shape))
+            r, c = r + h, c + w
+        return Tensor._make(out, rt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(
+            dispatch("reshape", dispatch("index", grad, (slice(r, r + h), slice(c, c + w))),
+                     shape) if need else None
+            for need, (r, c, h, w, shape) in zip(ctx.needs_input_grad, ctx.places))
+
+
+def _block_shape(t):
+    """The 2-D block a tensor fills: a 0-d tensor (1, 1), a 1-d one a row (1, n)."""
+    return (1,) * (2 - t.ndim) + tuple(t.shape)
+
+
+@register_op("block_diag")
+def block_diag(*tensors):
+    """``block_diag(*tensors)``: a block-diagonal matrix of the tensors (``torch.block_diag``):
+    2-D tensors as they are, a 1-D tensor as one row, a 0-D one as a 1x1 block; zeros
+    elsewhere, in ``result_type`` of all of them (a 0-dim tensor promotes only across
+    categories, as in ``torch.result_type``; the default float dtype, shape (1, 0), for none).
+
+    Raises:
+        TypeError: an argument that is not a Tensor ("expected Tensor as element 0 in argument
+            0, but got list").
+        RuntimeError: a tensor of more than 2 dims ("torch.block_diag: Input tensors must have
+            2 or fewer dimensions. Input 0 has 3 dimensions").
+    """
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.ndim} dimensions")
+    if not tensors:
+        return Tensor._make(np.zeros((1, 0), _dt.get_default_dtype().np),
+                            _dt.get_default_dtype())
+    return BlockDiagFn.apply(*tensors)

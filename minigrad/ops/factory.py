@@ -27,8 +27,8 @@ from . import _distributions as D
 from ._util import check_int_scalar, check_scalar, wrap
 
 __all__ = ["tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
-           "ones_like", "full_like", "empty_like", "arange", "eye", "linspace", "randn", "rand",
-           "randint", "randperm", "randn_like", "rand_like", "normal"]
+           "ones_like", "full_like", "empty_like", "arange", "eye", "linspace",
+           "logspace", "randn", "rand", "randint", "randperm", "randn_like", "rand_like", "normal"]
 
 
 def _size(size):
@@ -533,6 +533,53 @@ def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_g
     return _finish(Tensor._make(linspace_array(start, end, steps, dt), dt), requires_grad, device)
 
 
+@register_op("logspace")
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,
+             requires_grad=False):
+    """``steps`` values ``base ** e`` for ``e`` evenly spaced from start to end inclusive
+    (``torch.logspace``).
+
+    Bit-exact with PyTorch's CPU kernel in every real dtype (``ops._linspace.logspace_array``):
+    the exponents in double (the first half counted up from ``start``, the second down from
+    ``end``), glibc's ``pow``, one conversion to the output type.
+
+    Args:
+        start, end: Python numbers or 0-dim Tensors (read with ``.item()``).
+        steps: number of points, an int >= 0.
+        base: the base (default 10.0).
+        dtype: output dtype; default ``get_default_dtype()`` (also for int start/end).
+
+    Raises:
+        RuntimeError: ``steps`` negative ("number of steps must be non-negative"); a
+            ``start``/``end`` Tensor that is not 0-dim; ``start``/``end`` out of ``dtype``'s
+            range; ``requires_grad`` with a non-float dtype.
+        NotImplementedError: ``dtype=bool`` ("\"logspace_cpu\" not implemented for 'Bool'").
+        TypeError: ``steps`` not an int.
+    """
+    from ._linspace import logspace_array
+    dt = _dt.dtype_arg(dtype, "logspace") if dtype is not None else _dt.get_default_dtype()
+    dims = [f"{n} with {x.ndim} dimension(s)" for n, x in (("start", start), ("end", end))
+            if isinstance(x, Tensor) and x.ndim != 0]
+    if dims:
+        raise RuntimeError("logspace only supports 0-dimensional start and end tensors, but "
+                           f"got {' and '.join(dims)}.")
+    start, end = (x.item() if isinstance(x, Tensor) else x for x in (start, end))
+    if isinstance(steps, Tensor):
+        steps = steps.item()
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if isinstance(base, Tensor):
+        base = base.item()
+    if isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating)):
+        raise TypeError(f"logspace(): argument 'base' must be float, not "
+                        f"{type(base).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    _no_bool(dt, "logspace_cpu")
+    return _finish(Tensor._make(logspace_array(start, end, steps, base, dt), dt), requires_grad,
+                   device)
+
+
 def _float_dt(dtype, fname):
     dt = _dt.dtype_arg(dtype, fname) if dtype is not None else _dt.get_default_dtype()
     if not dt.is_floating_point:
@@ -732,5 +779,6 @@ def normal(mean, std, size, *, generator=None, out=None, dtype=None, device=None
 # the factories place their results themselves (device=, or input's for *_like)
 _devices.OWN_DEVICE.update(("tensor", "full", "zeros", "ones", "zeros_like", "ones_like",
                             "full_like", "arange", "randn", "rand", "randint", "empty",
-                            "empty_like", "eye", "linspace", "randn_like", "rand_like", "randperm",
+                            "empty_like", "eye", "linspace", "logspace", "randn_like", "rand_like",
+                            "randperm",
                             "normal.float_float", "randint_like"))

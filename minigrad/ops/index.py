@@ -111,7 +111,7 @@ def _normalize(index, shape):
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if sum(c is Ellipsis for c in comps) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        comps = _extra_ellipses(comps, ndim, n_consumed)
     dim = 0
     arrays = []
     for c in comps:
@@ -174,6 +174,56 @@ class _SplitIndex:
 
     def __repr__(self):
         return f"_SplitIndex({self.first!r}, {self.rest!r})"
+
+
+def _extra_ellipses(comps, ndim, n_consumed):
+    """An index with several ellipses, as PyTorch's ``applySlicing`` reads it (NumPy refuses
+    it): every ``...`` moves the dim cursor on by the dims the index leaves unnamed, so the
+    first one covers them and any later one moves past the last dim. Returns the components
+    with the later ellipses dropped (and the full slices ``:`` past the end, which PyTorch
+    skips without looking at the dim).
+
+    Raises:
+        IndexError: a component past the last dim, with PyTorch's message (an int: "index 0 is
+            out of bounds for dimension 2 with size 0", its position in the index as the
+            dimension; a slice or None: "Dimension out of range ..."; an array: "too many
+            indices for tensor of dimension 2 (got 3)").
+    """
+    k = ndim - n_consumed
+    first = comps.index(Ellipsis)
+    if k == 0:                 # nothing left for an ellipsis to cover: each later one is a no-op
+        return [c for i, c in enumerate(comps) if c is not Ellipsis or i == first]
+    dim, n, array_at, past = 0, ndim, None, False     # PyTorch's cursor, the result's ndim
+    keep = []
+    for pos, c in enumerate(comps):
+        if c is Ellipsis:
+            dim += k
+            past = pos != first
+            if not past:
+                keep.append(c)
+            continue
+        if past and not (isinstance(c, slice) and c == slice(None)):
+            if c is None or isinstance(c, bool):
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[{-(n + 1)}, {n}], but got {dim})")
+            if isinstance(c, int):
+                raise IndexError(f"index {c} is out of bounds for dimension {pos} with size 0")
+            if isinstance(c, slice):
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[{-n}, {n - 1}], but got {dim})")
+            array_at = dim
+        elif not past:
+            keep.append(c)
+        if isinstance(c, int) and not isinstance(c, bool):
+            n -= 1                       # a select: the cursor stays
+        elif c is None or isinstance(c, bool):
+            n += 1
+            dim += 1
+        else:
+            dim += 1
+    if array_at is not None:
+        raise IndexError(f"too many indices for tensor of dimension {n} (got {array_at + 1})")
+    return keep
 
 
 def _split(comps):

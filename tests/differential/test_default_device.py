@@ -18,7 +18,7 @@ MAKERS = {
     "zeros": lambda L: L.zeros(2, 3), "ones": lambda L: L.ones(size=(2,)),
     "empty": lambda L: L.empty(2), "full": lambda L: L.full((2,), 1.5),
     "arange": lambda L: L.arange(4), "eye": lambda L: L.eye(2),
-    "linspace": lambda L: L.linspace(0, 1, 5),
+    "linspace": lambda L: L.linspace(0, 1, 5), "logspace": lambda L: L.logspace(0, 1, 5),
     "rand": lambda L: L.rand(2), "randn": lambda L: L.randn(2, 2),
     "randint": lambda L: L.randint(0, 5, (3,)), "randperm": lambda L: L.randperm(4),
     "tensor": lambda L: L.tensor([1.0, 2.0]), "as_tensor": lambda L: L.as_tensor([1, 2]),

@@ -186,6 +186,7 @@ _FACTORIES = {
     "rand": lambda L, o: (L.manual_seed(0), L.rand(5, out=o))[1],
     "eye": lambda L, o: L.eye(2, 3, out=o),
     "linspace": lambda L, o: L.linspace(-1, 2, 7, out=o),
+    "logspace": lambda L, o: L.logspace(-1, 2, 7, base=2.0, out=o),
     "randint": lambda L, o: (L.manual_seed(0), L.randint(1, 9, (5,), out=o))[1],
     "randperm": lambda L, o: (L.manual_seed(0), L.randperm(6, out=o))[1],
     "normal": lambda L, o: (L.manual_seed(0), L.normal(1.0, 2.0, (2, 2), out=o))[1],

@@ -169,6 +169,20 @@ def _interp_sample(mode):
     return gen
 
 
+def _linear_nd_sample(nd):
+    def gen(d):
+        spatial = tuple(d.integer(1, 4) for _ in range(nd))
+        x = d.floats((d.integer(1, 2), d.integer(1, 2)) + spatial, "real", "smooth")
+        kw = {"mode": "linear" if nd == 1 else "trilinear",
+              "align_corners": d.choice([False, True])}
+        if d.choice([True, False]):
+            kw["size"] = tuple(d.integer(1, 5) for _ in range(nd))
+        else:
+            kw["scale_factor"] = d.choice([2, 0.5, 1.5, 1.7])
+        return Sample([x], kw)
+    return gen
+
+
 def _shuffle_sample(down):
     def gen(d):
         r = d.integer(1, 2)
@@ -221,6 +235,19 @@ SPECS = [
                  "reproduced), so ulp bounds plus 'abs' slack. Smooth inputs: with inf/nan "
                  "inputs, which zero-weight neighbours PyTorch multiplies (inf * 0 = nan) "
                  "differs in the same-size case"),
+    OpSpec("interpolate.linear", lambda lib, F, x, **kw: F.interpolate(x, **kw),
+           _linear_nd_sample(1), fwd_ulp=_u(4, 0, 0, 0), bwd_ulp=_u(4, 0, 0, 0),
+           scale="abs", bwd_scale="abs", dtype_test=False,
+           notes="upsample_linear1d: ATen's separable kernel with its fused multiply-adds "
+                 "(forward fma(t0, l0, t1 * l1), backward acc = fma(w, g, acc) in output "
+                 "order; the forward's lambdas in 16-bit for fp16/bf16, as ATen's scalar_t "
+                 "weights): bit-exact in fp32/fp16/bf16; fp64 too except with a scale "
+                 "recomputed from the sizes (that source index's rounding is not reproduced: "
+                 "a few ulp); smooth inputs as bilinear"),
+    OpSpec("interpolate.trilinear", lambda lib, F, x, **kw: F.interpolate(x, **kw),
+           _linear_nd_sample(3), fwd_ulp=_u(4, 0, 0, 0), bwd_ulp=_u(4, 0, 0, 0),
+           scale="abs", bwd_scale="abs", dtype_test=False,
+           notes="upsample_trilinear3d: as interpolate.linear, one fma per dim"),
     OpSpec("pixel_shuffle", lambda lib, F, x, _r: F.pixel_shuffle(x, _r),
            _shuffle_sample(False), dtypes=_MOVES, notes=_MOVES_NOTE),
     OpSpec("pixel_unshuffle", lambda lib, F, x, _r: F.pixel_unshuffle(x, _r),

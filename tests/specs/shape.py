@@ -30,6 +30,10 @@ def _x(d, **kw):
 
 
 # ------------------------------------------------------------------------------ samples
+def block_diag_sample(d):
+    return Sample([d.floats(d.shape(max_dims=2)) for _ in range(d.integer(1, 3))])
+
+
 def narrow_sample(d):
     shape = d.shape(min_dims=1)
     dim = d.integer(-len(shape), len(shape) - 1)
@@ -336,6 +340,8 @@ _ACC16 = ("fp16/bf16: fp32 accumulation and one rounding, as PyTorch 2.13's CPU 
 
 SPECS = [
     OpSpec("narrow", lambda lib, F, a, *args: a.narrow(*args), narrow_sample, dtypes=ONE),
+    OpSpec("block_diag", lambda lib, F, *ts: lib.block_diag(*ts), block_diag_sample,
+           dtypes=ONE),
     OpSpec("roll", lambda lib, F, a, *args: lib.roll(a, *args), roll_sample, dtypes=ONE),
     OpSpec("flip", lambda lib, F, a, dims: lib.flip(a, dims), dims_sample, dtypes=ONE,
            dtype_test=False),
