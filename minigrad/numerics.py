@@ -469,10 +469,12 @@ def _fma32_quiet(x, y, z, subtract):
         suspect |= tiny & (r != 0)
     if not _any(suspect, axis=None):
         return out
-    # the (few) suspects by index: one pass over the mask (``nonzero``: the indices in C
-    # order, as ``unravel_index(flatnonzero(...))``), then gathers of those elements
+    # the (few) suspects by index, then gathers of those elements: the C-order indices of the
+    # flattened mask, unravelled (the same index arrays as ``suspect.nonzero()``, whose N-d loop
+    # costs ~15x more: 6M instructions for a 262,144-element 3-D mask, against 0.4M)
     shape = r.shape
-    at = suspect.nonzero()
+    at = suspect.nonzero() if suspect.ndim <= 1 else \
+        np.unravel_index(suspect.reshape(-1).nonzero()[0], shape)
     p = np.multiply(_gather(x, shape, at), _gather(y, shape, at), dtype=np.float64)
     if subtract:
         p = np.negative(p, out=p)      # z - x*y = (-p) + z, exactly

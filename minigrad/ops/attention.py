@@ -91,8 +91,13 @@ def _scores(q, k, scale, mask, is_causal, cd):
     if mask is not None:
         s = s + mask
     if is_causal:
+        # -inf right of the diagonal (keys j > query i), row by row: one slice assignment per
+        # query row (0.5M instructions for (8, 4, 64, 64)) instead of building ``~tril(ones)``
+        # and a masked copy (2.2M); the same elements get the same value
         L, S = s.shape[-2:]
-        np.copyto(s, cd.type(-np.inf), where=~np.tril(np.ones((L, S), dtype=bool)))
+        ninf = cd.type(-np.inf)
+        for i in range(min(L, S - 1)):
+            s[..., i, i + 1:] = ninf
     return s
 
 

@@ -242,24 +242,25 @@ def _sdpa_reference(q, k, v, mask, causal, scale, g):
 
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("mask", [None, "additive", "dead rows", "broadcast"])
-def test_sdpa_in_place_kernels_match_out_of_place_formula(causal, mask):
+@pytest.mark.parametrize("L, S", [(6, 6), (4, 7), (7, 3), (1, 1)])
+def test_sdpa_in_place_kernels_match_out_of_place_formula(causal, mask, L, S):
     """The flash-attention forward and backward kernels, which reuse their score buffer in
-    place and zero the rows whose keys are all masked only when there are any, give the bits
-    of the out-of-place ``np.where`` formulas (NaN and inf inputs, dead rows, masks that
-    broadcast)."""
+    place, fill the causal -inf row by row and zero the rows whose keys are all masked only
+    when there are any, give the bits of the out-of-place ``np.where`` formulas (NaN and inf
+    inputs, dead rows, masks that broadcast, fewer or more keys than queries)."""
     from minigrad.dispatch import dispatch
     rng = np.random.default_rng(8)
-    N, H, L, S, E = 2, 3, 6, 6, 4
+    N, H, E = 2, 3, 4
     q, k, v, g = (rng.standard_normal(s).astype(np.float32) * 2
                   for s in ((N, H, L, E), (N, H, S, E), (N, H, S, E), (N, H, L, E)))
-    q[1, 2, 3, 1] = np.nan
-    v[0, 1, 4, 2] = np.inf                    # a dead row's 0 * inf would be NaN unzeroed
+    q[1, 2, min(3, L - 1), 1] = np.nan
+    v[0, 1, min(4, S - 1), 2] = np.inf        # a dead row's 0 * inf would be NaN unzeroed
     m = {None: None, "additive": rng.standard_normal((N, H, L, S)).astype(np.float32),
          "broadcast": rng.standard_normal((1, 1, L, S)).astype(np.float32),
          "dead rows": np.where(np.arange(S) < (3 if causal else 9), 0, -np.inf)[None]
          .repeat(L, 0).astype(np.float32)}[mask]
     if mask == "dead rows":
-        m[2] = -np.inf
+        m[min(2, L - 1)] = -np.inf
     with np.errstate(all="ignore"):
         want = _sdpa_reference(q, k, v, m, causal, 0.5, g)
     mq, mk, mv, mgo = (mg.tensor(a) for a in (q, k, v, g))

@@ -261,6 +261,29 @@ def test_fma32_broadcast_operands_gather_the_suspects_bits():
                 nx._fma32_exact(-p, z64, z64 - p).tobytes()
 
 
+def test_fma32_suspects_of_3d_and_transposed_operands():
+    """fma32 finds the halfway suspects of an N-d sum through the flattened mask (C order,
+    unravelled): 3-D operands, C-contiguous, transposed (a Fortran-ordered sum) and broadcast,
+    give the round-to-odd path's bits on every element, for ``x*y + z`` and ``z - x*y``."""
+    if not nx.HAS_FMA:
+        pytest.skip("this build has no fma: fma32 rounds twice by design")
+    k = 64
+    with np.errstate(all="ignore"):
+        x, y, z = (v.reshape(4, 25, 40) for v in _fma_operands(5, 4000, k))
+        perm = np.random.default_rng(5).permutation(4000).reshape(4, 25, 40)
+        x, y, z = (v.reshape(-1)[perm] for v in (x, y, z))     # halfway cases spread out
+        cases = [(x, y, z), (x.transpose(2, 1, 0), y.transpose(2, 1, 0), z.transpose(2, 1, 0)),
+                 (x, y[:1], z), (x, np.float32(0.7), z[:, :1])]
+        for a, b, c in cases:
+            shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+            a64, b64, c64 = (np.broadcast_to(np.asarray(v, np.float64), shape)
+                             for v in (a, b, c))
+            p = a64 * b64
+            assert nx.fma32(a, b, c).tobytes() == nx._fma32_exact(p, c64, p + c64).tobytes()
+            assert nx.fma32(a, b, c, subtract=True).tobytes() == \
+                nx._fma32_exact(-p, c64, c64 - p).tobytes()
+
+
 def test_fma32_subtract_is_the_fused_difference_and_keeps_nan_signs():
     """``fma32(x, y, z, subtract=True)`` is ``z - x*y`` with one rounding: the bits of
     ``fma32(-x, y, z)`` for non-NaN operands (negation is exact), on arrays, scalars and
