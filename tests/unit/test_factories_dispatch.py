@@ -20,6 +20,7 @@ CALLS = {
     "arange": (lambda: mg.arange(5), "arange"),
     "eye": (lambda: mg.eye(3), "eye"),
     "linspace": (lambda: mg.linspace(0, 1, 5), "linspace"),
+    "logspace": (lambda: mg.logspace(0, 1, 5), "logspace"),
     "tril_indices": (lambda: mg.tril_indices(3, 3), "tril_indices"),
     "triu_indices": (lambda: mg.triu_indices(3, 3), "triu_indices"),
     "randn": (lambda: mg.randn(3), "randn"),
