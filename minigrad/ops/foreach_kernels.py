@@ -64,6 +64,8 @@ _F64 = np.dtype(np.float64)
 CHUNK = 32768         # elements per chunk of the fp32 fast path (scratch mostly in L2)
 BCHUNK = 2 * CHUNK    # elements per piece of the fp32 bracket (``_axpy_bracket``): its scratch
 #                       is fp32, so the same bytes hold twice as many
+BRACKET_MIN = 4096    # smaller tensors: the emulation (the bracket's extra NumPy calls cost more
+#                       than its cheaper passes save)
 _sqrt_impl = [None]   # None: NumPy's correctly rounded sqrt; else a replacement (using_sqrt)
 _local = threading.local()
 FAST_FP32 = True      # tests switch the fp32 fast path off to compare it with the general path
@@ -313,8 +315,8 @@ def _axpy(out, x, alpha, y):
     elements runs the float64 emulation (``_axpy_piece``), and so do the later pieces."""
     n = out.size
     al = _F64.type(alpha)
-    bracket = _bracket_scalars(alpha) if FP32_BRACKET and x.shape == out.shape and out.ndim \
-        and n else None
+    bracket = _bracket_scalars(alpha) if FP32_BRACKET and n >= BRACKET_MIN and \
+        x.shape == out.shape else None
     if n <= CHUNK:      # one piece: the arrays as they are (any layout), scratch shaped as out
         s, s2, _, c, a32, b, ne = _scratch_shaped(out.shape, n)
         if bracket is None or not _axpy_bracket(out, x, bracket, y, c, a32, b, ne):

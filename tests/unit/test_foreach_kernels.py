@@ -222,7 +222,7 @@ def _bracket_cases(n, seed):
     yield x, y
 
 
-@pytest.mark.parametrize("n", [1, 7, 1000, K.CHUNK + 1, K.BCHUNK + 5, 3 * K.BCHUNK - 3])
+@pytest.mark.parametrize("n", [7, K.BRACKET_MIN, K.CHUNK + 1, K.BCHUNK + 5, 3 * K.BCHUNK - 3])
 @pytest.mark.parametrize("alpha", [-0.01, 0.9, -1.0, 3.0, 1e-30, -7e20, 2.0 ** -126, 3e38])
 def test_fma_bracket_equals_float64_emulation(n, alpha, monkeypatch):
     # add's fma with an fp32 scalar (``_axpy``): the fp32 bracket (``_axpy_bracket``, with its
