@@ -62,9 +62,14 @@ __all__ = ["using_sqrt", "opmath_np", "add", "mul", "add_scalar",
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 CHUNK = 32768         # elements per chunk of the fp32 fast path (scratch mostly in L2)
+BCHUNK = 2 * CHUNK    # elements per piece of the fp32 bracket (``_axpy_bracket``): its scratch
+#                       is fp32, so the same bytes hold twice as many
+BRACKET_MIN = 16384   # smaller tensors: the emulation (the bracket's extra NumPy calls cost about
+#                       what its cheaper passes save: measured on the small MLP's 8192)
 _sqrt_impl = [None]   # None: NumPy's correctly rounded sqrt; else a replacement (using_sqrt)
 _local = threading.local()
 FAST_FP32 = True      # tests switch the fp32 fast path off to compare it with the general path
+FP32_BRACKET = True   # tests switch ``_axpy_bracket`` off to compare it with the float64 emulation
 # ``np.may_share_memory`` without its array-function dispatcher (a Python-level frame per call)
 _may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
 
@@ -143,6 +148,17 @@ def _scratch():
     return s
 
 
+def _bracket_scratch():
+    """Per-thread scratch of ``BCHUNK`` elements for ``_axpy_bracket``: three fp32 arrays and
+    a bool one, the first two and the last viewing ``_scratch``'s arrays."""
+    s = getattr(_local, "bracket", None)
+    if s is None:
+        s64a, s64b, t = _scratch()
+        s = _local.bracket = (s64a.view(_F32), s64b.view(_F32), np.empty(BCHUNK, _F32),
+                              t.view(np.bool_)[:BCHUNK])
+    return s
+
+
 def _scratch_shaped(shape, n):
     """The per-thread scratch (``_scratch``) cut to ``n`` (<= CHUNK) elements and viewed as
     ``shape``, the views kept per shape: slicing and reshaping three arrays costs more than a
@@ -156,8 +172,13 @@ def _scratch_shaped(shape, n):
         if len(views) >= 64:        # many shapes (not an optimizer's few): start over
             views.clear()
         s64a, s64b, t = _scratch()
+        f32a = s64a.view(_F32)
         v = views[shape] = (s64a[:n].reshape(shape), s64b[:n].reshape(shape),
-                            t[:n].reshape(shape))
+                            t[:n].reshape(shape),
+                            # fp32 and bool views of the same scratch (``_axpy_bracket``)
+                            f32a[:n].reshape(shape), f32a[CHUNK:CHUNK + n].reshape(shape),
+                            s64b.view(_F32)[:n].reshape(shape),
+                            t.view(np.bool_)[:n].reshape(shape))
     return v
 
 
@@ -287,23 +308,38 @@ def _chunked(out, fn, *inputs):
 
 
 def _axpy(out, x, alpha, y):
-    """out = fp32(float64 x*alpha + y) for arrays ``x``, ``y`` and an fp32 scalar ``alpha``
+    """out = fma(x, alpha, y) in fp32 for arrays ``x``, ``y`` and an fp32 scalar ``alpha``
     (``add``'s fma): ``_chunked(out, _fma_chunk, x, alpha, y)`` written out for this one
-    pattern, the optimizers' most frequent kernel (``p.add_(buf, alpha=-lr)``)."""
+    pattern, the optimizers' most frequent kernel (``p.add_(buf, alpha=-lr)``). Each piece
+    first tries the fp32 bracket (``_axpy_bracket``); a piece where it decides too few
+    elements runs the float64 emulation (``_axpy_piece``), and so do the later pieces."""
     n = out.size
     al = _F64.type(alpha)
+    bracket = _bracket_scalars(alpha) if FP32_BRACKET and n >= BRACKET_MIN and \
+        x.shape == out.shape else None
     if n <= CHUNK:      # one piece: the arrays as they are (any layout), scratch shaped as out
-        s, s2, _ = _scratch_shaped(out.shape, n)
-        _axpy_piece(out, x, al, y, s, s2)
+        s, s2, _, c, a32, b, ne = _scratch_shaped(out.shape, n)
+        if bracket is None or not _axpy_bracket(out, x, bracket, y, c, a32, b, ne):
+            _axpy_piece(out, x, al, y, s, s2)
         return out
-    s, s2, _ = _scratch()
     of, xf, yf = out.reshape(n), _flat(x, n), _flat(y, n)
-    for i in range(0, n, CHUNK):
-        j = i + CHUNK       # slices end at n: only the last chunk's scratch is cut shorter
-        if j <= n:
-            _axpy_piece(of[i:j], xf[i:j], al, yf[i:j], s, s2)
+    if bracket is not None:
+        c32, a32, b32, ne = _bracket_scratch()
+        for i in range(0, n, BCHUNK):
+            j = i + BCHUNK  # slices end at n: only the last piece's scratch is cut shorter
+            k = BCHUNK if j <= n else n - i
+            if not _axpy_bracket(of[i:j], xf[i:j], bracket, yf[i:j], c32[:k], a32[:k],
+                                 b32[:k], ne[:k]):
+                break       # (data on which the bracket fails: the emulation from here on)
         else:
-            _axpy_piece(of[i:j], xf[i:j], al, yf[i:j], s[:n - i], s2[:n - i])
+            return out
+    else:
+        i = 0
+    s, s2, _ = _scratch()
+    for i in range(i, n, CHUNK):
+        j = i + CHUNK
+        k = CHUNK if j <= n else n - i
+        _axpy_piece(of[i:j], xf[i:j], al, yf[i:j], s[:k], s2[:k])
     return out
 
 
@@ -316,6 +352,76 @@ def _axpy_piece(d, x, al, y, t, t2):
     t2[...] = y
     np.add(t, t2, out=t)
     _round_sum32(d, t, t2, x, al, y)
+
+
+def _bracket_scalars(alpha):
+    """``(alpha, up, down)`` for ``_axpy_bracket``: ``alpha`` as fp32 and its two fp32
+    neighbours, the one away from zero and the one towards it; None unless ``alpha`` is a
+    normal fp32 number below the largest (the bracket's proof needs a normal ``alpha``)."""
+    a = _F32.type(alpha)
+    if not _TINY32 <= abs(a) < _HUGE32:
+        return None
+    up, down = np.nextafter(a, _INF32 if a > 0 else -_INF32), np.nextafter(a, _ZERO32)
+    return a, up, down
+
+
+def _axpy_bracket(d, x, sc, y, c, s, b, ne):
+    """``d = fma(x, a, y)`` for one piece in fp32 arithmetic only, ``sc = (a, up, down)``
+    (``_bracket_scalars``), ``c``/``s``/``b`` fp32 and ``ne`` bool scratch of the piece's
+    shape; False (``d`` untouched) when more than 1/32 of the elements would need the float64
+    emulation, which then does the whole piece.
+
+    Why it gives the fma's bits: the exact product ``P = x*a`` lies between ``fp32(x*up)``
+    and ``fp32(x*down)`` (their exact values are ``P`` scaled by more than ``1 + 2**-24`` and
+    at most ``1 - 2**-24``, which one rounding cannot undo while ``|P| >= 2**-126``).
+    Rounding is monotonic, so where ``A = fp32(y + fp32(x*up))`` and
+    ``B = fp32(y + fp32(x*down))`` agree, the correctly rounded ``y + P`` (the fma) is that
+    value too. Where the product is below 2**-126 (the bracket may fail there) an agreeing
+    result is still right when ``|y|`` is far above it: ``y`` is then its own rounding, no
+    rounding boundary within reach; a result of at least 2**-60 guarantees that (tested as
+    ``B*B >= 2**-120``). A product that overflows is caught by ``B*B`` not being finite
+    (which also sends results of 2**64 and more to the emulation), a NaN by ``A != B``.
+    The elements where ``A != B`` or ``B`` is out of range (mostly sums landing near an fp32
+    rounding boundary: about ``|P| / |y|`` of them, under 1% for SGD's update) are gathered
+    before ``d`` is written (``d`` may be ``y`` or ``x``) and rounded as ``_axpy_piece``
+    rounds; the rest is ``A``, recomputed into ``d`` from ``c = fp32(x*up)``."""
+    a, up, down = sc
+    np.multiply(x, up, out=c)
+    np.add(c, y, out=s)                          # A
+    np.multiply(x, down, out=b)
+    np.add(b, y, out=b)                          # B
+    np.not_equal(s, b, out=ne)
+    np.multiply(b, b, out=b)
+    if not (_min(b, axis=None) >= _LOW_SQ and _max(b, axis=None) < _INF32):
+        ne |= b < _LOW_SQ                        # out of range: those elements too
+        ne |= b == _INF32
+    at = ne.reshape(-1).nonzero()[0]
+    if len(at) * 32 > ne.size:
+        return False
+    if not len(at):
+        np.add(c, y, out=d)
+        return True
+    xs, ys = _take(x, at), _take(y, at)          # (read before d is written)
+    r = np.multiply(xs, a, dtype=_F64)           # exact
+    np.add(r, ys, out=r)
+    fixed = np.empty(len(at), _F32)
+    _round_sum32(fixed, r, np.empty_like(r), xs, a, ys)
+    np.add(c, y, out=d)
+    d.reshape(-1)[at] = fixed
+    return True
+
+
+def _take(v, at):
+    """``v``'s elements at flat (C-order) indices ``at``, for any layout of ``v``."""
+    return v.reshape(-1)[at] if v.flags.c_contiguous else v.flat[at]
+
+
+_TINY32 = _F32.type(2.0 ** -126)                  # fp32's smallest normal
+_HUGE32 = np.finfo(np.float32).max
+_INF32 = _F32.type(np.inf)
+_ZERO32 = _F32.type(0)
+_LOW_SQ = _F32.type(2.0 ** -120)                  # (2**-60)**2: the bracket's smallest |result|**2
+_min, _max, _any = np.minimum.reduce, np.maximum.reduce, np.logical_or.reduce
 
 
 def _lerp_chunk(o, a, b, w, sc):

@@ -192,3 +192,63 @@ def test_fma_halfway_points_among_exact_sums(n, subnormal):
         assert np.array_equal(got.view(np.uint32), ref.view(np.uint32)), fast
     s = np.array([1.0, 1.0 + 2.0 ** -24, 2.0 ** -127, 0.0, np.inf, 3.0 * 2.0 ** -150])
     assert K._halfway(s).tolist() == [False, True, True, True, False, True]
+
+
+def _bits(rng, n, elo, ehi):
+    """fp32 numbers with random significands, signs and biased exponents in [elo, ehi)."""
+    u = (rng.integers(0, 2 ** 23, n) | (rng.integers(elo, ehi, n) << 23) |
+         (rng.integers(0, 2, n) << 31)).astype(np.uint32)
+    return u.view(np.float32)
+
+
+def _bracket_cases(n, seed):
+    """(x, y) pairs for ``add``'s fma: optimizer-like data (the bracket decides almost every
+    element), halfway cases (y on a coarse grid, x*a a few bits), subnormal / tiny and huge
+    exponents, any bit pattern, and optimizer data sprinkled with inf/NaN/zeros/subnormals."""
+    rng = np.random.default_rng(seed)
+    f = np.float32
+    sgd = ((rng.standard_normal(n) * 1e-3).astype(f), rng.uniform(-0.036, 0.036, n).astype(f))
+    yield sgd
+    yield ((rng.integers(-2 ** 12, 2 ** 12, n) * f(2 ** -30)).astype(f),
+           (rng.integers(-2 ** 10, 2 ** 10, n) * f(2 ** -10)).astype(f))
+    yield _bits(rng, n, 0, 70), _bits(rng, n, 0, 70)
+    yield _bits(rng, n, 180, 256), _bits(rng, n, 180, 256)
+    yield _bits(rng, n, 0, 256), _bits(rng, n, 0, 256)
+    x, y = (v.copy() for v in sgd)
+    special = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-40, 1e-39, 3e38], f)
+    for v in (x, y):
+        v[rng.integers(0, n, 4)] = rng.choice(special, 4)
+        v[rng.integers(0, n, 4)] = 0
+    yield x, y
+
+
+@pytest.mark.parametrize("n", [7, K.BRACKET_MIN, K.CHUNK + 1, K.BCHUNK + 5, 3 * K.BCHUNK - 3])
+@pytest.mark.parametrize("alpha", [-0.01, 0.9, -1.0, 3.0, 1e-30, -7e20, 2.0 ** -126, 3e38])
+def test_fma_bracket_equals_float64_emulation(n, alpha, monkeypatch):
+    # add's fma with an fp32 scalar (``_axpy``): the fp32 bracket (``_axpy_bracket``, with its
+    # gathered fallbacks, or the whole emulation where it decides too few) against the float64
+    # emulation alone and against numerics.fma32, in place and into a new array
+    for seed, (x, y) in enumerate(_bracket_cases(n, n)):
+        ref = K.numerics.fma32(x, np.float32(alpha), y)
+        got = []
+        for bracket in (True, False):
+            monkeypatch.setattr(K, "FP32_BRACKET", bracket)
+            with np.errstate(all="ignore"):
+                inplace = y.copy()
+                K.add(inplace, x, alpha, out=inplace)
+                new = K.add(y, x, alpha, out=K.new_out(y))
+            got += [inplace, new]
+        for g in got:
+            assert g.view(np.uint32).tolist() == ref.view(np.uint32).tolist(), (seed, alpha)
+
+
+def test_fma_bracket_any_layout():
+    # a one-piece tensor whose x and y are not C-contiguous (transposed views): the bracket
+    # reads them as they are and gathers its fallbacks in C order
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((150, 200)) * 1e-2).astype(np.float32).T
+    y = rng.uniform(-0.05, 0.05, (150, 200)).astype(np.float32).T
+    ref = K.numerics.fma32(x, np.float32(-0.01), y)
+    with np.errstate(all="ignore"):
+        out = K.add(y, x, -0.01, out=K.new_out(y))
+    assert out.view(np.uint32).tolist() == ref.view(np.uint32).tolist()
