@@ -170,10 +170,17 @@ class BlockDiagFn(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return tuple(
-            dispatch("reshape", dispatch("index", grad, (slice(r, r + h), slice(c, c + w))),
-                     shape) if need else None
-            for need, (r, c, h, w, shape) in zip(ctx.needs_input_grad, ctx.places))
+        # ATen's block_diag_backward walks the blocks with its own row counter, which an empty
+        # 1-D tensor does not advance (the forward gave it a row): the blocks after one read
+        # their gradient one row up per such tensor, as in PyTorch 2.13
+        out, skipped = [], 0
+        for need, (r, c, h, w, shape) in zip(ctx.needs_input_grad, ctx.places):
+            r -= skipped
+            skipped += len(shape) == 1 and shape[0] == 0
+            out.append(dispatch("reshape", dispatch("index", grad, (slice(r, r + h),
+                                                                   slice(c, c + w))), shape)
+                       if need else None)
+        return tuple(out)
 
 
 def _block_shape(t):
