@@ -194,6 +194,17 @@ def test_fma():
 
 
 
+def _assert_round_to_odd_bits(x, y, z):
+    """``fma32(x, y, z)`` and its ``subtract=True`` form (operands broadcast) give the bits of
+    the round-to-odd path (``_fma32_exact``) on the float64 product and sums."""
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
+    x64, y64, z64 = (np.broadcast_to(np.asarray(v, np.float64), shape) for v in (x, y, z))
+    p = x64 * y64
+    assert nx.fma32(x, y, z).tobytes() == nx._fma32_exact(p, z64, p + z64).tobytes()
+    assert nx.fma32(x, y, z, subtract=True).tobytes() == \
+        nx._fma32_exact(-p, z64, z64 - p).tobytes()
+
+
 def _fma_operands(seed, n, k, sign=1):
     """fp32 ``x, y, z`` of ``n`` random magnitudes whose first ``k`` are halfway cases: z with
     an odd last bit, x*y = half z's ulp times (1 - 2**-30) (times ``sign``) and the exact sum
@@ -252,13 +263,7 @@ def test_fma32_broadcast_operands_gather_the_suspects_bits():
              (e, np.float32(0.3), g[:1]), (s, s.T[:, :c], g), (e[:1], s, g)]
     with np.errstate(all="ignore"):
         for x, y, z in cases:
-            shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
-            x64, y64, z64 = (np.broadcast_to(np.asarray(v, np.float64), shape)
-                             for v in (x, y, z))
-            p = x64 * y64
-            assert nx.fma32(x, y, z).tobytes() == nx._fma32_exact(p, z64, p + z64).tobytes()
-            assert nx.fma32(x, y, z, subtract=True).tobytes() == \
-                nx._fma32_exact(-p, z64, z64 - p).tobytes()
+            _assert_round_to_odd_bits(x, y, z)
 
 
 def test_fma32_suspects_of_3d_and_transposed_operands():
@@ -275,13 +280,7 @@ def test_fma32_suspects_of_3d_and_transposed_operands():
         cases = [(x, y, z), (x.transpose(2, 1, 0), y.transpose(2, 1, 0), z.transpose(2, 1, 0)),
                  (x, y[:1], z), (x, np.float32(0.7), z[:, :1])]
         for a, b, c in cases:
-            shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
-            a64, b64, c64 = (np.broadcast_to(np.asarray(v, np.float64), shape)
-                             for v in (a, b, c))
-            p = a64 * b64
-            assert nx.fma32(a, b, c).tobytes() == nx._fma32_exact(p, c64, p + c64).tobytes()
-            assert nx.fma32(a, b, c, subtract=True).tobytes() == \
-                nx._fma32_exact(-p, c64, c64 - p).tobytes()
+            _assert_round_to_odd_bits(a, b, c)
 
 
 def test_fma32_subtract_is_the_fused_difference_and_keeps_nan_signs():
