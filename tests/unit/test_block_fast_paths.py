@@ -134,6 +134,9 @@ def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     ((2, 12, 5, 6), (3, 2), (2, 1), (1, 0), (1, 2), 2, None),
     ((1, 16, 3, 7), (2, 3), (1, 3), (0, 2), (2, 1), 1, (1, 2)),
     ((2, 12, 9), (3,), (2,), (1,), (1,), 2, None),
+    ((3, 1, 8, 8), (3, 3), (1, 1), (1, 1), (1, 1), 1, None),
+    ((2, 4, 7, 5), (3, 2), (2, 1), (1, 0), (1, 2), 4, None),
+    ((2, 1, 9), (3,), (1,), (2,), (2,), 1, (8,)),
 ])
 def test_im2col_channels_last_matches_window_view(monkeypatch, dtype, case):
     """``_columns``' tap-by-tap copy from a channels-last input (many channels, narrow maps)
