@@ -64,10 +64,12 @@ def _columns(x, kernel, stride, padding, dilation, groups, out=None):
                     for i in range(nd))
     n, c = x.shape[:2]
     cg = c // groups
-    if _CHANNELS_LAST_COL2IM and cg >= out[-1] and all(o > 0 for o in out):
+    if _CHANNELS_LAST_COL2IM and (cg >= out[-1] or cg == 1) and all(o > 0 for o in out):
         # the same columns, written one kernel tap at a time from a channels-last padded copy
         # of the input: each copy then reads the channels contiguously instead of rows of O[-1]
-        # elements (2x faster for the CNN's 24-channel 4x4 map); same array, same bits
+        # elements (2x faster for the CNN's 24-channel 4x4 map), or with one channel per group
+        # whole rows of O[-1] elements, where the window view's copy moves runs of k[-1]
+        # (1.5x faster for the CNN's 1-channel 8x8 input); same array, same bits
         xg = np.zeros((groups, n) + padded + (cg,), x.dtype)         # (g, N, *padded, C/g)
         inside = tuple(slice(p, p + s) for s, p in zip(x.shape[2:], padding))
         xg[(slice(None),) * 2 + inside] = np.moveaxis(

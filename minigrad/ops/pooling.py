@@ -173,34 +173,54 @@ def _no_nan_or_negative_zero(a):
 
 
 def _max_2x2(a, oh, ow):
-    """``window_max`` of the (oh, ow) non-overlapping 2x2 windows of ``a`` (..., H, W) (kernel
-    and stride 2, no padding or dilation, all windows inside), or None where ``a`` holds NaN
-    or -0.0 (the general path's loop decides those).
+    """The (oh, ow) non-overlapping 2x2 windows of ``a`` (..., H, W) pooled (kernel and stride
+    2, no padding or dilation, all windows inside): ``(indices, values)`` as the forward
+    returns them (flat input positions ``h * W + w``, int64), or None where ``a`` holds NaN or
+    -0.0 (the general path's loop decides those).
 
-    The same positions and values in two stages: each window row's maximum and first position
-    (column 1 only if left < right), then the rows' (row 1 only if top < bottom): PyTorch's
-    first maximum in row-major order. The stages run on a copy of ``a`` transposed to
-    (H, W, planes): a tap of the windows is then a run of ``planes`` contiguous elements per
-    window position, where in ``a``'s own layout it is runs of ``ow`` elements at stride 2, and
-    NumPy's per-run cost dominates for the small maps of a CNN (2x fewer instructions for its
-    (64, 24, 8, 8) map)."""
+    The same positions and values as ``window_max`` in two stages: each window row's maximum
+    and first position (column 1 only if left < right), then the rows' (row 1 only if top <
+    bottom): PyTorch's first maximum in row-major order. A window of nothing but the lowest
+    value gets its first element, as PyTorch's initial index (the window lies inside the
+    input). The stages run on a copy of ``a`` transposed to (H, W, planes): a tap of the
+    windows is then a run of ``planes`` contiguous elements per window position, where in
+    ``a``'s own layout it is runs of ``ow`` elements at stride 2, and NumPy's per-run cost
+    dominates for the small maps of a CNN (2x fewer instructions for its (64, 24, 8, 8) map).
+    The results go back to (planes, oh, ow) one window position at a time when there are few
+    (a strided copy of ``planes`` elements each, where one copy of the whole transposition
+    moves runs of only oh * ow elements)."""
     if not _no_nan_or_negative_zero(a):
         return None
     lead = a.shape[:-2]
-    planes = math.prod(lead)
+    planes, w = math.prod(lead), a.shape[-1]
     b = np.empty((2 * oh, 2 * ow, planes), a.dtype)
     np.copyto(b, a[..., :2 * oh, :2 * ow].reshape(planes, 2 * oh, 2 * ow).transpose(1, 2, 0))
     t00, t01, t10, t11 = b[0::2, 0::2], b[0::2, 1::2], b[1::2, 0::2], b[1::2, 1::2]
     top, bottom = np.maximum(t00, t01), np.maximum(t10, t11)
     lower = top < bottom
-    pos = np.multiply(lower.view(np.uint8), 2, dtype=np.uint8)       # 2 * row + column
-    pos += np.where(lower, t10 < t11, t00 < t01)
+    # the tap's offset in the plane: one input row further for the bottom row, plus the column
+    off = np.multiply(lower, np.int64(w), dtype=np.int64)
+    off += np.where(lower, t10 < t11, t00 < t01)
     best = np.maximum(top, bottom, out=top)
-    out_pos = np.empty(lead + (oh, ow), np.int64)
-    np.copyto(out_pos.reshape(planes, oh, ow), pos.transpose(2, 0, 1))
-    out_val = np.empty(lead + (oh, ow), a.dtype)
-    np.copyto(out_val.reshape(planes, oh, ow), best.transpose(2, 0, 1))
-    return out_pos, out_val
+    corner = np.arange(oh).reshape(-1, 1) * (2 * w) + np.arange(ow) * 2    # (oh, ow)
+    out_idx = np.empty((planes, oh, ow), np.int64)
+    out_val = np.empty((planes, oh, ow), a.dtype)
+    if oh * ow <= _FEW_POSITIONS:
+        idx2, val2 = out_idx.reshape(planes, oh * ow), out_val.reshape(planes, oh * ow)
+        for s, (o, c, v) in enumerate(zip(off.reshape(oh * ow, planes), corner.reshape(-1),
+                                          best.reshape(oh * ow, planes))):
+            np.add(o, c, out=idx2[:, s])
+            np.copyto(val2[:, s], v)
+    else:
+        off += corner[:, :, None]
+        np.copyto(out_idx, off.transpose(2, 0, 1))
+        np.copyto(out_val, best.transpose(2, 0, 1))
+    return out_idx.reshape(lead + (oh, ow)), out_val.reshape(lead + (oh, ow))
+
+
+#: ``_max_2x2`` copies its results back one window position at a time up to this many
+#: positions (oh * ow)
+_FEW_POSITIONS = 16
 
 
 def _window_max_taps(win, taps):
@@ -232,6 +252,33 @@ def _window_max_taps(win, taps):
         np.copyto(best, val, where=take)
         np.copyto(pos, t, where=take)
     return pos, best
+
+
+def _max_indices(a, dt, w, oh, ow, kernel, stride, padding, dilation):
+    """``max_pool2d_with_indices``' general path: ``(indices, values)`` of the windows of
+    ``a`` (..., H, W) by ``window_max``, indices the flat input positions ``h * W + w``."""
+    win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
+    pos, vals = window_max(win, axes=2)
+    # the flat input index: the window's corner plus the tap's offset in the plane
+    corner = (np.arange(oh).reshape(-1, 1) * stride[0] - padding[0]) * w + \
+        (np.arange(ow) * stride[1] - padding[1])
+    offset = (np.arange(kernel[0]).reshape(-1, 1) * dilation[0] * w +
+              np.arange(kernel[1]) * dilation[1]).reshape(-1)
+    idx = offset[pos]
+    idx += corner
+    # a window of nothing but the lowest value keeps PyTorch's initial index: its first
+    # element inside the input (padding never wins)
+    low = vals == _lowest(dt)
+    if low.any():
+        kh_i, kw_i = np.divmod(pos, kernel[1])
+        first = [np.maximum(-((np.arange(o) * stride[i] - padding[i]) // dilation[i]), 0)
+                 for i, o in enumerate((oh, ow))]
+        kh_i = np.where(low, first[0][:, None], kh_i)
+        kw_i = np.where(low, first[1][None, :], kw_i)
+        rows = np.arange(oh).reshape(-1, 1) * stride[0] - padding[0] + kh_i * dilation[0]
+        cols = np.arange(ow) * stride[1] - padding[1] + kw_i * dilation[1]
+        idx = (rows * w + cols).astype(np.int64)
+    return idx, vals
 
 
 def _lowest(dt):
@@ -293,30 +340,11 @@ class MaxPool2dWithIndices(Function):
         pooled = None
         if kernel == stride == (2, 2) and padding == (0, 0) and dilation == (1, 1) and \
                 2 * oh <= h and 2 * ow <= w:       # the usual 2x2 pool: windows tile the input
-            pooled = _max_2x2(a, oh, ow)
+            pooled = _max_2x2(a, oh, ow)           # (indices, values), final
         if pooled is None:
-            win = windows(a, (oh, ow), kernel, stride, padding, dilation, _lowest(dt))
-            pooled = window_max(win, axes=2)
-        pos, vals = pooled
-        # the flat input index: the window's corner plus the tap's offset in the plane
-        corner = (np.arange(oh).reshape(-1, 1) * stride[0] - padding[0]) * w + \
-            (np.arange(ow) * stride[1] - padding[1])
-        offset = (np.arange(kernel[0]).reshape(-1, 1) * dilation[0] * w +
-                  np.arange(kernel[1]) * dilation[1]).reshape(-1)
-        idx = offset[pos]
-        idx += corner
-        # a window of nothing but the lowest value keeps PyTorch's initial index: its first
-        # element inside the input (padding never wins)
-        low = vals == _lowest(dt)
-        if low.any():
-            kh_i, kw_i = np.divmod(pos, kernel[1])
-            first = [np.maximum(-((np.arange(o) * stride[i] - padding[i]) // dilation[i]), 0)
-                     for i, o in enumerate((oh, ow))]
-            kh_i = np.where(low, first[0][:, None], kh_i)
-            kw_i = np.where(low, first[1][None, :], kw_i)
-            rows = np.arange(oh).reshape(-1, 1) * stride[0] - padding[0] + kh_i * dilation[0]
-            cols = np.arange(ow) * stride[1] - padding[1] + kw_i * dilation[1]
-            idx = (rows * w + cols).astype(np.int64)
+            idx, vals = _max_indices(a, dt, w, oh, ow, kernel, stride, padding, dilation)
+        else:
+            idx, vals = pooled
         indices = Tensor._make(idx, _dt.int64)
         ctx.args = (kernel, stride, padding, dilation, ceil_mode)
         ctx.save_for_backward(input, indices)

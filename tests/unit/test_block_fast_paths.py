@@ -134,6 +134,9 @@ def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     ((2, 12, 5, 6), (3, 2), (2, 1), (1, 0), (1, 2), 2, None),
     ((1, 16, 3, 7), (2, 3), (1, 3), (0, 2), (2, 1), 1, (1, 2)),
     ((2, 12, 9), (3,), (2,), (1,), (1,), 2, None),
+    ((3, 1, 8, 8), (3, 3), (1, 1), (1, 1), (1, 1), 1, None),
+    ((2, 4, 7, 5), (3, 2), (2, 1), (1, 0), (1, 2), 4, None),
+    ((2, 1, 9), (3,), (1,), (2,), (2,), 1, (8,)),
 ])
 def test_im2col_channels_last_matches_window_view(monkeypatch, dtype, case):
     """``_columns``' tap-by-tap copy from a channels-last input (many channels, narrow maps)
@@ -312,17 +315,21 @@ def test_conv_pad_matches_np_pad(dtype, shape, padding):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
-@pytest.mark.parametrize("shape", [(3, 4, 8, 8), (2, 5, 7, 9), (6, 4, 6), (1, 1, 2, 2)])
+@pytest.mark.parametrize("shape", [(3, 4, 8, 8), (2, 5, 7, 9), (6, 4, 6), (1, 1, 2, 2),
+                                   (0, 3, 4, 4)])
 @pytest.mark.parametrize("special", [None, "nan", "negzero"])
-def test_max_pool_2x2_matches_window_max(dtype, shape, special):
-    """``_max_2x2`` (the 2x2 stride-2 pool in two stages) against ``window_max`` over
-    ``windows``' taps: ties everywhere (small integer values), -inf-only windows, odd sizes
-    (the last row/column left out), a strided input; with a NaN or a -0.0 it declines (None),
-    and the general path's loop decides."""
+@pytest.mark.parametrize("few", [16, 0])
+def test_max_pool_2x2_matches_window_max(monkeypatch, dtype, shape, special, few):
+    """``_max_2x2`` (the 2x2 stride-2 pool in two stages) against the general path
+    (``window_max`` over ``windows``' taps, then the flat indices): ties everywhere (small
+    integer values), -inf-only windows, odd sizes (the last row/column left out), a strided
+    input, an empty batch, the results copied back per window position or whole; with a NaN
+    or a -0.0 it declines (None), and the general path's loop decides."""
     from minigrad.ops import pooling
+    monkeypatch.setattr(pooling, "_FEW_POSITIONS", few)
     rng = np.random.default_rng(8)
     a = rng.integers(-2, 2, shape + (2,)).astype(dtype)[..., 0]        # a strided view
-    if dtype != np.int64:
+    if dtype != np.int64 and a.size:
         a[..., :2, :2] = -np.inf
         if special == "nan":
             a.flat[a.size - 1] = np.nan
@@ -330,11 +337,11 @@ def test_max_pool_2x2_matches_window_max(dtype, shape, special):
             a.flat[a.size - 1] = -0.0
     oh, ow = shape[-2] // 2, shape[-1] // 2
     got = pooling._max_2x2(a, oh, ow)
-    if special is not None and dtype != np.int64:
+    if special is not None and dtype != np.int64 and a.size:
         assert got is None
         return
-    want = pooling.window_max(pooling.windows(a, (oh, ow), (2, 2), (2, 2), (0, 0), (1, 1),
-                                              pooling._lowest(mg.float32)), axes=2)
+    dt = {np.float32: mg.float32, np.float64: mg.float64, np.int64: mg.int64}[dtype]
+    want = pooling._max_indices(a, dt, shape[-1], oh, ow, (2, 2), (2, 2), (0, 0), (1, 1))
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         assert g.tobytes() == w.tobytes()
