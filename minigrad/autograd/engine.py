@@ -24,7 +24,7 @@ from ..dispatch import dispatch, dispatch2
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _check_nan, _print_stack
 from .function import AccumulateGrad, _edge
-from .grad_mode import _grad_state
+from .grad_mode import grad_enabled, set_grad_enabled_raw
 
 __all__ = ["backward", "grad"]
 
@@ -213,9 +213,8 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     # no gradient to capture, no node to skip: the loop's fast path may run
     plain = not inputs and _FAST_PATH
     buffers = {}
-    gs = _grad_state
-    prev = gs.enabled
-    gs.enabled = create_graph
+    prev = grad_enabled()
+    set_grad_enabled_raw(create_graph)
     _device_depth.n += 1        # backward formulas follow their inputs' device, unchecked
     task = _task
     prev_task, prev_valid = task.task_id, task.checkpoint_valid
@@ -338,7 +337,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                 if close is not None:
                     close()
     finally:
-        gs.enabled = prev
+        set_grad_enabled_raw(prev)
         _device_depth.n -= 1
         task.task_id, task.checkpoint_valid = prev_task, prev_valid
     return captured

@@ -17,7 +17,7 @@ import weakref
 from ..devices import CPU
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _store_stack
-from .grad_mode import _INFERENCE_SEEN, _grad_state
+from .grad_mode import _INFERENCE_SEEN, grad_enabled, set_grad_enabled_raw
 from .saved_tensors import (FREED_MSG, _HOOKS_ACTIVE, RawSavedTensor, SavedTensor, _HookedSaved,
                             _current_hooks, _pack_pending, _saved_attributes)
 
@@ -292,8 +292,7 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run the op on ``args``: ``forward`` with grad mode off and, when grad mode is on and
         an input requires grad, the graph node (ctx) as the outputs' ``grad_fn``."""
-        gs = _grad_state
-        enabled = gs.enabled      # off (no_grad, a backward): nothing to switch or to record
+        enabled = grad_enabled()    # off (no_grad, a backward): nothing to switch or to record
         fast = cls._fast if not kwargs else None
         if fast is not None and not enabled:
             out = fast(None, args)      # no graph: the op's fast path needs no ctx
@@ -327,7 +326,7 @@ class Function(metaclass=_FunctionMeta):
         if not record:
             ctx._unrecorded = True      # forward's save_for_backward keeps nothing
         if enabled:
-            gs.enabled = False
+            set_grad_enabled_raw(False)
         try:
             if cls._new_style:
                 out = cls.forward(*args, **kwargs)
@@ -342,7 +341,7 @@ class Function(metaclass=_FunctionMeta):
                 out = cls.forward(ctx, args[0])
         finally:
             if enabled:
-                gs.enabled = True
+                set_grad_enabled_raw(True)
         # any result is allowed, as PyTorch's ``_wrap_outputs``: the Tensors of a Tensor or a
         # tuple get the node, other objects (an int, None, a list) are returned as they are
         if record:
@@ -362,7 +361,7 @@ class Function(metaclass=_FunctionMeta):
         ``tests/unit/test_op_fast_paths.py`` checks that the two agree."""
         fast = cls._fast
         if fast is not None:
-            if not _grad_state.enabled:
+            if not grad_enabled():
                 out = fast(None, (a, b))
                 if out is not None:
                     return out
@@ -599,13 +598,12 @@ def once_differentiable(fn):
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        gs = _grad_state
-        prev = gs.enabled
-        gs.enabled = False
+        prev = grad_enabled()
+        set_grad_enabled_raw(False)
         try:
             outputs = fn(ctx, *args)
         finally:
-            gs.enabled = prev
+            set_grad_enabled_raw(prev)
         if not prev or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)

@@ -20,7 +20,7 @@ view's ``grad_fn`` was made. PyTorch's rules, reproduced here:
 from __future__ import annotations
 
 from .function import Function, _edge
-from .grad_mode import _grad_state
+from .grad_mode import grad_enabled, inference_enabled
 
 __all__ = ["ViewMeta", "ViewFunction", "view_grad_fn", "check_inplace", "rebase_history",
            "CopySlices"]
@@ -68,8 +68,9 @@ class ViewFunction(Function):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        gs = _grad_state        # the creation mode of a view made now
-        creation = INFERENCE_MODE if gs.inference else DEFAULT if gs.enabled else NO_GRAD_MODE
+        # the creation mode of a view made now
+        creation = INFERENCE_MODE if inference_enabled() else DEFAULT if grad_enabled() \
+            else NO_GRAD_MODE
         out = _function_apply(cls, *args, **kwargs)
         if type(out) is not tuple:
             if out._base is not None:
