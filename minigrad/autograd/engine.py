@@ -20,7 +20,7 @@ import weakref
 import numpy as np
 
 from ..devices import depth as _device_depth
-from ..dispatch import dispatch, dispatch2
+from ..dispatch import OPERATOR2, dispatch, use_operator2
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _check_nan, _print_stack
 from .function import AccumulateGrad, _edge
@@ -36,6 +36,8 @@ _profile_hook = None
 # The loop's fast path for a plain node (see ``_execute``); tests switch it off to check that the
 # general path gives the same results.
 _FAST_PATH = True
+
+use_operator2("add")        # the sums of gradients sent to one input (OPERATOR2["add"])
 
 
 class _TaskState(threading.local):
@@ -321,7 +323,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                         else:
                             b = buffers[nx]
                             old = b[nr]
-                            b[nr] = g if old is None else dispatch2("add", old, g)
+                            b[nr] = g if old is None else OPERATOR2["add"](old, g)
                     d = deps[nx] - 1
                     deps[nx] = d
                     if d == 0:
