@@ -248,14 +248,14 @@ class Function(metaclass=_FunctionMeta):
     # first when there are no keyword arguments. ``args`` is ``apply``'s tuple of positional
     # arguments; ``ctx`` is the node to fill as ``forward`` would (attributes, saved tensors), or
     # None when no node is recorded (grad mode off, or no input requires grad). It returns the
-    # output, a fresh Tensor from ``Tensor._make`` (which ``_connect2`` relies on), or None,
+    # output, a fresh Tensor as ``Tensor._make`` builds it (which ``_apply2`` relies on), or None,
     # having touched nothing, for the general path (``forward``). It may
     # run NumPy code and ``Tensor._make`` only (no dispatched op): ``apply`` runs it without
     # switching grad mode off. Each one is tested against the general path (bit for bit, same
     # node): ``tests/unit/test_op_fast_paths.py``.
     _fast = None
     # True when ``_fast`` takes tensor operands of the output's shape and dtype only (add, mul:
-    # no broadcasting, no promotion): ``_connect2`` then reuses the output's ``(shape, dtype)``
+    # no broadcasting, no promotion): ``_apply2`` then reuses the output's ``(shape, dtype)``
     # as theirs (an ndarray's ``.shape`` builds a new tuple at each read)
     _fast_same_meta = False
 
@@ -360,32 +360,91 @@ class Function(metaclass=_FunctionMeta):
         per-argument loops. Whatever the fast path does not take goes to ``apply``.
         ``tests/unit/test_op_fast_paths.py`` checks that the two agree."""
         fast = cls._fast
-        if fast is not None:
-            if not grad_enabled():
-                out = fast(None, (a, b))
-                if out is not None:
-                    return out
-            else:
-                ra = isinstance(a, Tensor) and (a._requires_grad or (
-                    a._view is not None and a._view.base._requires_grad))
-                rb = isinstance(b, Tensor) and (b._requires_grad or (
-                    b._view is not None and b._view.base._requires_grad))
-                if not (ra or rb):
-                    out = fast(None, (a, b))
-                    if out is not None:
-                        return out
+        if fast is None:
+            return cls.apply(a, b)
+        if not grad_enabled():
+            out = fast(None, (a, b))
+            if out is not None:
+                return out
+            return cls.apply(a, b)
+        ra = isinstance(a, Tensor) and (a._requires_grad or (
+            a._view is not None and a._view.base._requires_grad))
+        rb = isinstance(b, Tensor) and (b._requires_grad or (
+            b._view is not None and b._view.base._requires_grad))
+        if not (ra or rb):
+            out = fast(None, (a, b))
+            if out is not None:
+                return out
+            return cls.apply(a, b)
+        ctx = _new(cls._node_cls)
+        ctx._saved = None
+        # (constant tuples: no tuple built per op)
+        ctx.needs_input_grad = (True, True) if ra and rb else (True, False) if ra else \
+            (False, True)
+        out = fast(ctx, (a, b))
+        if out is None:
+            return cls.apply(a, b)
+        if _INFERENCE_SEEN[0] and ctx._saved:
+            _check_no_inference(ctx._saved)
+        if not out.dtype.is_floating_point or \
+                not (ra or (type(a) is Tensor and a.dtype.is_floating_point)) or \
+                not (rb or (type(b) is Tensor and b.dtype.is_floating_point)):
+            return _connect(ctx, (a, b), (ra, rb), out)
+        # The common case (each operand a floating Tensor or needing grad, a floating output;
+        # ``out`` a fresh Tensor, no ``mark_non_differentiable``): the node ``_connect`` would
+        # build, written out here (a call's frame costs ~3% of a recorded small add in CPython
+        # 3.11).
+        ctx._seq = next(_seq)
+        if _ANOMALY[0]:
+            _store_stack(ctx, _anomaly_parent())
+        meta = (out._data.shape, out.dtype)
+        # each edge as _connect finds it: a non-leaf's grad_fn, a leaf's live accumulator (read
+        # here: a call less per leaf operand), else _edge; (few locals: a frame's cost grows
+        # with their number)
+        if ra:
+            if a._view is None:
+                fn = a._grad_fn
+                if fn is None:
+                    fn = a._grad_accumulator
+                    fn = None if fn is None else fn()
+                    ea = (fn, 0) if fn is not None else _edge(a)
                 else:
-                    ctx = _new(cls._node_cls)
-                    ctx._saved = None
-                    # (constant tuples: no tuple built per op)
-                    ctx.needs_input_grad = (True, True) if ra and rb else \
-                        (True, False) if ra else (False, True)
-                    out = fast(ctx, (a, b))
-                    if out is not None:
-                        if _INFERENCE_SEEN[0] and ctx._saved:
-                            _check_no_inference(ctx._saved)
-                        return _connect2(ctx, a, b, ra, rb, out)
-        return cls.apply(a, b)
+                    ea = (fn, a._output_nr)
+            else:
+                ea = _edge(a)
+        else:
+            ea = (None, 0)
+        if rb:
+            if b._view is None:
+                fn = b._grad_fn
+                if fn is None:
+                    fn = b._grad_accumulator
+                    fn = None if fn is None else fn()
+                    eb = (fn, 0) if fn is not None else _edge(b)
+                else:
+                    eb = (fn, b._output_nr)
+            else:
+                eb = _edge(b)
+        else:
+            eb = (None, 0)
+        ctx.next_functions = (ea, eb)
+        if cls._fast_same_meta:      # (each operand's shape and dtype are the output's)
+            ctx._input_meta = [meta if ra else None, meta if rb else None]
+        else:
+            ctx._input_meta = [(a._data.shape, a.dtype) if ra else None,
+                               (b._data.shape, b.dtype) if rb else None]
+        ctx._pre_hooks = ctx._retain_grad_hooks = ctx._hooks = None
+        ctx._edge_args = None
+        out._requires_grad = True
+        out._grad_fn = ctx
+        ctx._out_meta = (meta,)
+        if ctx._saved is not None:     # as _connect, for the one output
+            for s in ctx._saved:
+                if s is not None and s.tensor is out:
+                    s._to_output(out)
+            if _HOOKS_ACTIVE[0]:
+                _pack_pending(ctx, (out,), (a, b))
+        return out
 
 
 def _check_no_inference(saved):
@@ -435,66 +494,6 @@ def _has_edge(cls, i, a):
     if isinstance(a, Tensor):
         return a.dtype.is_floating_point
     return cls._scalar_edges and i < 2 and isinstance(a, (int, float))
-
-
-def _connect2(ctx, a, b, ra, rb, out):
-    """``_connect(ctx, (a, b), (ra, rb), out)`` for ``Function._apply2``: the same node, built
-    without the generic loop, in the common case (each operand a floating Tensor or needing
-    grad, a floating output); any other case goes to ``_connect``. ``out`` is what a fast path
-    returns: a fresh Tensor (no history, no ``mark_non_differentiable``)."""
-    if not out.dtype.is_floating_point or \
-            not (ra or (type(a) is Tensor and a.dtype.is_floating_point)) or \
-            not (rb or (type(b) is Tensor and b.dtype.is_floating_point)):
-        return _connect(ctx, (a, b), (ra, rb), out)
-    ctx._seq = next(_seq)
-    if _ANOMALY[0]:
-        _store_stack(ctx, _anomaly_parent())
-    meta = (out._data.shape, out.dtype)
-    same = ctx._function._fast_same_meta
-    # each edge as _connect finds it: a non-leaf's grad_fn, a leaf's live accumulator (read
-    # here: a call less per leaf operand), else _edge
-    if ra:
-        if a._view is None:
-            fa = a._grad_fn
-            if fa is None:
-                ref = a._grad_accumulator
-                fa = None if ref is None else ref()
-                ea = (fa, 0) if fa is not None else _edge(a)
-            else:
-                ea = (fa, a._output_nr)
-        else:
-            ea = _edge(a)
-        ma = meta if same else (a._data.shape, a.dtype)
-    else:
-        ea, ma = (None, 0), None
-    if rb:
-        if b._view is None:
-            fb = b._grad_fn
-            if fb is None:
-                ref = b._grad_accumulator
-                fb = None if ref is None else ref()
-                eb = (fb, 0) if fb is not None else _edge(b)
-            else:
-                eb = (fb, b._output_nr)
-        else:
-            eb = _edge(b)
-        mb = meta if same else (b._data.shape, b.dtype)
-    else:
-        eb, mb = (None, 0), None
-    ctx.next_functions = (ea, eb)
-    ctx._input_meta = [ma, mb]
-    ctx._pre_hooks = ctx._retain_grad_hooks = ctx._hooks = None
-    ctx._edge_args = None
-    out._requires_grad = True
-    out._grad_fn = ctx
-    ctx._out_meta = (meta,)
-    if ctx._saved is not None:     # as _connect, for the one output
-        for s in ctx._saved:
-            if s is not None and s.tensor is out:
-                s._to_output(out)
-        if _HOOKS_ACTIVE[0]:
-            _pack_pending(ctx, (out,), (a, b))
-    return out
 
 
 def _connect(ctx, args, needs, out):

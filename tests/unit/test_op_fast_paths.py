@@ -263,7 +263,7 @@ def _node_facts(n):
 @pytest.mark.parametrize("i", range(12))
 @pytest.mark.parametrize("op", [Add, Mul])
 def test_dispatch2_agrees_with_apply(op, i, which, no_grad, monkeypatch):
-    """``dispatch2`` (``x + y``) runs ``Function._apply2`` and ``_connect2``: the same output,
+    """``dispatch2`` (``x + y``) runs ``Function._apply2`` (its node built inline): the same output,
     node (edges to the same nodes, metadata, saved tensors) and gradients as ``apply``'s
     general path."""
     from minigrad.dispatch import dispatch2
