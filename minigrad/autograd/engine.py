@@ -259,7 +259,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     # profiler, no anomaly mode, a gradient present: what ``_call_node`` does
                     # then, inline
                     try:
-                        in_grads = node._function.backward(node, buf[0])
+                        in_grads = node._run_backward(buf[0])     # backward(node, grad)
                     finally:
                         if not retain_graph and node._saved is not None:
                             node._release()

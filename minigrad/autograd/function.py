@@ -10,7 +10,9 @@ freed-graph and in-place version checks), ``needs_input_grad``, ``mark_non_diffe
 """
 from __future__ import annotations
 
+import inspect
 import itertools
+import types
 import warnings
 import weakref
 
@@ -128,6 +130,13 @@ class FunctionCtx(Node):
     _edge_args = None         # positional indices with an edge, when not all have one
     _unrecorded = False       # set by Function.apply when no node will be recorded
 
+    def _run_backward(self, *grads):
+        """``self._function.backward(self, *grads)``. A Function's node class replaces it by
+        the backward function itself (see ``_backward_method``), so that the engine calls it
+        as a method of the node (the node is backward's ctx), one specialised look-up instead
+        of two class-attribute reads."""
+        return self._function.backward(self, *grads)
+
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back via ``saved_tensors``.
 
@@ -209,6 +218,16 @@ class FunctionCtx(Node):
             self._freed = True
 
 
+def _backward_method(cls):
+    """What ``cls``'s node class holds as ``_run_backward``: ``cls.backward``'s function when it
+    is a staticmethod or a plain function (the usual case; called as a method, the node is its
+    ctx), else ``FunctionCtx``'s, which looks ``backward`` up at each call."""
+    bw = inspect.getattr_static(cls, "backward", None)
+    if isinstance(bw, staticmethod):
+        bw = bw.__func__
+    return bw if isinstance(bw, types.FunctionType) else FunctionCtx._run_backward
+
+
 class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)
@@ -216,7 +235,7 @@ class _FunctionMeta(type):
         cls._new_style = base_setup is not None and \
             getattr(cls, "setup_context", None) is not getattr(base_setup, "setup_context", None)
         bname = ns.get("_backward_name") or (name + "Backward")
-        extra = {"_function": cls}
+        extra = {"_function": cls, "_run_backward": _backward_method(cls)}
         extra.update(_saved_attributes(cls))
         if bname.startswith("torch::autograd::"):
             bname = bname[len("torch::autograd::"):]
@@ -224,6 +243,25 @@ class _FunctionMeta(type):
         cls._node_cls = type(bname, (FunctionCtx,), extra)
         if base_setup is not None and cls.apply.__func__ is not base_setup.apply.__func__:
             cls._apply2 = None      # its own apply: the dispatcher calls that one
+
+    def __setattr__(cls, name, value):
+        super().__setattr__(name, value)
+        if name == "backward":      # (set after the class was made)
+            cls._backward_changed()
+
+    def __delattr__(cls, name):
+        super().__delattr__(name)
+        if name == "backward":
+            cls._backward_changed()
+
+    def _backward_changed(cls):
+        """A new ``backward``: the node classes of ``cls`` and its subclasses run it."""
+        todo = [cls]
+        while todo:
+            c = todo.pop()
+            if "_node_cls" in c.__dict__:
+                c._node_cls._run_backward = _backward_method(c)
+            todo.extend(c.__subclasses__())
 
 
 class Function(metaclass=_FunctionMeta):
