@@ -235,7 +235,10 @@ class _FunctionMeta(type):
         cls._new_style = base_setup is not None and \
             getattr(cls, "setup_context", None) is not getattr(base_setup, "setup_context", None)
         bname = ns.get("_backward_name") or (name + "Backward")
-        extra = {"_function": cls, "_run_backward": _backward_method(cls)}
+        # (``__init__``: object's, so that ``_node_cls()`` makes a bare node without a Python
+        # frame; a node gets its sequence number when it is recorded)
+        extra = {"_function": cls, "_run_backward": _backward_method(cls),
+                 "__init__": object.__init__}
         extra.update(_saved_attributes(cls))
         if bname.startswith("torch::autograd::"):
             bname = bname[len("torch::autograd::"):]
@@ -337,7 +340,7 @@ class Function(metaclass=_FunctionMeta):
             if out is not None:
                 return out
             fast = None
-        ctx = _new(cls._node_cls)     # no __init__: the sequence number is given when recorded
+        ctx = cls._node_cls()     # (no __init__: the sequence number is given when recorded)
         ctx._saved = None
         if len(args) == 2:  # (most ops) the tuple built directly, cheaper than the loop below
             a, b = args
@@ -414,7 +417,7 @@ class Function(metaclass=_FunctionMeta):
             if out is not None:
                 return out
             return cls.apply(a, b)
-        ctx = _new(cls._node_cls)
+        ctx = cls._node_cls()
         ctx._saved = None
         # (constant tuples: no tuple built per op)
         ctx.needs_input_grad = (True, True) if ra and rb else (True, False) if ra else \
