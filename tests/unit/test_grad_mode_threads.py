@@ -170,3 +170,17 @@ def test_exception_restores_mode():
     except ValueError:
         pass
     assert _state() == (True, False)
+
+
+def test_a_copied_context_starts_from_its_creators_modes_and_keeps_its_own():
+    """The one difference from a thread-local (documented in ``minigrad._autograd_state``):
+    code run in a copied context (``contextvars.Context.run``, an asyncio Task) starts from
+    the modes at the copy, and a mode it sets stays in its copy. PyTorch's thread-local would
+    leak it to the caller."""
+    import contextvars
+    with mg.no_grad():
+        ctx = contextvars.copy_context()
+    assert ctx.run(mg.is_grad_enabled) is False
+    assert ctx.run(lambda: (mg.set_grad_enabled(True), mg.is_grad_enabled())[1]) is True
+    assert mg.is_grad_enabled() is True and ctx.run(mg.is_grad_enabled) is True
+    mg.set_grad_enabled(True)
