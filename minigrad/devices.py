@@ -177,12 +177,22 @@ CPU = device("cpu")
 CUDA0 = device("cuda", 0)
 
 
+# called (no argument) when ``state.cuda_seen`` is set: the dispatcher's ``OPERATOR2`` table
+ON_CUDA_SEEN = []
+
+
 class _State:
     """Process-wide facts the hot path tests: has any cuda tensor been made yet?"""
 
     def __init__(self):
         self.cuda_seen = False      # an instance attribute: the dispatcher's read of it is cheap
         self.cuda_storages = None   # the cuda device's StorageRegistry, made with the first one
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name == "cuda_seen":
+            for fn in ON_CUDA_SEEN:
+                fn()
 
 
 state = _State()

@@ -26,10 +26,11 @@ mode protocol is our own.
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 from . import devices as _device
 
-__all__ = ["dispatch", "dispatch2", "register_op", "register_packet", "get_op", "registered_ops",
+__all__ = ["dispatch", "dispatch2", "OPERATOR2", "use_operator2", "register_op", "register_packet", "get_op", "registered_ops",
            "registered_packets", "resolve", "DispatchMode", "push_mode", "pop_mode",
            "current_modes", "flat_tensors"]
 
@@ -55,6 +56,44 @@ _MODES_PUSHED = [0]
 _PUSH_LOCK = threading.Lock()
 
 
+# name -> what ``dispatch2(name, a, b)`` runs at this moment, for the callers on every step (the
+# Python operators ``x + y``..., the engine's gradient sums), who name their ops once with
+# ``use_operator2``: while no thread has a mode and no cuda tensor exists, the op's
+# two-argument entry (``_CALL2``); otherwise, and for an overload packet or a name not (yet)
+# registered, ``dispatch`` bound to the name. ``OPERATOR2[name](a, b)`` is
+# ``dispatch2(name, a, b)`` without a Python frame of its own (in CPython 3.11 a frame costs
+# about a sixteenth of a no_grad ``x + y``). ``_refresh2`` rewrites the entries whenever the
+# answer changes: an op (un)registered, the first mode pushed or the last popped (under
+# ``_PUSH_LOCK``), the first cuda tensor made (``devices.ON_CUDA_SEEN``).
+OPERATOR2: dict = {}
+
+
+def use_operator2(*names) -> None:
+    """Keep ``OPERATOR2`` entries for the op ``names`` (registered now or later)."""
+    for name in names:
+        OPERATOR2[name] = _entry2(name)
+
+
+def _entry2(name):
+    if not _MODES_PUSHED[0] and not _dev_state.cuda_seen:
+        f = _CALL2.get(name)
+        if f is not None:
+            return f
+    return partial(dispatch, name)
+
+
+def _refresh2(name=None):
+    """Rewrite ``OPERATOR2``'s entry for ``name`` (when it has one), or every entry."""
+    if name is None:
+        for n in list(OPERATOR2):
+            OPERATOR2[n] = _entry2(n)
+    elif name in OPERATOR2:
+        OPERATOR2[name] = _entry2(name)
+
+
+_device.ON_CUDA_SEEN.append(_refresh2)
+
+
 def register_op(name: str, fn=None):
     """Register ``fn`` (a ``Function`` subclass, or any callable) as the op ``name``.
 
@@ -72,6 +111,7 @@ def register_op(name: str, fn=None):
         _CALL2[name] = _CALL[name] if two is None else two
         if getattr(f, "_op_name", None) is None and isinstance(f, type):
             f._op_name = name
+        _refresh2(name)
         return f
     return deco if fn is None else deco(fn)
 
@@ -82,6 +122,7 @@ def _unregister_op(name: str) -> None:
     the tensors it holds) alive."""
     for table in (_OPS, _CALL, _CALL2):
         table.pop(name, None)
+    _refresh2(name)
 
 
 def _check_new(name):
@@ -102,6 +143,7 @@ def register_packet(name: str, resolver=None):
     def deco(r):
         _check_new(name)
         _PACKETS[name] = r
+        _refresh2(name)
         return r
     return deco if resolver is None else deco(resolver)
 
@@ -189,7 +231,8 @@ def dispatch(op_name: str, *args, **kwargs):
 
 def dispatch2(op_name: str, a, b):
     """``dispatch(op_name, a, b)``, for the ops called with two positional arguments on every
-    step (the Python operators ``x + y``, ``x * y``...). The same op and the same modes: while
+    step (the Python operators ``x + y``, ``x * y``..., which call its table form ``OPERATOR2``
+    instead). The same op and the same modes: while
     no thread has a mode and no cuda tensor exists, it calls the op's two-argument entry
     (``_CALL2``: ``Function._apply2`` for an op with a fast path) without ``dispatch``'s
     ``*args``/``**kwargs`` packing; otherwise, and for an overload packet, it is ``dispatch``.
@@ -228,6 +271,8 @@ def push_mode(mode) -> None:
     with _PUSH_LOCK:
         _state.modes.append(mode)
         _MODES_PUSHED[0] += 1
+        if _MODES_PUSHED[0] == 1:
+            _refresh2()
 
 
 def pop_mode(mode=None):
@@ -241,6 +286,8 @@ def pop_mode(mode=None):
         raise RuntimeError(f"pop_mode: {mode!r} is not the innermost dispatch mode")
     with _PUSH_LOCK:
         _MODES_PUSHED[0] -= 1
+        if _MODES_PUSHED[0] == 0:
+            _refresh2()
         return modes.pop()
 
 

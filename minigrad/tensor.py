@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
-from ._autograd_state import _INFERENCE_ACTIVE, _grad_state
+from ._autograd_state import _INFERENCE_ACTIVE, grad_enabled, inference_enabled
 from .devices import CPU, as_device, parse_to, restore_device, track_storage
 from .dispatch import dispatch
 from ._tensor_ops import TensorOpsMixin
@@ -142,7 +142,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
         t._base = None
         t._view = None
         t._vc = [0]
-        if _INFERENCE_ACTIVE[0] and _grad_state.inference:
+        if _INFERENCE_ACTIVE[0] and inference_enabled():
             t._inference = True
         return t
 
@@ -401,7 +401,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
                                "require differentiation use var_no_grad = var.detach().")
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad and self._inference and not _grad_state.inference:
+        if requires_grad and self._inference and not inference_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
@@ -447,7 +447,7 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """
         if self._device is not CPU:
             _host_only(self)
-        if self._requires_grad and not force and _grad_state.enabled:
+        if self._requires_grad and not force and grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data

@@ -1,16 +1,18 @@
 """Pointwise arithmetic and math methods of ``Tensor``: the Python operators ``+ - * / ** // %``,
 unary ``- + abs()``, their in-place forms (``+=``...), and ``add``, ``exp``, ``clamp``, ``relu``...
 with their in-place variants. Each is one ``dispatch`` call (the binary operators: ``dispatch2``,
-its two-argument form).
+its two-argument form, through its table ``OPERATOR2``: no frame of its own).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..dispatch import dispatch, dispatch2
+from ..dispatch import OPERATOR2, dispatch, use_operator2
 
 
 _ND = np.ndarray
+use_operator2("add", "sub", "rsub", "mul", "div", "rdiv", "pow", "rpow", "floor_divide",
+              "remainder")
 
 
 def _nd(other):
@@ -44,77 +46,77 @@ class PointwiseMixin:
     def __add__(self, other):
         """``torch.Tensor.__add__``: the ``add`` op."""
         try:
-            return dispatch2("add", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["add"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __radd__(self, other):
         """``torch.Tensor.__radd__``: the ``add`` op."""
         try:
-            return dispatch2("add", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["add"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __sub__(self, other):
         """``torch.Tensor.__sub__``: the ``sub`` op."""
         try:
-            return dispatch2("sub", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["sub"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __rsub__(self, other):
         """``torch.Tensor.__rsub__``: the ``rsub`` op."""
         try:
-            return dispatch2("rsub", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["rsub"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __mul__(self, other):
         """``torch.Tensor.__mul__``: the ``mul`` op."""
         try:
-            return dispatch2("mul", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["mul"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __rmul__(self, other):
         """``torch.Tensor.__rmul__``: the ``mul`` op."""
         try:
-            return dispatch2("mul", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["mul"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __truediv__(self, other):
         """``torch.Tensor.__truediv__``: the ``div`` op."""
         try:
-            return dispatch2("div", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["div"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __rtruediv__(self, other):
         """``torch.Tensor.__rtruediv__``: the ``rdiv`` op."""
         try:
-            return dispatch2("rdiv", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["rdiv"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __pow__(self, other):
         """``torch.Tensor.__pow__``: the ``pow`` op."""
         try:
-            return dispatch2("pow", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["pow"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __rpow__(self, other):
         """``torch.Tensor.__rpow__``: the ``rpow`` op."""
         try:
-            return dispatch2("rpow", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["rpow"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
     def __floordiv__(self, other):
         """``torch.Tensor.__floordiv__``: the ``floor_divide`` op (no derivative, as PyTorch)."""
         try:
-            return dispatch2("floor_divide", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["floor_divide"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 
@@ -128,7 +130,7 @@ class PointwiseMixin:
     def __mod__(self, other):
         """``torch.Tensor.__mod__``: the ``remainder`` op (Python's sign convention)."""
         try:
-            return dispatch2("remainder", self, other if type(other) is not _ND else _nd(other))
+            return OPERATOR2["remainder"](self, other if type(other) is not _ND else _nd(other))
         except TypeError:
             return _not_implemented(other)
 

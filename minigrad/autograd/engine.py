@@ -20,11 +20,11 @@ import weakref
 import numpy as np
 
 from ..devices import depth as _device_depth
-from ..dispatch import dispatch, dispatch2
+from ..dispatch import OPERATOR2, dispatch, use_operator2
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _check_nan, _print_stack
 from .function import AccumulateGrad, _edge
-from .grad_mode import _grad_state
+from .grad_mode import grad_enabled, set_grad_enabled_raw
 
 __all__ = ["backward", "grad"]
 
@@ -36,6 +36,8 @@ _profile_hook = None
 # The loop's fast path for a plain node (see ``_execute``); tests switch it off to check that the
 # general path gives the same results.
 _FAST_PATH = True
+
+use_operator2("add")        # the sums of gradients sent to one input (OPERATOR2["add"])
 
 
 class _TaskState(threading.local):
@@ -213,9 +215,8 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     # no gradient to capture, no node to skip: the loop's fast path may run
     plain = not inputs and _FAST_PATH
     buffers = {}
-    gs = _grad_state
-    prev = gs.enabled
-    gs.enabled = create_graph
+    prev = grad_enabled()
+    set_grad_enabled_raw(create_graph)
     _device_depth.n += 1        # backward formulas follow their inputs' device, unchecked
     task = _task
     prev_task, prev_valid = task.task_id, task.checkpoint_valid
@@ -258,7 +259,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                     # profiler, no anomaly mode, a gradient present: what ``_call_node`` does
                     # then, inline
                     try:
-                        in_grads = node._function.backward(node, buf[0])
+                        in_grads = node._run_backward(buf[0])     # backward(node, grad)
                     finally:
                         if not retain_graph and node._saved is not None:
                             node._release()
@@ -322,7 +323,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                         else:
                             b = buffers[nx]
                             old = b[nr]
-                            b[nr] = g if old is None else dispatch2("add", old, g)
+                            b[nr] = g if old is None else OPERATOR2["add"](old, g)
                     d = deps[nx] - 1
                     deps[nx] = d
                     if d == 0:
@@ -338,7 +339,7 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
                 if close is not None:
                     close()
     finally:
-        gs.enabled = prev
+        set_grad_enabled_raw(prev)
         _device_depth.n -= 1
         task.task_id, task.checkpoint_valid = prev_task, prev_valid
     return captured

@@ -10,14 +10,16 @@ freed-graph and in-place version checks), ``needs_input_grad``, ``mark_non_diffe
 """
 from __future__ import annotations
 
+import inspect
 import itertools
+import types
 import warnings
 import weakref
 
 from ..devices import CPU
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _store_stack
-from .grad_mode import _INFERENCE_SEEN, _grad_state
+from .grad_mode import _INFERENCE_SEEN, grad_enabled, set_grad_enabled_raw
 from .saved_tensors import (FREED_MSG, _HOOKS_ACTIVE, RawSavedTensor, SavedTensor, _HookedSaved,
                             _current_hooks, _pack_pending, _saved_attributes)
 
@@ -128,6 +130,13 @@ class FunctionCtx(Node):
     _edge_args = None         # positional indices with an edge, when not all have one
     _unrecorded = False       # set by Function.apply when no node will be recorded
 
+    def _run_backward(self, *grads):
+        """``self._function.backward(self, *grads)``. A Function's node class replaces it by
+        the backward function itself (see ``_backward_method``), so that the engine calls it
+        as a method of the node (the node is backward's ctx), one specialised look-up instead
+        of two class-attribute reads."""
+        return self._function.backward(self, *grads)
+
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back via ``saved_tensors``.
 
@@ -209,6 +218,16 @@ class FunctionCtx(Node):
             self._freed = True
 
 
+def _backward_method(cls):
+    """What ``cls``'s node class holds as ``_run_backward``: ``cls.backward``'s function when it
+    is a staticmethod or a plain function (the usual case; called as a method, the node is its
+    ctx), else ``FunctionCtx``'s, which looks ``backward`` up at each call."""
+    bw = inspect.getattr_static(cls, "backward", None)
+    if isinstance(bw, staticmethod):
+        bw = bw.__func__
+    return bw if isinstance(bw, types.FunctionType) else FunctionCtx._run_backward
+
+
 class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)
@@ -216,7 +235,10 @@ class _FunctionMeta(type):
         cls._new_style = base_setup is not None and \
             getattr(cls, "setup_context", None) is not getattr(base_setup, "setup_context", None)
         bname = ns.get("_backward_name") or (name + "Backward")
-        extra = {"_function": cls}
+        # (``__init__``: object's, so that ``_node_cls()`` makes a bare node without a Python
+        # frame; a node gets its sequence number when it is recorded)
+        extra = {"_function": cls, "_run_backward": _backward_method(cls),
+                 "__init__": object.__init__}
         extra.update(_saved_attributes(cls))
         if bname.startswith("torch::autograd::"):
             bname = bname[len("torch::autograd::"):]
@@ -224,6 +246,25 @@ class _FunctionMeta(type):
         cls._node_cls = type(bname, (FunctionCtx,), extra)
         if base_setup is not None and cls.apply.__func__ is not base_setup.apply.__func__:
             cls._apply2 = None      # its own apply: the dispatcher calls that one
+
+    def __setattr__(cls, name, value):
+        super().__setattr__(name, value)
+        if name == "backward":      # (set after the class was made)
+            cls._backward_changed()
+
+    def __delattr__(cls, name):
+        super().__delattr__(name)
+        if name == "backward":
+            cls._backward_changed()
+
+    def _backward_changed(cls):
+        """A new ``backward``: the node classes of ``cls`` and its subclasses run it."""
+        todo = [cls]
+        while todo:
+            c = todo.pop()
+            if "_node_cls" in c.__dict__:
+                c._node_cls._run_backward = _backward_method(c)
+            todo.extend(c.__subclasses__())
 
 
 class Function(metaclass=_FunctionMeta):
@@ -248,14 +289,14 @@ class Function(metaclass=_FunctionMeta):
     # first when there are no keyword arguments. ``args`` is ``apply``'s tuple of positional
     # arguments; ``ctx`` is the node to fill as ``forward`` would (attributes, saved tensors), or
     # None when no node is recorded (grad mode off, or no input requires grad). It returns the
-    # output, a fresh Tensor from ``Tensor._make`` (which ``_connect2`` relies on), or None,
+    # output, a fresh Tensor as ``Tensor._make`` builds it (which ``_apply2`` relies on), or None,
     # having touched nothing, for the general path (``forward``). It may
     # run NumPy code and ``Tensor._make`` only (no dispatched op): ``apply`` runs it without
     # switching grad mode off. Each one is tested against the general path (bit for bit, same
     # node): ``tests/unit/test_op_fast_paths.py``.
     _fast = None
     # True when ``_fast`` takes tensor operands of the output's shape and dtype only (add, mul:
-    # no broadcasting, no promotion): ``_connect2`` then reuses the output's ``(shape, dtype)``
+    # no broadcasting, no promotion): ``_apply2`` then reuses the output's ``(shape, dtype)``
     # as theirs (an ndarray's ``.shape`` builds a new tuple at each read)
     _fast_same_meta = False
 
@@ -292,15 +333,14 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run the op on ``args``: ``forward`` with grad mode off and, when grad mode is on and
         an input requires grad, the graph node (ctx) as the outputs' ``grad_fn``."""
-        gs = _grad_state
-        enabled = gs.enabled      # off (no_grad, a backward): nothing to switch or to record
+        enabled = grad_enabled()    # off (no_grad, a backward): nothing to switch or to record
         fast = cls._fast if not kwargs else None
         if fast is not None and not enabled:
             out = fast(None, args)      # no graph: the op's fast path needs no ctx
             if out is not None:
                 return out
             fast = None
-        ctx = _new(cls._node_cls)     # no __init__: the sequence number is given when recorded
+        ctx = cls._node_cls()     # (no __init__: the sequence number is given when recorded)
         ctx._saved = None
         if len(args) == 2:  # (most ops) the tuple built directly, cheaper than the loop below
             a, b = args
@@ -327,7 +367,7 @@ class Function(metaclass=_FunctionMeta):
         if not record:
             ctx._unrecorded = True      # forward's save_for_backward keeps nothing
         if enabled:
-            gs.enabled = False
+            set_grad_enabled_raw(False)
         try:
             if cls._new_style:
                 out = cls.forward(*args, **kwargs)
@@ -342,7 +382,7 @@ class Function(metaclass=_FunctionMeta):
                 out = cls.forward(ctx, args[0])
         finally:
             if enabled:
-                gs.enabled = True
+                set_grad_enabled_raw(True)
         # any result is allowed, as PyTorch's ``_wrap_outputs``: the Tensors of a Tensor or a
         # tuple get the node, other objects (an int, None, a list) are returned as they are
         if record:
@@ -361,32 +401,91 @@ class Function(metaclass=_FunctionMeta):
         per-argument loops. Whatever the fast path does not take goes to ``apply``.
         ``tests/unit/test_op_fast_paths.py`` checks that the two agree."""
         fast = cls._fast
-        if fast is not None:
-            if not _grad_state.enabled:
-                out = fast(None, (a, b))
-                if out is not None:
-                    return out
-            else:
-                ra = isinstance(a, Tensor) and (a._requires_grad or (
-                    a._view is not None and a._view.base._requires_grad))
-                rb = isinstance(b, Tensor) and (b._requires_grad or (
-                    b._view is not None and b._view.base._requires_grad))
-                if not (ra or rb):
-                    out = fast(None, (a, b))
-                    if out is not None:
-                        return out
+        if fast is None:
+            return cls.apply(a, b)
+        if not grad_enabled():
+            out = fast(None, (a, b))
+            if out is not None:
+                return out
+            return cls.apply(a, b)
+        ra = isinstance(a, Tensor) and (a._requires_grad or (
+            a._view is not None and a._view.base._requires_grad))
+        rb = isinstance(b, Tensor) and (b._requires_grad or (
+            b._view is not None and b._view.base._requires_grad))
+        if not (ra or rb):
+            out = fast(None, (a, b))
+            if out is not None:
+                return out
+            return cls.apply(a, b)
+        ctx = cls._node_cls()
+        ctx._saved = None
+        # (constant tuples: no tuple built per op)
+        ctx.needs_input_grad = (True, True) if ra and rb else (True, False) if ra else \
+            (False, True)
+        out = fast(ctx, (a, b))
+        if out is None:
+            return cls.apply(a, b)
+        if _INFERENCE_SEEN[0] and ctx._saved:
+            _check_no_inference(ctx._saved)
+        if not out.dtype.is_floating_point or \
+                not (ra or (type(a) is Tensor and a.dtype.is_floating_point)) or \
+                not (rb or (type(b) is Tensor and b.dtype.is_floating_point)):
+            return _connect(ctx, (a, b), (ra, rb), out)
+        # The common case (each operand a floating Tensor or needing grad, a floating output;
+        # ``out`` a fresh Tensor, no ``mark_non_differentiable``): the node ``_connect`` would
+        # build, written out here (a call's frame costs ~3% of a recorded small add in CPython
+        # 3.11).
+        ctx._seq = next(_seq)
+        if _ANOMALY[0]:
+            _store_stack(ctx, _anomaly_parent())
+        meta = (out._data.shape, out.dtype)
+        # each edge as _connect finds it: a non-leaf's grad_fn, a leaf's live accumulator (read
+        # here: a call less per leaf operand), else _edge; (few locals: a frame's cost grows
+        # with their number)
+        if ra:
+            if a._view is None:
+                fn = a._grad_fn
+                if fn is None:
+                    fn = a._grad_accumulator
+                    fn = None if fn is None else fn()
+                    ea = (fn, 0) if fn is not None else _edge(a)
                 else:
-                    ctx = _new(cls._node_cls)
-                    ctx._saved = None
-                    # (constant tuples: no tuple built per op)
-                    ctx.needs_input_grad = (True, True) if ra and rb else \
-                        (True, False) if ra else (False, True)
-                    out = fast(ctx, (a, b))
-                    if out is not None:
-                        if _INFERENCE_SEEN[0] and ctx._saved:
-                            _check_no_inference(ctx._saved)
-                        return _connect2(ctx, a, b, ra, rb, out)
-        return cls.apply(a, b)
+                    ea = (fn, a._output_nr)
+            else:
+                ea = _edge(a)
+        else:
+            ea = (None, 0)
+        if rb:
+            if b._view is None:
+                fn = b._grad_fn
+                if fn is None:
+                    fn = b._grad_accumulator
+                    fn = None if fn is None else fn()
+                    eb = (fn, 0) if fn is not None else _edge(b)
+                else:
+                    eb = (fn, b._output_nr)
+            else:
+                eb = _edge(b)
+        else:
+            eb = (None, 0)
+        ctx.next_functions = (ea, eb)
+        if cls._fast_same_meta:      # (each operand's shape and dtype are the output's)
+            ctx._input_meta = [meta if ra else None, meta if rb else None]
+        else:
+            ctx._input_meta = [(a._data.shape, a.dtype) if ra else None,
+                               (b._data.shape, b.dtype) if rb else None]
+        ctx._pre_hooks = ctx._retain_grad_hooks = ctx._hooks = None
+        ctx._edge_args = None
+        out._requires_grad = True
+        out._grad_fn = ctx
+        ctx._out_meta = (meta,)
+        if ctx._saved is not None:     # as _connect, for the one output
+            for s in ctx._saved:
+                if s is not None and s.tensor is out:
+                    s._to_output(out)
+            if _HOOKS_ACTIVE[0]:
+                _pack_pending(ctx, (out,), (a, b))
+        return out
 
 
 def _check_no_inference(saved):
@@ -436,66 +535,6 @@ def _has_edge(cls, i, a):
     if isinstance(a, Tensor):
         return a.dtype.is_floating_point
     return cls._scalar_edges and i < 2 and isinstance(a, (int, float))
-
-
-def _connect2(ctx, a, b, ra, rb, out):
-    """``_connect(ctx, (a, b), (ra, rb), out)`` for ``Function._apply2``: the same node, built
-    without the generic loop, in the common case (each operand a floating Tensor or needing
-    grad, a floating output); any other case goes to ``_connect``. ``out`` is what a fast path
-    returns: a fresh Tensor (no history, no ``mark_non_differentiable``)."""
-    if not out.dtype.is_floating_point or \
-            not (ra or (type(a) is Tensor and a.dtype.is_floating_point)) or \
-            not (rb or (type(b) is Tensor and b.dtype.is_floating_point)):
-        return _connect(ctx, (a, b), (ra, rb), out)
-    ctx._seq = next(_seq)
-    if _ANOMALY[0]:
-        _store_stack(ctx, _anomaly_parent())
-    meta = (out._data.shape, out.dtype)
-    same = ctx._function._fast_same_meta
-    # each edge as _connect finds it: a non-leaf's grad_fn, a leaf's live accumulator (read
-    # here: a call less per leaf operand), else _edge
-    if ra:
-        if a._view is None:
-            fa = a._grad_fn
-            if fa is None:
-                ref = a._grad_accumulator
-                fa = None if ref is None else ref()
-                ea = (fa, 0) if fa is not None else _edge(a)
-            else:
-                ea = (fa, a._output_nr)
-        else:
-            ea = _edge(a)
-        ma = meta if same else (a._data.shape, a.dtype)
-    else:
-        ea, ma = (None, 0), None
-    if rb:
-        if b._view is None:
-            fb = b._grad_fn
-            if fb is None:
-                ref = b._grad_accumulator
-                fb = None if ref is None else ref()
-                eb = (fb, 0) if fb is not None else _edge(b)
-            else:
-                eb = (fb, b._output_nr)
-        else:
-            eb = _edge(b)
-        mb = meta if same else (b._data.shape, b.dtype)
-    else:
-        eb, mb = (None, 0), None
-    ctx.next_functions = (ea, eb)
-    ctx._input_meta = [ma, mb]
-    ctx._pre_hooks = ctx._retain_grad_hooks = ctx._hooks = None
-    ctx._edge_args = None
-    out._requires_grad = True
-    out._grad_fn = ctx
-    ctx._out_meta = (meta,)
-    if ctx._saved is not None:     # as _connect, for the one output
-        for s in ctx._saved:
-            if s is not None and s.tensor is out:
-                s._to_output(out)
-        if _HOOKS_ACTIVE[0]:
-            _pack_pending(ctx, (out,), (a, b))
-    return out
 
 
 def _connect(ctx, args, needs, out):
@@ -599,13 +638,12 @@ def once_differentiable(fn):
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        gs = _grad_state
-        prev = gs.enabled
-        gs.enabled = False
+        prev = grad_enabled()
+        set_grad_enabled_raw(False)
         try:
             outputs = fn(ctx, *args)
         finally:
-            gs.enabled = prev
+            set_grad_enabled_raw(prev)
         if not prev or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)

@@ -1,6 +1,7 @@
 """Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
-Mirrors ``torch.no_grad`` etc.: thread-local, usable as context managers and as decorators (with
+Mirrors ``torch.no_grad`` etc.: per thread (``minigrad._autograd_state``: a new thread starts
+with grad on), usable as context managers and as decorators (with
 or without parentheses: ``@no_grad`` and ``@no_grad()`` both work, as in PyTorch 2), the previous
 state always restored in ``finally``.
 
@@ -17,17 +18,20 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inf
            "is_inference_mode_enabled"]
 
 
-from .._autograd_state import _INFERENCE_ACTIVE, _INFERENCE_SEEN, _grad_state  # noqa: E402
+# (_grad_state re-exported: the flags as attributes, for the modules that read them so)
+from .._autograd_state import (_INFERENCE_ACTIVE, _INFERENCE_SEEN, _grad_state,  # noqa: E402,F401
+                               grad_enabled, inference_enabled, set_grad_enabled_raw,
+                               set_inference_raw)
 
 
 def is_grad_enabled() -> bool:
     """True when ops record the graph (``torch.is_grad_enabled``)."""
-    return _grad_state.enabled
+    return grad_enabled()
 
 
 def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()`` (``torch.is_inference_mode_enabled``)."""
-    return _grad_state.inference
+    return inference_enabled()
 
 
 def _wrap(cm_factory, fn):
@@ -78,12 +82,12 @@ class _GradModeBase:
         pass
 
     def __enter__(self):
-        self._prev = _grad_state.enabled
-        _grad_state.enabled = self._target
+        self._prev = grad_enabled()
+        set_grad_enabled_raw(self._target)
         return None
 
     def __exit__(self, *exc):
-        _grad_state.enabled = self._prev
+        set_grad_enabled_raw(self._prev)
         return False
 
     def clone(self):
@@ -131,21 +135,21 @@ class inference_mode:
         self.mode = mode
 
     def __enter__(self):
-        st = _grad_state
-        self._prev = (st.enabled, st.inference)
+        self._prev = (grad_enabled(), inference_enabled())
         if self.mode:
-            st.enabled = False
-            st.inference = True
+            set_grad_enabled_raw(False)
+            set_inference_raw(True)
             _INFERENCE_ACTIVE[0] += 1
             _INFERENCE_SEEN[0] = True
         else:                 # PyTorch's InferenceMode(false): grad mode on, inference mode off
-            st.enabled = True
-            st.inference = False
+            set_grad_enabled_raw(True)
+            set_inference_raw(False)
         return None
 
     def __exit__(self, *exc):
-        st = _grad_state
-        st.enabled, st.inference = self._prev
+        enabled, inference = self._prev
+        set_grad_enabled_raw(enabled)
+        set_inference_raw(inference)
         if self.mode:
             _INFERENCE_ACTIVE[0] -= 1
         return False
@@ -172,15 +176,15 @@ class set_grad_enabled:
     def __init__(self, mode: bool):
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled() expects a bool, got {type(mode).__name__}")
-        self._prev = _grad_state.enabled
+        self._prev = grad_enabled()
         self.mode = mode
-        _grad_state.enabled = mode
+        set_grad_enabled_raw(mode)
 
     def __enter__(self):
         return None
 
     def __exit__(self, *exc):
-        _grad_state.enabled = self._prev
+        set_grad_enabled_raw(self._prev)
         return False
 
     def clone(self):
@@ -188,7 +192,7 @@ class set_grad_enabled:
         return _SetGradCM(self.mode)
 
     def __call__(self, fn):
-        _grad_state.enabled = self._prev   # used as a decorator: undo the immediate effect
+        set_grad_enabled_raw(self._prev)   # used as a decorator: undo the immediate effect
         return _wrap(self.clone, fn)
 
 
@@ -197,9 +201,9 @@ class _SetGradCM:
         self.mode = mode
 
     def __enter__(self):
-        self._prev = _grad_state.enabled
-        _grad_state.enabled = self.mode
+        self._prev = grad_enabled()
+        set_grad_enabled_raw(self.mode)
 
     def __exit__(self, *exc):
-        _grad_state.enabled = self._prev
+        set_grad_enabled_raw(self._prev)
         return False

@@ -19,8 +19,8 @@ view's ``grad_fn`` was made. PyTorch's rules, reproduced here:
 """
 from __future__ import annotations
 
-from .function import Function, _edge
-from .grad_mode import _grad_state
+from .function import Function, _edge, _seq
+from .grad_mode import grad_enabled, inference_enabled
 
 __all__ = ["ViewMeta", "ViewFunction", "view_grad_fn", "check_inplace", "rebase_history",
            "CopySlices"]
@@ -68,8 +68,9 @@ class ViewFunction(Function):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        gs = _grad_state        # the creation mode of a view made now
-        creation = INFERENCE_MODE if gs.inference else DEFAULT if gs.enabled else NO_GRAD_MODE
+        # the creation mode of a view made now
+        creation = INFERENCE_MODE if inference_enabled() else DEFAULT if grad_enabled() \
+            else NO_GRAD_MODE
         out = _function_apply(cls, *args, **kwargs)
         if type(out) is not tuple:
             if out._base is not None:
@@ -111,6 +112,7 @@ def view_grad_fn(t):
 def _as_strided_node(t, base):
     from ..ops.strided import AsStrided, geometry
     node = AsStrided._node_cls()
+    node._seq = next(_seq)      # (a node class's __init__ is object's: see Function)
     rarr = base._data
     node.geoms = (geometry(rarr, rarr), geometry(t._data, rarr))
     node.needs_input_grad = (True, False, False, False)
@@ -197,6 +199,7 @@ def rebase_history(t, res):
     base = vm.base
     rarr = base._data
     node = CopySlices._node_cls()
+    node._seq = next(_seq)
     node.fn = fn
     node._saved = ()         # not None: the engine releases it (and so ``fn``) after backward
     node.geoms = (geometry(rarr, rarr), geometry(t._data, rarr))

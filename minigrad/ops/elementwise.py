@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .._autograd_state import _INFERENCE_ACTIVE, inference_enabled
 from ..dispatch import dispatch, register_op, register_packet
 from ..tensor import Tensor
 from ._binary import _check_alpha, _r16, add_kernel, is_scalar_other
@@ -25,6 +26,8 @@ from ..numerics import scalar_in
 from ._util import LOW, check_scalar_or_tensor
 from .kernel import PROMOTE_OPMATH, SCALAR_OPMATH, TRUE_DIVIDE, Kernel, check_operands
 _make = Tensor._make      # bound once: cheaper per call than the class attribute
+_new = object.__new__
+_ND = np.ndarray
 
 # ---------------------------------------------------------------------------------- add / sub
 @register_op("add")
@@ -64,7 +67,8 @@ class Add(Kernel):
         a = input._data
         if type(other) is Tensor:
             o = other._data
-            if dt is not other.dtype or a.shape != o.shape:
+            shape = a.shape
+            if dt is not other.dtype or shape != o.shape:
                 return None
             if other._base is not None:
                 # a view of one element (sum's and mean's backward expand a 0-d gradient):
@@ -74,18 +78,35 @@ class Add(Kernel):
                 b0 = o.base
                 if b0.__class__ is np.ndarray and b0.ndim == 0 and b0.dtype == o.dtype:
                     o = b0
-            out = _make(a + o, dt)
+            res = a + o
+            if not shape:
+                res = np.asarray(res)       # (NumPy returns a scalar for 0-d operands)
         elif dt.is_floating_point and (other.__class__ is float or other.__class__ is int and
                                        -9223372036854775808 <= other < 18446744073709551616):
             token = _nx.quiet()     # (an int no Scalar holds: the general path raises)
             try:
-                out = _make(a + dt.np.type(other), dt)
+                res = a + dt.np.type(other)
             finally:
                 _nx.unquiet(token)
+            if type(res) is not _ND:
+                res = np.asarray(res)
         else:
             return None
         if ctx is not None:
             ctx.alpha = 1
+        # ``Tensor._make(res, dt)``, written out: the call's frame alone costs ~5% of a small
+        # add in CPython 3.11 (test_op_fast_paths checks that both make the same tensor)
+        out = _new(Tensor)
+        out._data = res
+        out.dtype = dt
+        out._requires_grad = False
+        out._grad_fn = None
+        out._output_nr = 0
+        out._base = None
+        out._view = None
+        out._vc = [0]
+        if _INFERENCE_ACTIVE[0] and inference_enabled():
+            out._inference = True
         return out
 
     @classmethod
@@ -237,14 +258,29 @@ class Mul(Kernel):
         if type(input) is not Tensor or type(other) is not Tensor:
             return None
         dt = input.dtype
+        shape = input._data.shape
         if other.dtype is not dt or dt.opmath is not dt or not dt.is_floating_point or \
-                input._data.shape != other._data.shape:
+                shape != other._data.shape:
             return None
         token = _nx.quiet()
         try:
-            out = _make(input._data * other._data, dt)
+            res = input._data * other._data
         finally:
             _nx.unquiet(token)
+        # ``Tensor._make(res, dt)``, written out as in ``Add._fast``
+        if not shape:
+            res = np.asarray(res)       # (NumPy returns a scalar for 0-d operands)
+        out = _new(Tensor)
+        out._data = res
+        out.dtype = dt
+        out._requires_grad = False
+        out._grad_fn = None
+        out._output_nr = 0
+        out._base = None
+        out._view = None
+        out._vc = [0]
+        if _INFERENCE_ACTIVE[0] and inference_enabled():
+            out._inference = True
         if ctx is not None:
             nig = ctx.needs_input_grad
             ctx.save_for_backward(input if nig[1] else None, other if nig[0] else None)

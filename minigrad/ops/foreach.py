@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numerics as _nx
-from ..autograd.grad_mode import _grad_state
+from ..autograd.grad_mode import grad_enabled
 from ..dispatch import _CALL, register_op
 from ..tensor import Tensor
 from . import foreach_kernels as K
@@ -183,7 +183,7 @@ def _prepare(op, self, inplace, *lists):
             if s._data.shape != d._data.shape:
                 _check_shape(d, s)
     _check_dtypes(op, selfs, *lists)
-    if _grad_state.enabled:
+    if grad_enabled():
         _check_grad(op, [t for lst in (selfs,) + lists for t in lst], inplace)
     return selfs
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..autograd.grad_mode import _grad_state
+from ..autograd.grad_mode import _grad_state, grad_enabled
 from ..autograd.views import check_inplace, rebase_history
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
@@ -116,7 +116,7 @@ def _repoint_saved(node, self):
 
 
 def _needs_record(self, args):
-    if not _grad_state.enabled:
+    if not grad_enabled():
         return False
     if self.requires_grad:
         return True

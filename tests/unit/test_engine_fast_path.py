@@ -128,3 +128,51 @@ def test_wrong_gradient_count_from_a_custom_function(fast, monkeypatch):
     b = torch.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="returned an incorrect number of gradients"):
         Bad.apply(a.exp(), b).sum().backward()
+
+
+def test_node_runs_the_functions_current_backward():
+    """The engine calls a node's backward as ``node._run_backward(grad)`` (the Function's
+    backward function, held by its node class): a backward set or deleted after the class was
+    made, inherited by a subclass, or a classmethod, is the one that runs."""
+    import minigrad as mg
+    from minigrad.autograd import Function
+
+    class Double(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Sub(Double):
+        pass
+
+    class Cls(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @classmethod
+        def backward(cls, ctx, g):
+            assert cls is Cls and ctx.name() == "ClsBackward"
+            return g * 5
+
+    def grad_of(fn):
+        x = mg.ones(2, requires_grad=True)
+        fn.apply(x).sum().backward()
+        return x.grad.tolist()
+    assert grad_of(Double) == grad_of(Sub) == [2.0, 2.0]
+    assert grad_of(Cls) == [5.0, 5.0]
+    orig = Double.__dict__["backward"]
+    Double.backward = staticmethod(lambda ctx, g: g * 3)
+    try:
+        assert grad_of(Double) == grad_of(Sub) == [3.0, 3.0]
+        Sub.backward = staticmethod(lambda ctx, g: g * 4)
+        assert grad_of(Sub) == [4.0, 4.0] and grad_of(Double) == [3.0, 3.0]
+        del Sub.backward
+        assert grad_of(Sub) == [3.0, 3.0]
+    finally:
+        Double.backward = orig
+    assert grad_of(Double) == grad_of(Sub) == [2.0, 2.0]

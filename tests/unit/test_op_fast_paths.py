@@ -263,7 +263,7 @@ def _node_facts(n):
 @pytest.mark.parametrize("i", range(12))
 @pytest.mark.parametrize("op", [Add, Mul])
 def test_dispatch2_agrees_with_apply(op, i, which, no_grad, monkeypatch):
-    """``dispatch2`` (``x + y``) runs ``Function._apply2`` and ``_connect2``: the same output,
+    """``dispatch2`` (``x + y``) runs ``Function._apply2`` (its node built inline): the same output,
     node (edges to the same nodes, metadata, saved tensors) and gradients as ``apply``'s
     general path."""
     from minigrad.dispatch import dispatch2
@@ -330,3 +330,36 @@ def test_dispatch2_under_a_mode_and_an_unknown_name():
     assert rec.names == ["add", "mul", "div.Tensor"]
     with pytest.raises(NotImplementedError):
         dispatch2("no_such_op", a, a)
+
+
+def _fresh_fields(t):
+    """A tensor's fields as ``Tensor._make`` sets them: every slot (unset ones marked), the
+    instance dict, and the data's type, dtype, shape and strides."""
+    from minigrad.tensor import Tensor
+    fields = {s: getattr(t, s, "<unset>") for s in Tensor.__slots__
+              if s not in ("__weakref__", "__dict__", "_data", "_vc")}
+    d = t._data
+    fields.update(vc=list(t._vc), dict=dict(getattr(t, "__dict__", {})),
+                  data=(type(d), d.dtype, d.shape, d.strides))
+    return fields
+
+
+@pytest.mark.parametrize("inference", [False, True])
+@pytest.mark.parametrize("op", [Add, Mul])
+def test_fast_path_output_is_what_make_builds(op, inference):
+    """Add._fast / Mul._fast write ``Tensor._make`` out (no call): their output has exactly
+    the fields ``_make`` gives the same array, 0-d results included (an ndarray, not a NumPy
+    scalar), inference tensors too."""
+    from minigrad.tensor import Tensor
+    cases = [(mg.tensor(VALS), mg.tensor(VALS[::-1].copy())), (mg.tensor(3.0), mg.tensor(-1.0)),
+             (mg.tensor(VALS).double(), mg.tensor(VALS).double()), (mg.tensor(VALS), 2.5),
+             (mg.tensor(2.0), 0.5), (mg.tensor(VALS), mg.tensor(2.5).expand(2, 4))]
+    for a, b in cases:
+        with (mg.inference_mode() if inference else mg.no_grad()):
+            out = op._fast(None, (a, b))
+            if out is None:
+                assert op is Mul and not isinstance(b, mg.Tensor)      # mul's is tensor-only
+                continue
+            ref = Tensor._make(out._data.copy() if out._data.ndim else out._data[()], out.dtype)
+        assert _fresh_fields(out) == _fresh_fields(ref)
+        assert out.is_inference() is inference
