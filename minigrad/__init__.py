@@ -148,6 +148,10 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "set_printoptions", "get_printoptions"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
+# ``axis=`` / ``keepdims=`` wherever ``dim=`` / ``keepdim=`` is taken, as PyTorch's parser does
+from . import _numpy_names  # noqa: E402
+_numpy_names.install(Tensor, _numpy_names.sys_module(__name__))
+
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)
 _AMP_LAZY = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
