@@ -106,6 +106,7 @@ from ._functional.aliases import *  # noqa: F401,F403,E402
 from ._functional.linear_algebra import *  # noqa: F401,F403,E402
 from ._functional.scans import *  # noqa: F401,F403,E402
 from ._functional.special_functions import *  # noqa: F401,F403,E402
+from ._functional.foreach import *  # noqa: F401,F403,E402  (torch._foreach_*)
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)
@@ -151,6 +152,10 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
 # ``axis=`` / ``keepdims=`` wherever ``dim=`` / ``keepdim=`` is taken, as PyTorch's parser does
 from . import _numpy_names  # noqa: E402
 _numpy_names.install(Tensor, _numpy_names.sys_module(__name__))
+
+# PyTorch's constants (``masked_fill(mask, -torch.inf)``, ``2 * torch.pi``, ``x[:, torch.newaxis]``)
+import math as _math  # noqa: E402
+inf, nan, pi, e, newaxis = _math.inf, _math.nan, _math.pi, _math.e, None
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)

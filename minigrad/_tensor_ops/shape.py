@@ -69,7 +69,8 @@ class ShapeMixin:
             if "dtype" in kw and not shape and len(kw) == 1:
                 return dispatch("view.dtype", self, kw["dtype"])
             shape = _shape_args(shape, kw, "view", "size")
-        if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
+        if len(shape) == 1 and not isinstance(shape[0], (tuple, list)) and \
+                not hasattr(type(shape[0]), "__index__"):      # a size is an int-like
             return dispatch("view.dtype", self, shape[0])
         return dispatch("view", self, _shape_args(shape))
 

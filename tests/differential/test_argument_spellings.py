@@ -111,3 +111,12 @@ def test_type_as_follows_device_and_dtype():
     assert c.type_as(mg.ones(3)) is c is c.type(c.type())
     # torch, on its CPU: dtype follows as ours
     assert torch.zeros(2, dtype=torch.long).type_as(torch.ones(1)).dtype == torch.float32
+
+
+@pytest.mark.parametrize("size", [lambda L: np.int64(12), lambda L: np.prod((3, 4)),
+                                  lambda L: L.tensor(12), lambda L: -1])
+def test_view_one_int_like_is_a_size(size):
+    ours = mg.tensor(X).view(size(mg))
+    theirs = torch.tensor(X).view(size(torch))
+    _same(ours, theirs)
+    assert mg.tensor(X).view(mg.int32).dtype == mg.int32

@@ -313,3 +313,80 @@ print("|".join(out))
     ours, theirs = (subprocess.run([sys.executable, "-c", code, lib], capture_output=True,
                                    text=True, check=True).stdout for lib in ("minigrad", "torch"))
     assert ours == theirs
+
+
+# ---------------------------------------------------------------- constants
+def test_constants_as_torch():
+    for name in ("inf", "pi", "e"):
+        assert getattr(mg, name) == getattr(torch, name)
+    assert mg.nan != mg.nan and mg.newaxis is None is torch.newaxis
+    x = mg.ones(3)
+    assert tuple(x[:, mg.newaxis].shape) == (3, 1)
+    assert mg.equal(x.masked_fill(x > 0, -mg.inf), mg.full((3,), float("-inf")))
+
+
+# ---------------------------------------------------------------- torch._foreach_*
+def _ema(L):
+    L.manual_seed(0)
+    ema, params = [L.randn(3, 3), L.randn(5)], [L.randn(3, 3), L.randn(5)]
+    with L.no_grad():
+        L._foreach_mul_(ema, 0.9)
+        L._foreach_add_(ema, params, alpha=0.1)
+        L._foreach_lerp_(ema, params, 0.3)
+        L._foreach_addcmul_(ema, params, params, value=0.5)
+        norms = L._foreach_norm(ema)
+        diff = L._foreach_sub(ema, params, alpha=2)
+        shifted = L._foreach_sub(ema, [1.0, 2.0])
+        roots = L._foreach_sqrt([p.abs() for p in params])
+        L._foreach_copy_(params, ema)
+        L._foreach_zero_(shifted)
+    return [t.numpy() for t in [*ema, *norms, *diff, *shifted, *params]], \
+        [type(r) for r in (norms, diff, roots)], [t.numpy() for t in roots]
+
+
+def test_foreach_functions_as_torch():
+    (ours, ours_types, our_roots), (theirs, theirs_types, roots) = _ema(mg), _ema(torch)
+    assert ours_types == theirs_types == [tuple] * 3
+    for a, b in zip(ours, theirs):
+        assert a.tobytes() == b.tobytes()
+    for a, b in zip(our_roots, roots):   # fp32 sqrt: within 1 ulp (the README's contract)
+        assert np.abs(a.view(np.int32).astype(np.int64) - b.view(np.int32)).max() <= 1
+    assert mg._foreach_add_.__name__ == "_foreach_add_" and "torch._foreach_add_" in \
+        mg._foreach_add_.__doc__
+
+
+@pytest.mark.parametrize("call", [lambda L: L._foreach_copy_([L.ones(1)], []),
+                                  lambda L: L._foreach_copy_([L.ones(1)], [L.ones(1)] * 2),
+                                  lambda L: L._foreach_sub([L.ones(1)], [1.0, 2.0]),
+                                  lambda L: L._foreach_sub([], 1.0)])
+def test_foreach_errors_as_torch(call):
+    _raises_like(lambda: call(mg), lambda: call(torch))
+
+
+def test_foreach_is_dispatched():
+    from minigrad.testing import TraceMode
+    with TraceMode() as t:
+        mg._foreach_mul_([mg.ones(2)], 2.0)
+    assert "_foreach_mul_" in [r.name for r in t.records]
+
+
+# ---------------------------------------------------------------- python -m minigrad.run
+def test_run_resolves_every_torch_import(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import sys\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "from torch.utils.data import DataLoader, TensorDataset\nfrom torch.optim import SGD\n"
+        "torch.manual_seed(0)\nm = nn.Linear(4, 2)\nopt = SGD(m.parameters(), lr=0.1)\n"
+        "data = TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))\n"
+        "for x, y in DataLoader(data, batch_size=4):\n"
+        "    loss = F.cross_entropy(m(x), y); opt.zero_grad(); loss.backward(); opt.step()\n"
+        "print(torch.__name__, type(loss).__module__.split('.')[0], f'{loss.item():.6f}',"
+        " sys.argv[1:], __name__)\nsys.exit(3)\n")
+    ours = subprocess.run([sys.executable, "-m", "minigrad.run", str(script), "a", "--b"],
+                          capture_output=True, text=True)
+    theirs = subprocess.run([sys.executable, str(script), "a", "--b"], capture_output=True,
+                            text=True)
+    assert ours.returncode == theirs.returncode == 3, ours.stderr
+    o, t = ours.stdout.split(), theirs.stdout.split()
+    assert o[:2] == ["minigrad", "minigrad"] and t[:2] == ["torch", "torch"]
+    assert o[2:] == t[2:]                     # the same loss, argv and __name__
