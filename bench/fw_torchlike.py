@@ -36,7 +36,9 @@ class Torchlike:
             import torch.nn.functional
             self.lib, self.nn, self.F, self.optim, self.amp = (
                 torch, torch.nn, torch.nn.functional, torch.optim, torch.amp)
-        self.version = getattr(self.lib, "__version__", "?")
+        # minigrad.__version__ is the PyTorch API level it mirrors; print its own release
+        self.version = getattr(getattr(self.lib, "version", None), "minigrad_version", None) \
+            or getattr(self.lib, "__version__", "?")
         self.builders = {"chain_fwd": self.chain, "chain_fwd_bwd": self.chain,
                          "chain_nograd": self.chain, "mlp": self.mlp,
                          "transformer": self.transformer, "cnn": self.cnn}

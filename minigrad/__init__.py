@@ -64,12 +64,15 @@ from . import _aliases  # noqa: E402
 _aliases.install()
 from .backends.cuda import set_float32_matmul_precision, get_float32_matmul_precision  # noqa: E402
 from .compiler import compile  # noqa: E402
+from . import cpu, jit  # noqa: E402
 # torch.set_num_threads / get_num_threads: the emulated intra-op thread count, whose chunking the
 # 16-bit reduction recipes follow (minigrad.numerics); it does not change how NumPy runs
-from .numerics import get_num_threads, set_num_threads  # noqa: E402
+from .numerics import (get_num_interop_threads, get_num_threads,  # noqa: E402
+                       set_num_interop_threads, set_num_threads)
 from ._format import get_printoptions, set_printoptions  # noqa: E402
 
-__version__ = "0.1.0"   # minigrad's own version (setup.cfg), not a PyTorch version
+from . import version  # noqa: E402
+__version__ = version.__version__  # the PyTorch API level (TorchVersion); own release: version.minigrad_version
 from . import onnx  # noqa: E402
 # torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): the emulated device's out-of-memory
 from .cuda.allocator import OutOfMemoryError  # noqa: E402
@@ -103,6 +106,7 @@ from ._functional.aliases import *  # noqa: F401,F403,E402
 from ._functional.linear_algebra import *  # noqa: F401,F403,E402
 from ._functional.scans import *  # noqa: F401,F403,E402
 from ._functional.special_functions import *  # noqa: F401,F403,E402
+from ._functional.foreach import *  # noqa: F401,F403,E402  (torch._foreach_*)
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
                             is_deterministic_algorithms_warn_only_enabled)
@@ -124,7 +128,8 @@ bool = bool_
 __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "float32", "float16",
            "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
            "int64", "int32", "int16", "int8", "uint8", "bool", "double", "float",
-           "half", "long", "int", "short", "get_num_threads", "set_num_threads", "promote_types", "result_type", "get_default_dtype",
+           "half", "long", "int", "short", "get_num_threads", "set_num_threads", "get_num_interop_threads",
+           "set_num_interop_threads", "promote_types", "result_type", "get_default_dtype",
            "set_default_dtype", "set_default_device", "get_default_device", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "dispatch", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -136,13 +141,21 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "autograd", "nn", "special", "serialization", "save", "load", "device", "cuda",
            "accelerator", "backends", "optim", "func", "amp", "autocast", "testing", "utils",
            "profiler",
-           "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx",
+           "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "onnx", "jit", "cpu", "version",
            "distributed", "distributions", "sparse", "sparse_coo_tensor", "spmm", "strided",
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError", "memory_format",
            "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "set_printoptions", "get_printoptions"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
+
+# ``axis=`` / ``keepdims=`` wherever ``dim=`` / ``keepdim=`` is taken, as PyTorch's parser does
+from . import _numpy_names  # noqa: E402
+_numpy_names.install(Tensor, _numpy_names.sys_module(__name__))
+
+# PyTorch's constants (``masked_fill(mask, -torch.inf)``, ``2 * torch.pi``, ``x[:, torch.newaxis]``)
+import math as _math  # noqa: E402
+inf, nan, pi, e, newaxis = _math.inf, _math.nan, _math.pi, _math.e, None
 
 
 # torch-level autocast API, provided by amp_emu.autocast (lazily: see __getattr__)

@@ -33,48 +33,7 @@ import types
 
 __all__ = ["main", "alias_torch_to_minigrad"]
 
-_SUBMODULES = ("nn", "nn.functional", "nn.init", "nn.utils", "optim", "optim.lr_scheduler",
-               "utils", "utils.data", "utils.checkpoint", "autograd", "cuda", "amp", "testing",
-               "profiler", "backends")
-
-
-def alias_torch_to_minigrad() -> None:
-    """Make ``import torch`` / ``import torch.X`` / ``from torch.X import Y`` give minigrad's
-    modules in this interpreter (a finder on ``sys.meta_path`` plus the common submodules
-    registered up front)."""
-    import importlib
-    import importlib.abc
-    import importlib.util
-
-    import minigrad
-
-    def target(name):
-        tname = "minigrad" + name[len("torch"):]
-        try:
-            return importlib.import_module(tname)
-        except ImportError:
-            parent, _, attr = tname.rpartition(".")
-            return getattr(importlib.import_module(parent), attr)    # lazy (minigrad.optim)
-
-    class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-        def find_spec(self, name, path=None, target_=None):
-            if name == "torch" or name.startswith("torch."):
-                return importlib.util.spec_from_loader(name, self)
-            return None
-
-        def create_module(self, spec):
-            return target(spec.name)
-
-        def exec_module(self, module):
-            pass
-
-    sys.modules["torch"] = minigrad
-    for sub in _SUBMODULES:
-        try:
-            sys.modules["torch." + sub] = target("torch." + sub)
-        except (ImportError, AttributeError):
-            pass
-    sys.meta_path.insert(0, _Alias())
+from .run import alias_torch_to_minigrad  # noqa: E402  (re-exported: it lived here first)
 
 
 def _child(lib, out_path, script, args, max_ops):

@@ -208,6 +208,34 @@ def set_num_threads(n: int) -> None:
     _threads[0] = int(n)
 
 
+_interop = {"threads": None, "set": False}
+
+
+def get_num_interop_threads() -> int:
+    """The inter-op thread count (``torch.get_num_interop_threads``): the core count unless
+    ``set_num_interop_threads`` set it. minigrad runs ops one after another, so nothing uses
+    it."""
+    return _interop["threads"] or _default_num_threads()
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Set the inter-op thread count once (``torch.set_num_interop_threads``).
+
+    Raises:
+        RuntimeError: ``n`` not an int or < 1 (PyTorch's texts), or a second call ("Error:
+            cannot set number of interop threads after parallel work has started or
+            set_num_interop_threads called", as PyTorch, whose pool starts once).
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {type(n).__name__}")
+    if n < 1:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _interop["set"]:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work "
+                           "has started or set_num_interop_threads called")
+    _interop.update(threads=int(n), set=True)
+
+
 @contextlib.contextmanager
 def num_threads(n: int):
     """Context manager: emulate ``n`` threads inside, restore the previous count after."""

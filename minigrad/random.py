@@ -183,8 +183,11 @@ def set_rng_state(new_state) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(enabled: bool = True):
-    """Restore the global RNG state on exit (``torch.random.fork_rng``)."""
+def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str = "cuda"):
+    """Restore the global RNG state on exit (``torch.random.fork_rng``). ``devices`` and
+    ``device_type`` are accepted and need nothing more: the emulated cuda device draws from the
+    one CPU generator, whose state this saves."""
     if not enabled:
         yield
         return

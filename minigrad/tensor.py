@@ -797,8 +797,9 @@ class Tensor(TensorOpsMixin, StorageMixin):
         return self.to(_dt.int16)
 
     def type_as(self, other):
-        """Mirrors ``torch.Tensor.type_as``."""
-        return self.to(other.dtype)
+        """Mirrors ``torch.Tensor.type_as``: ``self.type(other.type())``, i.e. ``self`` with
+        ``other``'s dtype on ``other``'s device type (``self`` itself when both already match)."""
+        return self.to(device=other.device.type, dtype=other.dtype)
 
     def contiguous(self, memory_format=None):
         """Mirrors ``torch.Tensor.contiguous``: self when already dense in ``memory_format``

@@ -14,10 +14,20 @@ from .. import dtypes as _dt
 from ..dispatch import dispatch
 
 
-def _size_arg(size, name):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(size[0])
-    return tuple(size)
+def _size_arg(sizes, name, size=None):
+    """The size of a ``new_*`` call: varargs, one sequence, or the ``size=`` keyword.
+
+    Raises:
+        TypeError: both varargs and ``size=`` ("new_zeros() got multiple values for argument
+            'size'").
+    """
+    if size is not None:
+        if sizes:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        sizes = (size,)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        return tuple(sizes[0])
+    return tuple(sizes)
 
 
 def _new_tensor_warning():
@@ -55,27 +65,27 @@ class FactoriesMixin:
     def _new_dtype(self, dtype, fname):
         return self.dtype if dtype is None else _dt.dtype_arg(dtype, fname)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+    def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
                   pin_memory=False):
         """Mirrors ``torch.Tensor.new_zeros``: zeros of ``size`` with ``self``'s dtype unless
         ``dtype`` is given (the ``zeros`` op; its errors apply)."""
-        return dispatch("zeros", _size_arg(size, "new_zeros"), dtype=self._new_dtype(dtype, "new_zeros"),
+        return dispatch("zeros", _size_arg(sizes, "new_zeros", size), dtype=self._new_dtype(dtype, "new_zeros"),
                         device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+    def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
                  pin_memory=False):
         """Mirrors ``torch.Tensor.new_ones``: ones with ``self``'s dtype by default (the
         ``ones`` op)."""
-        return dispatch("ones", _size_arg(size, "new_ones"), dtype=self._new_dtype(dtype, "new_ones"),
+        return dispatch("ones", _size_arg(sizes, "new_ones", size), dtype=self._new_dtype(dtype, "new_ones"),
                         device=self._device if device is None else device,
                         requires_grad=requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+    def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
                   pin_memory=False):
         """Mirrors ``torch.Tensor.new_empty``: an uninitialised tensor in PyTorch; minigrad
         zero-fills it for determinism (the ``zeros`` op)."""
-        return dispatch("zeros", _size_arg(size, "new_empty"), dtype=self._new_dtype(dtype, "new_empty"),
+        return dispatch("zeros", _size_arg(sizes, "new_empty", size), dtype=self._new_dtype(dtype, "new_empty"),
                         device=self._device if device is None else device,
                         requires_grad=requires_grad)
 

@@ -28,7 +28,20 @@ def _rearrange_fns():
     return rearrange
 
 
-def _shape_args(shape):
+def _shape_args(shape, kw=None, fname=None, name=None):
+    """A shape given as varargs (``x.view(2, 3)``), one sequence (``x.view((2, 3))``) or, in
+    ``kw``, by its keyword ``name`` (``x.view(size=(2, 3))``), as PyTorch's parser takes it.
+
+    Raises:
+        TypeError: another keyword, or the shape given both ways.
+    """
+    if kw:
+        for k in kw:
+            if k != name:
+                raise TypeError(f"{fname}() got an unexpected keyword argument {k!r}")
+        if shape:
+            raise TypeError(f"{fname}() got multiple values for argument {name!r}")
+        shape = (kw[name],)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
     return tuple(shape)
@@ -43,14 +56,21 @@ class ShapeMixin:
 
     __slots__ = ()
 
-    def reshape(self, *shape):
-        """Mirrors ``torch.Tensor.reshape``: the ``reshape`` op (its errors apply)."""
-        return dispatch("reshape", self, _shape_args(shape))
+    def reshape(self, *shape, **kw):
+        """Mirrors ``torch.Tensor.reshape``: the ``reshape`` op (its errors apply); the shape
+        as varargs, one sequence, or ``shape=``."""
+        return dispatch("reshape", self, _shape_args(shape, kw, "reshape", "shape"))
 
-    def view(self, *shape):
-        """Mirrors ``torch.Tensor.view``: the ``view`` op, or with a dtype the ``view.dtype``
-        op (the same bytes reinterpreted; its errors apply)."""
-        if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
+    def view(self, *shape, **kw):
+        """Mirrors ``torch.Tensor.view``: the ``view`` op (the shape as varargs, one sequence,
+        or ``size=``), or with a dtype (``dtype=``) the ``view.dtype`` op (the same bytes
+        reinterpreted; its errors apply)."""
+        if kw:
+            if "dtype" in kw and not shape and len(kw) == 1:
+                return dispatch("view.dtype", self, kw["dtype"])
+            shape = _shape_args(shape, kw, "view", "size")
+        if len(shape) == 1 and not isinstance(shape[0], (tuple, list)) and \
+                not hasattr(type(shape[0]), "__index__"):      # a size is an int-like
             return dispatch("view.dtype", self, shape[0])
         return dispatch("view", self, _shape_args(shape))
 
@@ -85,16 +105,16 @@ class ShapeMixin:
         """Mirrors ``torch.Tensor.swapaxes``: the ``transpose`` op (its errors apply)."""
         return dispatch("transpose", self, dim0, dim1)
 
-    def permute(self, *dims):
+    def permute(self, *dims, **kw):
         """Mirrors ``torch.Tensor.permute``: the ``permute`` op (its errors apply).
 
         Raises:
             TypeError: no dims given (PyTorch's 'permute() missing 1 required positional
                 arguments: "dims"'; ``permute(())`` is the way to permute a 0-dim tensor).
         """
-        if not dims:
+        if not dims and not kw:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
-        return dispatch("permute", self, _shape_args(dims))
+        return dispatch("permute", self, _shape_args(dims, kw, "permute", "dims"))
 
     def t(self):
         """Mirrors ``torch.Tensor.t``: the ``t`` op (its errors apply)."""
@@ -146,9 +166,10 @@ class ShapeMixin:
         """Mirrors ``torch.Tensor.squeeze``: the ``squeeze`` op (its errors apply)."""
         return dispatch("squeeze", self, dim)
 
-    def expand(self, *sizes):
-        """Mirrors ``torch.Tensor.expand``: the ``expand`` op (its errors apply)."""
-        return dispatch("expand", self, _shape_args(sizes))
+    def expand(self, *sizes, **kw):
+        """Mirrors ``torch.Tensor.expand``: the ``expand`` op (its errors apply); the sizes as
+        varargs, one sequence, or ``size=``."""
+        return dispatch("expand", self, _shape_args(sizes, kw, "expand", "size"))
 
     def expand_as(self, other):
         """Mirrors ``torch.Tensor.expand_as``: the ``expand`` op (its errors apply)."""
@@ -213,9 +234,10 @@ class ShapeMixin:
         """Mirrors ``torch.Tensor.roll``: ``minigrad.roll``."""
         return _rearrange_fns().roll(self, shifts, dims)
 
-    def flip(self, *dims):
-        """Mirrors ``torch.Tensor.flip``: the ``flip`` op (dims as varargs or one sequence)."""
-        return dispatch("flip", self, _shape_args(dims))
+    def flip(self, *dims, **kw):
+        """Mirrors ``torch.Tensor.flip``: the ``flip`` op (dims as varargs, one sequence, or
+        ``dims=``)."""
+        return dispatch("flip", self, _shape_args(dims, kw, "flip", "dims"))
 
     def fliplr(self):
         """Mirrors ``torch.Tensor.fliplr``: ``minigrad.fliplr``."""
@@ -225,23 +247,24 @@ class ShapeMixin:
         """Mirrors ``torch.Tensor.flipud``: ``minigrad.flipud``."""
         return _rearrange_fns().flipud(self)
 
-    def repeat(self, *repeats):
+    def repeat(self, *repeats, **kw):
         """Mirrors ``torch.Tensor.repeat``: the ``repeat`` op (its errors apply).
 
         Raises:
             TypeError: no repeats given (PyTorch's message).
         """
-        if not repeats:
+        if not repeats and not kw:
             raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-        return dispatch("repeat", self, _shape_args(repeats))
+        return dispatch("repeat", self, _shape_args(repeats, kw, "repeat", "repeats"))
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         """Mirrors ``torch.Tensor.repeat_interleave``: ``minigrad.repeat_interleave``."""
         return _rearrange_fns().repeat_interleave(self, repeats, dim, output_size=output_size)
 
-    def tile(self, *dims):
-        """Mirrors ``torch.Tensor.tile``: ``minigrad.tile`` (the ``repeat`` op)."""
-        return _rearrange_fns().tile(self, _shape_args(dims))
+    def tile(self, *dims, **kw):
+        """Mirrors ``torch.Tensor.tile``: ``minigrad.tile`` (the ``repeat`` op); ``dims`` as
+        varargs, one sequence, or ``dims=``."""
+        return _rearrange_fns().tile(self, _shape_args(dims, kw, "tile", "dims"))
 
     def tril(self, diagonal=0):
         """Mirrors ``torch.Tensor.tril``: the ``tril`` op."""

@@ -19,6 +19,7 @@ class WritesMixin:
         """Mirrors ``torch.Tensor.fill_``: the ``fill_`` op (its errors apply)."""
         return dispatch("fill_", self, value)
 
-    def copy_(self, src):
-        """Mirrors ``torch.Tensor.copy_``: the ``copy_`` op (its errors apply)."""
+    def copy_(self, src, non_blocking: bool = False):
+        """Mirrors ``torch.Tensor.copy_``: the ``copy_`` op (its errors apply);
+        ``non_blocking`` changes nothing (every copy is finished when it returns)."""
         return dispatch("copy_", self, src)

@@ -31,7 +31,11 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "get_
            "reset_max_memory_cached", "empty_cache", "memory_summary", "memory_stats",
            "memory_stats_as_nested_dict", "reset_accumulated_memory_stats", "mem_get_info",
            "memory_snapshot", "memory_cached", "max_memory_cached",
-           "set_per_process_memory_fraction", "get_per_process_memory_fraction"] + \
+           "set_per_process_memory_fraction", "get_per_process_memory_fraction",
+           "Stream", "Event", "StreamContext", "current_stream", "default_stream", "set_stream",
+           "stream", "device", "device_of", "get_rng_state", "set_rng_state",
+           "get_rng_state_all", "set_rng_state_all", "is_current_stream_capturing",
+           "ipc_collect", "get_arch_list", "nvtx"] + \
     list(_LEGACY_TYPES)
 
 globals().update(_LEGACY_TYPES)   # torch.cuda.FloatTensor...: see minigrad.legacy_tensor_types
@@ -213,6 +217,110 @@ from .memory import (OutOfMemoryError, empty_cache, get_per_process_memory_fract
                      memory_reserved, memory_snapshot, memory_stats, memory_stats_as_nested_dict,
                      memory_summary, reset_accumulated_memory_stats, reset_max_memory_allocated,
                      reset_max_memory_cached, reset_peak_memory_stats)
+
+
+from ..streams import Event, StreamContext, set_stream  # noqa: E402
+from .. import streams as _streams  # noqa: E402
+from . import nvtx  # noqa: E402,F401
+
+
+class Stream(_streams.Stream):
+    """A stream on the emulated cuda device (``torch.cuda.Stream``): see ``minigrad.streams``
+    (every op is finished when it returns, so waits and synchronisation return at once)."""
+
+    def __init__(self, device=None, priority: int = 0, **kwargs):
+        _require()
+        super().__init__(device, priority, _type="cuda")
+
+
+def current_stream(device=None) -> Stream:
+    """The current cuda stream (``torch.cuda.current_stream``)."""
+    _require()
+    return _streams.current_stream(device, _type="cuda")
+
+
+def default_stream(device=None) -> Stream:
+    """The default cuda stream (``torch.cuda.default_stream``)."""
+    _require()
+    return Stream(device)
+
+
+def stream(stream_) -> StreamContext:
+    """``with torch.cuda.stream(s):`` makes ``s`` current for the block (``torch.cuda.stream``)."""
+    return StreamContext(stream_, _type="cuda")
+
+
+def is_current_stream_capturing() -> bool:
+    """False: there are no CUDA graphs (``torch.cuda.is_current_stream_capturing``)."""
+    return False
+
+
+def ipc_collect() -> None:
+    """Nothing to collect (``torch.cuda.ipc_collect``)."""
+
+
+def get_arch_list() -> list:
+    """``["sm_80"]``: the architecture ``get_device_capability`` reports (``torch.cuda.get_arch_list``)."""
+    return ["sm_80"] if emulation_enabled() else []
+
+
+class device:
+    """``with torch.cuda.device(d):`` selects cuda device ``d`` for the block
+    (``torch.cuda.device``). Only ordinal 0 exists; ``d`` may be an int, a string, a
+    ``minigrad.device`` or None/-1 (no change), as PyTorch takes it.
+
+    Raises:
+        RuntimeError: another ordinal, or a non-cuda device (from ``set_device``).
+    """
+
+    def __init__(self, device):
+        self.idx = device
+
+    def __enter__(self):
+        if self.idx is not None and self.idx != -1:
+            from ..devices import device as _device
+            d = self.idx if isinstance(self.idx, int) else _device(self.idx)
+            if isinstance(d, int) or d.type == "cuda":
+                set_device(d)
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class device_of(device):
+    """``with torch.cuda.device_of(t):`` selects ``t``'s device when it is a cuda tensor
+    (``torch.cuda.device_of``)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if getattr(obj, "is_cuda", False) else -1)
+
+
+def get_rng_state(device="cuda"):
+    """The state of the generator cuda tensors draw from: the one CPU generator
+    (``torch.cuda.get_rng_state``; deliberate difference, see the README: real CUDA has its own
+    Philox generator per device)."""
+    from ..random import get_rng_state as _cpu_state
+    _require()
+    return _cpu_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    """Restore what :func:`get_rng_state` returned (``torch.cuda.set_rng_state``)."""
+    from ..random import set_rng_state as _set_cpu_state
+    _require()
+    _set_cpu_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """``[get_rng_state()]``: one emulated device (``torch.cuda.get_rng_state_all``)."""
+    return [get_rng_state()] if emulation_enabled() else []
+
+
+def set_rng_state_all(new_states) -> None:
+    """``set_rng_state`` with the first state (``torch.cuda.set_rng_state_all``)."""
+    for state in list(new_states)[:1]:
+        set_rng_state(state)
 
 
 def __getattr__(name):

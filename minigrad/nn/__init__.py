@@ -31,7 +31,7 @@ from .modules import (CELU, PReLU, RReLU, Hardshrink, Softmax2d, Softmin, Softsh
                       Softsign, Tanhshrink, Threshold)
 from .modules import ChannelShuffle, Fold, Unfold
 from . import functional, init, modules, utils
-from . import parallel
+from . import attention, parallel
 from .parallel import DataParallel
 
 __all__ = ["Parameter", "UninitializedParameter", "Module", "Linear", "LazyLinear",

@@ -8,7 +8,9 @@ with equal head dims, no dropout and a mask that needs no gradient (a bool mask 
 additive 0/-inf mask first); otherwise ATen's ``_scaled_dot_product_attention_math``: 16-bit
 inputs computed in fp32 and cast back, both ``q`` and ``k^T`` scaled by ``sqrt(scale)``, the
 mask added, ``_safe_softmax`` (all-masked rows give 0), dropout, then ``@ v``.
-The emulated cuda device uses the same choice (PyTorch's CUDA kernels differ).
+The emulated cuda device uses the same choice (PyTorch's CUDA kernels differ). The SDPA backend
+flags (``minigrad.backends.cuda.enable_*_sdp``, ``nn.attention.sdpa_kernel``) gate both
+kernels, with PyTorch's errors when none may run.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backends import cuda as _sdp_flags
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .attention import check_qkv
@@ -113,6 +116,17 @@ def _fused_shapes_ok(query, key, value, enable_gqa):
     return enable_gqa and hk == hv and hk > 0 and hq % hk == 0
 
 
+def _backends_allowed(query):
+    """(fused allowed, math allowed) under ``minigrad.backends.cuda``'s SDPA flags
+    (``nn.attention.sdpa_kernel``). On cpu only the flash flag allows the fused kernel, as in
+    PyTorch; on the emulated cuda device the efficient and cudnn flags allow it too (their
+    kernels are not emulated apart: see ``minigrad.nn.attention``)."""
+    sdp = _sdp_flags._SDP
+    fused = sdp["flash"] or (query.device.type == "cuda" and
+                             (sdp["mem_efficient"] or sdp["cudnn"]))
+    return fused, sdp["math"]
+
+
 def _check_dtypes(query, key, value, attn_mask):
     """PyTorch's ``validate_sdpa_input`` dtype checks, with its messages."""
     check_qkv(query, key, value)
@@ -156,12 +170,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     mask_grad = isinstance(attn_mask, Tensor) and attn_mask.requires_grad
-    if query.ndim == 4 and key.ndim == 4 and value.ndim == 4 and dropout_p == 0.0 and \
-            not mask_grad and query.shape[-1] == key.shape[-1] == value.shape[-1] and \
+    fused_on, math_on = _backends_allowed(query)
+    if fused_on and query.ndim == 4 and key.ndim == 4 and value.ndim == 4 and \
+            dropout_p == 0.0 and not mask_grad and \
+            query.shape[-1] == key.shape[-1] == value.shape[-1] and \
             _fused_shapes_ok(query, key, value, enable_gqa):
         mask = _float_mask(attn_mask, query.dtype)
         return dispatch("_scaled_dot_product_flash_attention_for_cpu", query, key, value, 0.0,
                         is_causal, attn_mask=mask, scale=scale)[0]
+    if not math_on:
+        raise RuntimeError("No available kernel.  Aborting execution." if fused_on else
+                           "No viable backend for scaled_dot_product_attention was found. This "
+                           "is likely due to turning off both the math kernel and the fused "
+                           "kernels.")
     if attn_mask is not None and is_causal:        # the fused kernel applies both
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")

@@ -655,16 +655,23 @@ def _like_layout(input, dt, memory_format):
 
 
 @register_op("randint")
-def randint(*args, size=None, generator=None, out=None, dtype=None, device=None,
-            requires_grad=False):
-    """Integers uniform in [low, high) (``torch.randint(low=0, high, size)``), int64 default.
+def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
+            device=None, requires_grad=False):
+    """Integers uniform in [low, high) (``torch.randint(low=0, high, size)``), int64 default;
+    ``low``, ``high`` and ``size`` positional or by keyword, as PyTorch's parser takes them.
 
     Raises:
         RuntimeError: when low >= high ("random_ expects 'from' to be less than 'to'").
     """
     args = list(args)
-    if size is None:
+    if size is None and args:
         size = args.pop()
+    if high is not None:
+        args.append(high)
+    if low is not None:
+        args.insert(0, low)
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
     if len(args) == 1:
         low, high = 0, args[0]
     elif len(args) == 2:

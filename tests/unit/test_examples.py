@@ -240,7 +240,9 @@ def test_train_digits_accum_checkpoint_profile_on_cuda(tmp_path):
     for r, saved in ((plain, 30208), (rows, 11520)):
         assert r[9].endswith("KiB") and float(r[9][:-3]) * 1024 > 3 * 4 * 9610 + saved
     assert "profile, minigrad fp16, steps 3-5" in out
-    assert "aten::addmm" in out and "Self CPU time total" in out
+    # the table's top 12 by self time vary with the machine's load (addmm may fall below 12th);
+    # which ops ran is read from the trace below
+    assert "aten::" in out and "Self CPU time total" in out
     traces = list(tmp_path.glob("train_digits_fp16.*.pt.trace.json"))
     assert len(traces) == 1
     names = {e.get("name") for e in json.loads(traces[0].read_text())["traceEvents"]}
