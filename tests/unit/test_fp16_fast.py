@@ -122,8 +122,9 @@ def test_f16_to_f32_one_special_value_in_a_finite_chunk(pattern):
 
 
 def test_f32_to_f16_sign_and_exponent_halves():
-    # the uint16 tail: the sign (bit 15), the exponent carry of a rounding and the subnormal
-    # grid, for both signs, in chunks that take the fast path
+    # the tail: the sign (or-ed in at bit 28 of bits(D * 2**-112), which is 0 up to 65504's
+    # exponent field 30, then shifted to bit 15), the exponent carry of a rounding and the
+    # subnormal grid, for both signs, in chunks that take the fast path
     x = np.array([1.0, 2047 / 1024, 65504.0, 65519.0, 2.0 ** -14, 2.0 ** -24, 3 * 2.0 ** -26,
                   2.0 ** -14 - 2.0 ** -25, 0.0, 1e-30, 1.9990234375, 0.33325195], np.float32)
     x = np.concatenate([x, -x])
