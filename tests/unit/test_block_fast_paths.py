@@ -198,7 +198,9 @@ def test_tanh32_buffered_matches_widened_array():
     """``_tanh``'s fp32 path (NumPy's float64 tanh with ``dtype=``/``out=``, +-1 set only where
     needed) gives the bits of the plain ``tanh(float64(a))`` rounded to fp32 with Sleef's +-1
     edge, on all 65,536 fp16 values widened, fp32 subnormals, specials, a strided view, 0-d
-    input and a scalar tail mask (checked once on all 2**32 fp32 inputs as well)."""
+    input and a scalar tail mask, given as an array or as a function (called only when an
+    element lies past the +-1 edge; NaNs beside such elements), and empty input (checked once
+    on all 2**32 fp32 inputs as well)."""
     def plain(a, tail=None):
         out = np.tanh(a.astype(np.float64)).astype(np.float32)
         one = np.abs(a) > sa._TANH_ONE
@@ -211,11 +213,24 @@ def test_tanh32_buffered_matches_widened_array():
                     np.float32)
     x = np.concatenate([every16, sub, -sub, spec])
     tail = np.arange(x.size) % 5 == 0
-    for a, m in [(x, None), (x, tail), (x[::3], tail[::3]), (np.asarray(np.float32(-9.0)), None),
-                 (np.float32(0.25), None)]:
-        got, want = np.asarray(sa._tanh(a, m)), np.asarray(plain(np.asarray(a), m))
+    calls = []
+
+    def lazy(mask):
+        def f():
+            calls.append(1)
+            return mask
+        return f
+    nan_big = np.array([np.nan, 9.0, np.nan, -9.5, 0.5], np.float32)
+    cases = [(x, None), (x, tail), (x[::3], tail[::3]), (np.asarray(np.float32(-9.0)), None),
+             (np.float32(0.25), None), (nan_big, nan_big == 9), (np.zeros(0, np.float32), None)]
+    for a, m in cases + [(a, lazy(m)) for a, m in cases if m is not None]:
+        want = np.asarray(plain(np.asarray(a), m() if callable(m) else m))
+        got = np.asarray(sa._tanh(a, m))
         assert got.shape == want.shape and got.dtype == want.dtype
         assert got.tobytes() == want.tobytes()
+    small = every16[np.abs(every16) < 8]              # nothing past the edge: mask not built
+    calls.clear()
+    assert sa._tanh(small, lazy(None)).tobytes() == plain(small).tobytes() and not calls
 
 
 def _sdpa_reference(q, k, v, mask, causal, scale, g):
