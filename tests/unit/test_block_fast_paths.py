@@ -376,3 +376,31 @@ def test_batch_norm_sample_rows_match_broadcast(dtype, shape, training):
         y = mg.batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5, False)
         outs.append((y.numpy().tobytes(), y.dtype, tuple(y.shape), rm.numpy().tobytes()))
     assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("order", ["row, x, row", "x, col, col"])
+def test_layer_norm_fma_widened_operands_match_fma32(order):
+    """``layer_norm._fma_bcast`` (the per-row / per-column fp32 operands widened to float64
+    before ``fma32``) gives ``fma32``'s bits on the fp32 operands: halfway cases (the
+    round-to-odd fix), subnormal and zero sums, signed zeros, infinities and NaNs of either
+    sign in the broadcast operands and the full one."""
+    from minigrad import numerics as nx
+    from minigrad.ops import layer_norm as ln
+    rng = np.random.default_rng(11)
+    m, n = 40, 24
+    x = (rng.standard_normal((m, n)) * 2.0 ** rng.integers(-70, 10, (m, n))).astype(np.float32)
+    row = (rng.standard_normal((m, 1)) * 2.0 ** rng.integers(-70, 10, (m, 1))).astype(np.float32)
+    col = rng.standard_normal((1, n)).astype(np.float32)
+    x[0, :4] = [np.nan, -np.nan, np.inf, -0.0]
+    x[1, 0], row[1, 0] = 1 + 2 ** -23, 1.0                  # halfway: fma != double rounding
+    x[2, 0], row[2, 0] = 2 ** -24 * (1 + 2 ** -15), 1 - 2 ** -15
+    row[3:6, 0] = [-np.nan, -np.inf, -0.0]
+    col[0, :3] = [np.nan, 0.0, -np.inf]
+    z_row = (-row * rng.standard_normal((m, 1))).astype(np.float32)
+    z_row[1, 0], z_row[2, 0] = 2 ** -24 * (1 + 2 ** -15), 1 + 2 ** -23
+    z_row[6, 0] = -x[6, 0] * row[6, 0]                       # a (near-)zero sum
+    ops = (row, x, z_row) if order == "row, x, row" else (x, col, -col * np.float32(0.75))
+    with np.errstate(all="ignore"):
+        got, want = ln._fma_bcast(*ops), nx.fma32(*ops)
+    assert got.dtype == want.dtype == np.float32 and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
