@@ -83,25 +83,36 @@ def test_max_pool_tap_loop_matches_argmax_path(monkeypatch, dtype, taps, special
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dbeta_row_sums_accumulate_matches_row_loop(dtype):
-    """``thread_row_sums``' plain sums (no products, an opmath buffer) by ``np.add.accumulate``
-    give the row loop's bits: negative zeros (a column of -0.0 sums to 0.0 in the loop),
-    infinities and NaN, thread chunks with a padded last chunk."""
+@pytest.mark.parametrize("cols", [9, 3, 1])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dbeta_row_sums_accumulate_matches_row_loop(dtype, cols, threads):
+    """``thread_row_sums``' plain sums (no products, an opmath buffer; ``np.add.reduce`` over
+    the rows, ``accumulate`` for one column) give the row loop's bits: negative zeros (a
+    column of -0.0 sums to 0.0 in the loop), infinities and NaN, terms of very different sizes
+    (a pairwise or reordered sum would show), thread chunks with a padded last chunk."""
     from minigrad.ops import _normalization as norm
     rng = np.random.default_rng(4)
-    u = (rng.standard_normal((37, 9)) * 2.0 ** rng.integers(-20, 20, (37, 9))).astype(dtype)
-    u[:, 0] = -0.0
-    u[3, 1], u[5, 2], u[6, 2], u[7, 3] = np.inf, np.inf, -np.inf, np.nan
-    got = norm.thread_row_sums(u, None, mg.float32 if dtype == np.float32 else mg.float64)
-    chunks = mg.numerics.parallel_chunks(37, 1)             # the loop on the same chunks
+    u = (rng.standard_normal((37, cols)) * 2.0 ** rng.integers(-20, 20, (37, cols))).astype(dtype)
+    big = 2.0 ** (25 if dtype == np.float32 else 54)
+    u[:, 0] = 1
+    u[0, 0], u[-1, 0] = big, -big          # in order each 1 is lost against big: the sum is 0
+    if cols > 1:
+        u[:, 1] = -0.0
+    if cols > 2:
+        u[3, 2], u[5, 2], u[6, 2], u[7, 2] = np.inf, np.inf, -np.inf, np.nan
+    with mg.numerics.num_threads(threads):
+        got = norm.thread_row_sums(u, None, mg.float32 if dtype == np.float32 else mg.float64)
+        chunks = mg.numerics.parallel_chunks(37, 1)         # the loop on the same chunks
     size = chunks[0][1] - chunks[0][0]
     k = len(chunks)
-    pad = np.concatenate([u, np.zeros((k * size - 37, 9), dtype)]).reshape(k, size, 9)
+    pad = np.concatenate([u, np.zeros((k * size - 37, cols), dtype)]).reshape(k, size, cols)
     buf = norm._row_sums_loop(pad, None, None)
-    want = np.zeros(9, dtype)
+    want = np.zeros(cols, dtype)
     for t in range(k):
         want = want + buf[t]
     assert got.tobytes() == want.tobytes()
+    pairwise = np.add.reduce(np.ascontiguousarray(pad[:, :, 0]), axis=1)   # what it must avoid
+    assert k > 1 or pairwise.tobytes() != want[:1].tobytes()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64])
