@@ -172,10 +172,15 @@ def thread_row_sums(u, v, buf_dtype):
     if v3 is not None and cd == np.float32 and _nx.HAS_FMA and size:
         buf = _fma_row_sums32(u3, v3, low)
     elif v3 is None and low is None and size:
-        # the plain sums (dbeta) as one running sum along the rows (``accumulate`` adds in
-        # order, as the loop); ``+ 0`` turns a -0.0 into the loop's 0 + -0.0 = 0.0
+        # the plain sums (dbeta) as one running sum along the rows, adding in order as the
+        # loop: ``reduce`` over the middle axis when rows have several columns (NumPy's inner
+        # loop then runs along a row, out[c] += u[j, c], row after row: 0.66M instructions
+        # for (1, 512, 128) against accumulate's 1.07M); a single column would make the
+        # reduced axis the inner loop, summed pairwise, so it takes ``accumulate``.
+        # ``+ 0`` turns a -0.0 into the loop's 0 + -0.0 = 0.0
         with np.errstate(invalid="ignore", over="ignore"):
-            buf = np.add.accumulate(u3, axis=1)[:, -1] + cd.type(0)
+            buf = (np.add.reduce(u3, axis=1) if n > 1 else
+                   np.add.accumulate(u3, axis=1)[:, -1]) + cd.type(0)
     else:
         buf = _row_sums_loop(u3, v3, low)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -223,21 +228,29 @@ def _fma_row_sums32(u3, v3, low):
                                  .transpose(1, 0, 2))            # (size, k, n), exact
         z = np.empty((size + 1, k, n), np.float32)               # z[j]: the buffer before row j
         z[0] = 0
-        rows_p, rows_z = list(p), list(z)     # the row views, made once (views of p and z)
+        r = np.empty((size, k, n))            # r[j]: row j's float64 sum p[j] + z[j]
+        acc = np.empty((k, n))                # the buffer z[j] as float64 (exact)
+        rows_p, rows_z, rows_r = list(p), list(z), list(r)    # the row views, made once
         add = np.add
         start = 0
         while True:
-            # float64 sum, rounded to fp32 on the way out: one ufunc call per row (M calls, the
-            # kernel's main cost), so ``out`` goes positionally (as a keyword NumPy spends ~2k
-            # instructions more per call) and the row views come from zip
-            for pj, zj, zn in zip(rows_p[start:], rows_z[start:size], rows_z[start + 1:]):
-                add(pj, zj, zn, casting="unsafe")
+            # float64 sum, rounded to fp32: the kernel's main cost is NumPy's per-call overhead
+            # (M rows in sequence), so each row takes three cheap calls, a same-dtype add
+            # (``out`` positional: as a keyword NumPy spends ~2k instructions more per call)
+            # and two assignments that round it to fp32 and widen it back (8.9k instructions a
+            # row for 128 columns), instead of one add that casts its operand and output
+            # (13.4k); the float64 sums r also serve the round-to-odd check below
+            acc[...] = z[start]
+            for pj, rj, zn in zip(rows_p[start:], rows_r[start:], rows_z[start + 1:]):
+                add(pj, acc, rj)
+                zn[...] = rj
                 if low is not None:
                     zn[...] = zn.astype(low.np)
+                acc[...] = zn
             # fma32's round-to-odd condition, on rows start.. at once; first its cheap filter
             # (an fp32 halfway point or a nonzero sum below fp32's normal range): usually clear
             ps = p[start:]
-            rs = np.add(ps, z[start:size], dtype=np.float64)
+            rs = r[start:]
             halfway = (rs.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
             tiny = np.abs(rs) < 2.0 ** -126
             if not (halfway.any() or (tiny.any() and (tiny & (rs != 0)).any())):

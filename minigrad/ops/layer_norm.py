@@ -54,6 +54,19 @@ def _check_shapes(input, normalized_shape, weight, bias):
     return m, int(np.prod(ns, dtype=np.int64)), axis
 
 
+def _fma_bcast(x, y, z):
+    """``x * y + z`` with one rounding (``fma``) in opmath, for (M, N) arrays and operands of
+    shape (M, 1) or (1, N) (per-row statistics, per-column parameters). fp32: ``fma32`` with
+    the smaller operands widened to float64 first (exact: the same values, the same bits, the
+    operands in the same order); given as fp32, fma32's float64 loop re-casts these small
+    operands for every buffer (41 -> 33 instructions per element for (512, 128))."""
+    if np.result_type(x, y, z) != np.float32:
+        return fma(x, y, z)
+    n = max(x.size, y.size, z.size)
+    x, y, z = (v.astype(np.float64) if v.size < n else v for v in (x, y, z))
+    return _nx.fma32(x, y, z)
+
+
 @register_op("native_layer_norm")
 class NativeLayerNorm(Function):
     """``native_layer_norm(input, normalized_shape, weight, bias, eps)`` ->
@@ -85,11 +98,12 @@ class NativeLayerNorm(Function):
         rstd = rsqrt_eps(var, eps, cd)
         with np.errstate(invalid="ignore", over="ignore"):
             if input.dtype in LOW:       # the reduced-float kernel: x * scale + bias
-                y = fma(x, rstd[:, None], (-rstd * mean)[:, None])
+                y = _fma_bcast(x, rstd[:, None], (-rstd * mean)[:, None])
             else:
                 y = (x - mean[:, None]) * rstd[:, None]
             if weight is not None and bias is not None:
-                y = fma(y, as_opmath(weight, cd).reshape(1, n), as_opmath(bias, cd).reshape(1, n))
+                y = _fma_bcast(y, as_opmath(weight, cd).reshape(1, n),
+                               as_opmath(bias, cd).reshape(1, n))
             elif weight is not None:
                 y = y * as_opmath(weight, cd).reshape(1, n)
             elif bias is not None:
@@ -145,7 +159,7 @@ class NativeLayerNormBackward(Function):
             # parameters are fp32)
             wshape = tuple(normalized_shape)
             if output_mask[1] and weight is not None:
-                xhat = _nx.fma32(a, x, -a * mu) if cd == np.float32 else a * x + (-a * mu)
+                xhat = _fma_bcast(a, x, -a * mu) if cd == np.float32 else a * x + (-a * mu)
                 dw = wrap(thread_row_sums(dy, xhat, input.dtype).reshape(wshape), weight.dtype)
             if output_mask[2] and bias is not None:
                 db = wrap(thread_row_sums(dy, None, input.dtype).reshape(wshape), bias.dtype)

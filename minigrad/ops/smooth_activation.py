@@ -49,19 +49,29 @@ def _log1p(a):
 def _tanh(a, tail=None):
     """tanh in the compute type; fp32: ``Vectorized<float>::tanh`` (Sleef ``tanhf_u10``),
     correctly rounded except that Sleef returns +-1 for ``|a| > 8.664339742``; elements where
-    the bool mask ``tail`` is set (ATen's scalar tail, ``std::tanh``) keep the rounded value."""
+    the bool mask ``tail`` is set (ATen's scalar tail, ``std::tanh``) keep the rounded value.
+    ``tail`` may also be a function returning that mask: it is called only when some element
+    lies past the +-1 edge (building the mask costs about a pass over the array)."""
     if a.dtype == np.float64:
         return np.tanh(a)
     a = np.asarray(a)
     # float64 tanh rounded to fp32; ``dtype=``/``out=`` let NumPy's loop widen and round in
     # small buffers (the same bits as ``np.tanh(a.astype(np.float64)).astype(np.float32)``)
     out = np.tanh(a, dtype=np.float64, out=np.empty(a.shape, np.float32), casting="unsafe")
+    # the usual case, no element past the edge, read off the extremes (NaNs skipped: fmax/fmin)
+    if not a.size or (_fmax(a, axis=None) <= _TANH_ONE and _fmin(a, axis=None) >= -_TANH_ONE):
+        return out
     one = np.abs(a) > _TANH_ONE
+    if callable(tail):
+        tail = tail()
     if tail is not None:
         one &= ~tail
     if one.any():                  # rare: set just those elements
         out[one] = np.copysign(np.float32(1), a[one])
     return out
+
+
+_fmax, _fmin = np.fmax.reduce, np.fmin.reduce
 
 
 _tail = _nx.elementwise_tail
@@ -193,7 +203,7 @@ class Gelu(Kernel):
         half, one = _c(0.5, x), _c(1, x)
         if approximate == "tanh":
             inner = _c(_GELU_BETA, x) * (x + _c(_KAPPA, x) * (x * x * x))
-            return half * x * (one + _tanh(inner, _tail(dtype, x)))
+            return half * x * (one + _tanh(inner, lambda: _tail(dtype, x)))
         onednn = _onednn_gelu(dtype, x)
 
         def gelu_erf(x, tail):
@@ -237,7 +247,8 @@ class GeluBackward(Kernel):
         if approximate == "tanh":
             beta, kappa = _c(_GELU_BETA, x), _c(_KAPPA, x)
             x_sq = x * x
-            t = _tanh(beta * (x + kappa * (x_sq * x)), _tail(dtype, dy, x))   # x*x*x, reused
+            # x*x*x as x_sq * x (x_sq reused below)
+            t = _tanh(beta * (x + kappa * (x_sq * x)), lambda: _tail(dtype, dy, x))
             left_d = half * (one + t)
             # 1 - t*t is one fused multiply-add in ATen's vectorised loop (measured: fp16)
             td = _nx.fma64(-t, t, one) if x.dtype == np.float64 else _nx.fma32(-t, t, one)

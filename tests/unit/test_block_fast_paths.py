@@ -83,25 +83,36 @@ def test_max_pool_tap_loop_matches_argmax_path(monkeypatch, dtype, taps, special
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dbeta_row_sums_accumulate_matches_row_loop(dtype):
-    """``thread_row_sums``' plain sums (no products, an opmath buffer) by ``np.add.accumulate``
-    give the row loop's bits: negative zeros (a column of -0.0 sums to 0.0 in the loop),
-    infinities and NaN, thread chunks with a padded last chunk."""
+@pytest.mark.parametrize("cols", [9, 3, 1])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dbeta_row_sums_accumulate_matches_row_loop(dtype, cols, threads):
+    """``thread_row_sums``' plain sums (no products, an opmath buffer; ``np.add.reduce`` over
+    the rows, ``accumulate`` for one column) give the row loop's bits: negative zeros (a
+    column of -0.0 sums to 0.0 in the loop), infinities and NaN, terms of very different sizes
+    (a pairwise or reordered sum would show), thread chunks with a padded last chunk."""
     from minigrad.ops import _normalization as norm
     rng = np.random.default_rng(4)
-    u = (rng.standard_normal((37, 9)) * 2.0 ** rng.integers(-20, 20, (37, 9))).astype(dtype)
-    u[:, 0] = -0.0
-    u[3, 1], u[5, 2], u[6, 2], u[7, 3] = np.inf, np.inf, -np.inf, np.nan
-    got = norm.thread_row_sums(u, None, mg.float32 if dtype == np.float32 else mg.float64)
-    chunks = mg.numerics.parallel_chunks(37, 1)             # the loop on the same chunks
+    u = (rng.standard_normal((37, cols)) * 2.0 ** rng.integers(-20, 20, (37, cols))).astype(dtype)
+    big = 2.0 ** (25 if dtype == np.float32 else 54)
+    u[:, 0] = 1
+    u[0, 0], u[-1, 0] = big, -big          # in order each 1 is lost against big: the sum is 0
+    if cols > 1:
+        u[:, 1] = -0.0
+    if cols > 2:
+        u[3, 2], u[5, 2], u[6, 2], u[7, 2] = np.inf, np.inf, -np.inf, np.nan
+    with mg.numerics.num_threads(threads):
+        got = norm.thread_row_sums(u, None, mg.float32 if dtype == np.float32 else mg.float64)
+        chunks = mg.numerics.parallel_chunks(37, 1)         # the loop on the same chunks
     size = chunks[0][1] - chunks[0][0]
     k = len(chunks)
-    pad = np.concatenate([u, np.zeros((k * size - 37, 9), dtype)]).reshape(k, size, 9)
+    pad = np.concatenate([u, np.zeros((k * size - 37, cols), dtype)]).reshape(k, size, cols)
     buf = norm._row_sums_loop(pad, None, None)
-    want = np.zeros(9, dtype)
+    want = np.zeros(cols, dtype)
     for t in range(k):
         want = want + buf[t]
     assert got.tobytes() == want.tobytes()
+    pairwise = np.add.reduce(np.ascontiguousarray(pad[:, :, 0]), axis=1)   # what it must avoid
+    assert k > 1 or pairwise.tobytes() != want[:1].tobytes()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64])
@@ -201,7 +212,9 @@ def test_tanh32_buffered_matches_widened_array():
     """``_tanh``'s fp32 path (NumPy's float64 tanh with ``dtype=``/``out=``, +-1 set only where
     needed) gives the bits of the plain ``tanh(float64(a))`` rounded to fp32 with Sleef's +-1
     edge, on all 65,536 fp16 values widened, fp32 subnormals, specials, a strided view, 0-d
-    input and a scalar tail mask (checked once on all 2**32 fp32 inputs as well)."""
+    input and a scalar tail mask, given as an array or as a function (called only when an
+    element lies past the +-1 edge; NaNs beside such elements), and empty input (checked once
+    on all 2**32 fp32 inputs as well)."""
     def plain(a, tail=None):
         out = np.tanh(a.astype(np.float64)).astype(np.float32)
         one = np.abs(a) > sa._TANH_ONE
@@ -214,11 +227,24 @@ def test_tanh32_buffered_matches_widened_array():
                     np.float32)
     x = np.concatenate([every16, sub, -sub, spec])
     tail = np.arange(x.size) % 5 == 0
-    for a, m in [(x, None), (x, tail), (x[::3], tail[::3]), (np.asarray(np.float32(-9.0)), None),
-                 (np.float32(0.25), None)]:
-        got, want = np.asarray(sa._tanh(a, m)), np.asarray(plain(np.asarray(a), m))
+    calls = []
+
+    def lazy(mask):
+        def f():
+            calls.append(1)
+            return mask
+        return f
+    nan_big = np.array([np.nan, 9.0, np.nan, -9.5, 0.5], np.float32)
+    cases = [(x, None), (x, tail), (x[::3], tail[::3]), (np.asarray(np.float32(-9.0)), None),
+             (np.float32(0.25), None), (nan_big, nan_big == 9), (np.zeros(0, np.float32), None)]
+    for a, m in cases + [(a, lazy(m)) for a, m in cases if m is not None]:
+        want = np.asarray(plain(np.asarray(a), m() if callable(m) else m))
+        got = np.asarray(sa._tanh(a, m))
         assert got.shape == want.shape and got.dtype == want.dtype
         assert got.tobytes() == want.tobytes()
+    small = every16[np.abs(every16) < 8]              # nothing past the edge: mask not built
+    calls.clear()
+    assert sa._tanh(small, lazy(None)).tobytes() == plain(small).tobytes() and not calls
 
 
 def _sdpa_reference(q, k, v, mask, causal, scale, g):
@@ -368,3 +394,31 @@ def test_batch_norm_sample_rows_match_broadcast(dtype, shape, training):
         y = mg.batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5, False)
         outs.append((y.numpy().tobytes(), y.dtype, tuple(y.shape), rm.numpy().tobytes()))
     assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("order", ["row, x, row", "x, col, col"])
+def test_layer_norm_fma_widened_operands_match_fma32(order):
+    """``layer_norm._fma_bcast`` (the per-row / per-column fp32 operands widened to float64
+    before ``fma32``) gives ``fma32``'s bits on the fp32 operands: halfway cases (the
+    round-to-odd fix), subnormal and zero sums, signed zeros, infinities and NaNs of either
+    sign in the broadcast operands and the full one."""
+    from minigrad import numerics as nx
+    from minigrad.ops import layer_norm as ln
+    rng = np.random.default_rng(11)
+    m, n = 40, 24
+    x = (rng.standard_normal((m, n)) * 2.0 ** rng.integers(-70, 10, (m, n))).astype(np.float32)
+    row = (rng.standard_normal((m, 1)) * 2.0 ** rng.integers(-70, 10, (m, 1))).astype(np.float32)
+    col = rng.standard_normal((1, n)).astype(np.float32)
+    x[0, :4] = [np.nan, -np.nan, np.inf, -0.0]
+    x[1, 0], row[1, 0] = 1 + 2 ** -23, 1.0                  # halfway: fma != double rounding
+    x[2, 0], row[2, 0] = 2 ** -24 * (1 + 2 ** -15), 1 - 2 ** -15
+    row[3:6, 0] = [-np.nan, -np.inf, -0.0]
+    col[0, :3] = [np.nan, 0.0, -np.inf]
+    z_row = (-row * rng.standard_normal((m, 1))).astype(np.float32)
+    z_row[1, 0], z_row[2, 0] = 2 ** -24 * (1 + 2 ** -15), 1 + 2 ** -23
+    z_row[6, 0] = -x[6, 0] * row[6, 0]                       # a (near-)zero sum
+    ops = (row, x, z_row) if order == "row, x, row" else (x, col, -col * np.float32(0.75))
+    with np.errstate(all="ignore"):
+        got, want = ln._fma_bcast(*ops), nx.fma32(*ops)
+    assert got.dtype == want.dtype == np.float32 and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
