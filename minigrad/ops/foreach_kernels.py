@@ -314,7 +314,11 @@ def _axpy(out, x, alpha, y):
     first tries the fp32 bracket (``_axpy_bracket``); a piece where it decides too few
     elements runs the float64 emulation (``_axpy_piece``), and so do the later pieces."""
     n = out.size
-    al = _F64.type(alpha)
+    al = _ALPHA64.get(alpha)    # (remembered as ``_fp32_of``'s fp32 scalars are, zeros not)
+    if al is None or not al:
+        if len(_ALPHA64) >= 64:
+            _ALPHA64.clear()
+        al = _ALPHA64[alpha] = _F64.type(alpha)
     bracket = _bracket_scalars(alpha) if FP32_BRACKET and n >= BRACKET_MIN and \
         x.shape == out.shape else None
     if n <= CHUNK:      # one piece: the arrays as they are (any layout), scratch shaped as out
@@ -454,7 +458,7 @@ def add(a, b, alpha=1.0, out=None):
     if _fast(out, a, b) and a.shape == out.shape:     # fp32: alpha' is fp32(alpha)
         if alpha == 1:      # (before building the fp32 scalar: a plain add, the most frequent)
             return np.add(a, b, out=out)
-        al = _F32.type(alpha)
+        al = _fp32_of(alpha)
         if al == 1:
             return np.add(a, b, out=out)
         return _axpy(out, b, al, a)      # fma(b, alpha', a)
@@ -478,12 +482,29 @@ def add(a, b, alpha=1.0, out=None):
     return _store(res, npd, out)
 
 
+_FP32_OF: dict = {}
+_ALPHA64: dict = {}     # fp32 alpha -> its float64 value (``_axpy``)
+
+
+def _fp32_of(alpha):
+    """``np.float32(alpha)``, remembered per value: an optimizer passes the same ``-lr`` (or
+    momentum) to every tensor of every step, and building a NumPy scalar (~3k instructions)
+    costs more than a small tensor's add. (Equal numbers of any type share an entry: their fp32
+    rounding is the same.)"""
+    al = _FP32_OF.get(alpha)
+    if al is None or not al:    # (zeros are not kept: 0.0 and -0.0 are one key, two values)
+        if len(_FP32_OF) >= 64:     # many values (a schedule, NaN keys): start over
+            _FP32_OF.clear()
+        al = _FP32_OF[alpha] = _F32.type(alpha)
+    return al
+
+
 def mul(a, s, out=None):
     """``a.mul(s)`` for a Python scalar: R(a * opmath(s))."""
     npd = a.dtype
     cd = opmath_np(npd)
     if _fast(out, a):
-        return np.multiply(a, cd.type(s), out=out)
+        return np.multiply(a, _fp32_of(s), out=out)
     return _store(_up(a, cd) * cd.type(s), npd, out)
 
 
@@ -492,7 +513,7 @@ def add_scalar(a, s, out=None):
     npd = a.dtype
     cd = opmath_np(npd)
     if _fast(out, a):
-        return np.add(a, cd.type(s), out=out)
+        return np.add(a, _fp32_of(s), out=out)
     return _store(_up(a, cd) + _scalar(s, npd, True), npd, out)
 
 
@@ -501,7 +522,7 @@ def div_scalar(a, s, out=None):
     npd = a.dtype
     cd = opmath_np(npd)
     if _fast(out, a):
-        return np.divide(a, cd.type(s), out=out)
+        return np.divide(a, _fp32_of(s), out=out)
     return _store(_up(a, cd) / cd.type(s), npd, out)
 
 

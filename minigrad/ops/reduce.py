@@ -122,9 +122,15 @@ class SumToSize(Function):
                 axes.append(lead + i)
         if not axes:
             return None
-        out = np.add.reduce(a, axis=tuple(axes), keepdims=True)
-        if lead:
-            out = out.reshape(size)
+        if size and len(axes) == lead:
+            # only leading dims (a bias's gradient): the sum has ``size`` already and is a fresh
+            # array (a reshaped keepdims result is a view, which the engine's AccumulateGrad
+            # would copy instead of taking); the same sums
+            out = np.add.reduce(a, axis=tuple(axes))
+        else:
+            out = np.add.reduce(a, axis=tuple(axes), keepdims=True)
+            if lead:
+                out = out.reshape(size)
         if ctx is not None:
             ctx.in_shape = input.shape
         return Tensor._make(out, dt)

@@ -252,3 +252,31 @@ def test_fma_bracket_any_layout():
     with np.errstate(all="ignore"):
         out = K.add(y, x, -0.01, out=K.new_out(y))
     assert out.view(np.uint32).tolist() == ref.view(np.uint32).tolist()
+
+
+@pytest.mark.parametrize("kernel, ufunc", [(K.mul, np.multiply), (K.add_scalar, np.add),
+                                           (K.div_scalar, np.divide)])
+def test_remembered_fp32_scalars(kernel, ufunc):
+    # the fp32 scalars kept per value (``_fp32_of``) give the bits of np.float32(s) made afresh,
+    # for equal numbers of several types and for signed zeros (one dict key, two values)
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(37).astype(np.float32)
+    a[:3] = (0.0, -0.0, 1.0)
+    for s in (0.9, np.float64(0.9), -0.01, 2, 2.0, 0.0, -0.0, 0.0, -0.0, 1e-50, -1e-50):
+        with np.errstate(all="ignore"):
+            got = kernel(a, s, out=K.new_out(a))
+            ref = ufunc(a, np.float32(s))
+        assert got.view(np.uint32).tolist() == ref.view(np.uint32).tolist(), s
+
+
+@pytest.mark.parametrize("n", [7, K.BRACKET_MIN])
+def test_remembered_alpha_signed_zero(n):
+    # add's fma with alpha 0.0 then -0.0 (one key of the remembered scalars): each its own sign
+    y = np.zeros(n, np.float32)
+    y[::2] = -0.0
+    x = np.ones(n, np.float32)
+    for alpha in (0.0, -0.0, 0.0, -0.0, -0.01, -0.01):
+        ref = K.numerics.fma32(x, np.float32(alpha), y)
+        with np.errstate(all="ignore"):
+            got = K.add(y, x, alpha, out=K.new_out(y))
+        assert got.view(np.uint32).tolist() == ref.view(np.uint32).tolist(), alpha

@@ -244,6 +244,18 @@ def test_sum_to_size_fast_path_agrees_with_the_general_path(i, grad, monkeypatch
         assert np.array_equal(fg._data, sg._data, equal_nan=True)
 
 
+
+def test_bias_gradient_is_taken_not_copied():
+    # a broadcast bias's gradient (sum_to_size over the leading dims) is a fresh array that the
+    # engine's AccumulateGrad takes as .grad, with the general path's bits
+    lin = mg.nn.Linear(5, 3)
+    x = mg.ones(2, 5)
+    lin(x).sum().backward()
+    g = lin.bias.grad
+    assert g._data.base is None and g._data.flags.owndata and g.shape == (3,)
+    ref = np.add.reduce(np.ones((2, 3), np.float32), axis=0, keepdims=True).reshape(3)
+    assert np.array_equal(g._data.view(np.uint32), ref.view(np.uint32))
+
 def test_sum_to_size_errors_go_through_forward():
     x = mg.tensor(_V3)
     for size in [(5,), (2, 2, 3, 4), (3, 2)]:
