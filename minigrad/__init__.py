@@ -160,6 +160,8 @@ def __getattr__(name):
     import importlib
     if name in _AMP_LAZY:
         return getattr(importlib.import_module("amp_emu.autocast"), name)
+    if name == "vmap":                       # torch.vmap is torch.func.vmap
+        return importlib.import_module("minigrad.func").vmap
     if name in ("optim", "amp", "utils", "profiler", "memory", "func", "multiprocessing"):
         return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
