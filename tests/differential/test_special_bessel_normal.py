@@ -4,6 +4,8 @@ fp32/fp64 draws), the stated ulp bounds elsewhere, node names, dtypes, ``i0_`` /
 errors, and gradients against torch's."""
 from __future__ import annotations
 
+import zlib
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -14,8 +16,8 @@ import minigrad as mg
 BESSEL = ["i0", "i0e", "i1", "i1e"]
 NORMAL = ["ndtri", "log_ndtr", "erfcx"]
 # the largest ulp distance measured (and allowed) per function and dtype; absent: bit-exact
-BOUND = {("i1", "float32"): 1, ("i1e", "float32"): 1, ("erfcx", "float32"): 1,
-         ("erfcx", "float64"): 5, ("log_ndtr", "float64"): 2}
+BOUND = {("i1", "float32"): 1, ("i1e", "float32"): 1, ("erfcx", "float32"): 2,
+         ("erfcx", "float64"): 6, ("log_ndtr", "float32"): 1, ("log_ndtr", "float64"): 4}
 
 
 def _ulps(a, b):
@@ -34,7 +36,7 @@ def assert_close_scaled(got, want, atol):
 
 
 def _draws(name, dt):
-    rng = np.random.default_rng(abs(hash((name, dt))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((name, dt)).encode()))
     if name == "ndtri":
         v = [rng.uniform(0, 1, 6000), 10.0 ** rng.uniform(-30, 0, 3000),
              1 - 10.0 ** rng.uniform(-15, -1, 2000), [0, 1, -0.1, 1.1, 0.5, np.nan]]
