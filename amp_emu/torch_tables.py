@@ -128,6 +128,8 @@ UNTOUCHED_OPS = frozenset("""
     batch_norm native_batch_norm dropout native_dropout embedding max_pool1d max_pool2d avg_pool1d
     avg_pool2d adaptive_avg_pool2d adaptive_max_pool2d max_pool2d_with_indices pad constant_pad_nd
     interpolate upsample_nearest2d upsample_bilinear2d upsample_linear1d upsample_trilinear3d
+    upsample_bicubic2d upsample_bicubic2d_backward
+    i0 i0_ special_i0e special_i1 special_i1e special_ndtri special_log_ndtr special_erfcx
     one_hot mv addmv addr dot vdot bilinear cross
     einsum tensordot index_put index_put_ scatter_add scatter gather index_select index
     masked_fill take_along_dim expand reshape view view.dtype flatten unflatten transpose permute t squeeze

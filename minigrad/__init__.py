@@ -167,11 +167,14 @@ def __getattr__(name):
     # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
     # optim / amp_emu packages, imported on first use (minigrad never imports them at import
     # time; see DESIGN.md "Layering"); ``minigrad.utils`` (``torch.utils``) and
-    # ``minigrad.profiler``, ``minigrad.memory`` and ``minigrad.func`` are imported on first use
-    # too, to keep ``import minigrad`` light.
+    # ``minigrad.profiler``, ``minigrad.memory``, ``minigrad.func`` and
+    # ``minigrad.multiprocessing`` are imported on first use too, to keep ``import minigrad``
+    # light.
     import importlib
     if name in _AMP_LAZY:
         return getattr(importlib.import_module("amp_emu.autocast"), name)
-    if name in ("optim", "amp", "utils", "profiler", "memory", "func"):
+    if name == "vmap":                       # torch.vmap is torch.func.vmap
+        return importlib.import_module("minigrad.func").vmap
+    if name in ("optim", "amp", "utils", "profiler", "memory", "func", "multiprocessing"):
         return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

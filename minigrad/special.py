@@ -4,14 +4,18 @@ each one dispatch of the op of the same name (``erf``, ``erfinv``, ``expm1``, ``
 ``polygamma``) or its alias (``expit`` is ``sigmoid``, ``round`` is ``round``, ``gammaln`` is
 ``lgamma``, ``psi`` is ``digamma``, ``multigammaln`` is ``mvlgamma``; ``logsumexp``,
 ``softmax``, ``log_softmax`` are the torch functions). ``ndtr`` is PyTorch's composite
-``(1 + erf(x / sqrt 2)) * 0.5``, as dispatched ops."""
+``(1 + erf(x / sqrt 2)) * 0.5``, as dispatched ops. The Bessel functions ``i0`` (the ``i0``
+op), ``i0e``, ``i1``, ``i1e`` (``special_i0e``... ops: ``minigrad/ops/special_bessel.py``)
+and ``ndtri``, ``log_ndtr``, ``erfcx`` (``minigrad/ops/special_normal.py``) are ops of their
+own, with their stated numerics."""
 from __future__ import annotations
 
 from .dispatch import dispatch
 
 __all__ = ["erf", "erfinv", "expm1", "exp2", "log1p", "expit", "round", "xlogy", "sinc",
            "logit", "erfc", "gammaln", "digamma", "psi", "polygamma", "multigammaln", "entr",
-           "xlog1py", "zeta", "ndtr", "logsumexp", "softmax", "log_softmax"]
+           "xlog1py", "zeta", "ndtr", "logsumexp", "softmax", "log_softmax", "i0", "i0e", "i1",
+           "i1e", "ndtri", "log_ndtr", "erfcx"]
 
 
 def erf(input):
@@ -151,3 +155,43 @@ def softmax(input, dim, *, dtype=None):
 def log_softmax(input, dim, *, dtype=None):
     """``torch.special.log_softmax``: ``torch.log_softmax`` (the ``log_softmax`` op)."""
     return dispatch("log_softmax", input, dim, dtype=dtype)
+
+
+def i0(input):
+    """The modified Bessel function of the first kind, order 0 (``torch.special.i0``): the
+    ``i0`` op (bit-exact with torch 2.13)."""
+    return dispatch("i0", input)
+
+
+def i0e(input):
+    """``exp(-|x|) I0(x)`` (``torch.special.i0e``): the ``special_i0e`` op."""
+    return dispatch("special_i0e", input)
+
+
+def i1(input):
+    """The modified Bessel function of the first kind, order 1 (``torch.special.i1``): the
+    ``special_i1`` op."""
+    return dispatch("special_i1", input)
+
+
+def i1e(input):
+    """``exp(-|x|) I1(x)`` (``torch.special.i1e``): the ``special_i1e`` op."""
+    return dispatch("special_i1e", input)
+
+
+def ndtri(input):
+    """The inverse of the standard normal CDF (``torch.special.ndtri``): the ``special_ndtri``
+    op (fp32/fp64; bit-exact with torch 2.13)."""
+    return dispatch("special_ndtri", input)
+
+
+def log_ndtr(input):
+    """The log of the standard normal CDF (``torch.special.log_ndtr``): the
+    ``special_log_ndtr`` op (fp32/fp64)."""
+    return dispatch("special_log_ndtr", input)
+
+
+def erfcx(input):
+    """The scaled complementary error function ``exp(x**2) erfc(x)`` (``torch.special.erfcx``):
+    the ``special_erfcx`` op (fp32/fp64; within 2 / 5 ulp of torch 2.13)."""
+    return dispatch("special_erfcx", input)

@@ -12,6 +12,8 @@ copy.
 from __future__ import annotations
 
 import mmap
+import os
+import weakref
 
 import numpy as np
 
@@ -30,9 +32,35 @@ def _address(a: np.ndarray) -> int:
 
 
 class _SharedMemory(mmap.mmap):
-    """An anonymous ``MAP_SHARED`` mapping: the memory ``share_memory_`` moves a storage into.
-    Processes forked afterwards (``multiprocessing``'s default start method on Linux) see each
-    other's writes to it, which is what Hogwild-style training needs."""
+    """A ``MAP_SHARED`` mapping: the memory ``share_memory_`` moves a storage into. Processes
+    forked afterwards (``multiprocessing``'s default start method on Linux) see each other's
+    writes to it, which is what Hogwild-style training needs. Where the OS has
+    ``memfd_create`` (Linux), the mapping is of an anonymous memory file whose descriptor
+    ``fd`` it keeps open, so that pickling for another process (``minigrad.multiprocessing``:
+    a spawned process's arguments, a ``Queue``) sends the descriptor instead of the bytes and
+    the receiver maps the same memory, as PyTorch's ``file_descriptor`` sharing strategy does;
+    elsewhere ``fd`` is None and only forked processes share it."""
+
+    fd = None
+
+    @classmethod
+    def new(cls, nbytes: int) -> "_SharedMemory":
+        """A fresh zero-filled shared mapping of ``nbytes`` (at least 1: mmap maps no 0)."""
+        size = max(nbytes, 1)
+        if not hasattr(os, "memfd_create"):
+            return cls(-1, size)
+        fd = os.memfd_create("minigrad-shared", os.MFD_CLOEXEC)
+        os.ftruncate(fd, size)
+        return cls.of_fd(fd, size)
+
+    @classmethod
+    def of_fd(cls, fd: int, size: int) -> "_SharedMemory":
+        """A mapping of the memory file ``fd`` (``size`` bytes), which it owns: the descriptor
+        is closed when the mapping is collected."""
+        mem = cls(fd, size)
+        mem.fd = fd
+        weakref.finalize(mem, os.close, fd)
+        return mem
 
 
 def _is_shared(a: np.ndarray) -> bool:
@@ -43,7 +71,9 @@ def _to_shared(a: np.ndarray) -> np.ndarray:
     """``a`` as the same view (shape, strides, offset) of a copy of its storage made in shared
     memory; the new storage array is the view's base, as NumPy views chain."""
     root = _root(a)
-    mem = _SharedMemory(-1, max(root.nbytes, 1))       # mmap cannot map 0 bytes
+    mem = _SharedMemory.new(root.nbytes)
+    from .multiprocessing.reductions import init_reductions
+    init_reductions()           # pickled for another process, the storage sends its descriptor
     new_root = np.ndarray(root.shape, root.dtype, buffer=mem, strides=root.strides)
     new_root[...] = root
     offset = _address(a) - _address(root)

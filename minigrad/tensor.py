@@ -475,9 +475,16 @@ class Tensor(TensorOpsMixin, StorageMixin):
         return a.tolist()
 
     def __float__(self):
-        """Mirrors ``torch.Tensor.__float__``."""
+        """Mirrors ``torch.Tensor.__float__`` (with its UserWarning for a tensor that requires
+        grad: "Converting a tensor with requires_grad=True to a scalar may lead to unexpected
+        behavior. ...")."""
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            import warnings
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self):

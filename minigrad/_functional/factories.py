@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from .. import devices as _devices
 from .. import dtypes as _dt
 from ..devices import _default
@@ -224,8 +226,9 @@ def _normal_into_out(mean, std, generator, out):
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but returns ``data`` itself when it is already a Tensor of that dtype and
     device (``torch.as_tensor``); a Tensor of another dtype/device goes through ``Tensor.to``.
-    A real ``torch.Tensor`` is converted (same values and dtype; a copy: minigrad's storage is
-    NumPy's, so memory is not shared).
+    A NumPy array on the cpu shares its memory (``from_numpy``) unless ``dtype`` asks for a
+    cast. A real ``torch.Tensor`` is converted (same values and dtype; a copy: minigrad's
+    storage is NumPy's, so memory is not shared).
 
     Raises:
         TypeError: a ``dtype`` that is no dtype (a name string: PyTorch's "as_tensor():
@@ -240,6 +243,12 @@ def as_tensor(data, dtype=None, device=None):
         data = converted
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray) and data.dtype.isnative and (
+            device is None or _devices.as_device(device).type == "cpu"):
+        # PyTorch shares a NumPy array's memory (as from_numpy) unless a cast or a move is
+        # asked for; the cast then copies
+        t = _k.from_numpy(data)
+        return t if dtype is None or dtype is t.dtype else t.to(dtype=dtype)
     return tensor(data, dtype=dtype, device=device)
 
 

@@ -49,7 +49,7 @@ arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin argsort asin asinh a
 baddbmm bernoulli bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift
 bitwise_xor bmm bucketize cat ceil clamp clamp_max clamp_min clip conj_physical copysign cos cosh
 cumprod cumsum deg2rad diag div divide dot eq erf erfc erfinv exp exp2 expm1 fix float_power floor
-floor_divide fmod frac gather gcd ge ger greater greater_equal gt hardshrink heaviside hypot
+floor_divide fmod frac gather gcd ge ger greater greater_equal gt hardshrink heaviside hypot i0
 index_add index_select isin kthvalue lcm ldexp le lerp less less_equal log log10 log1p log2
 log_softmax logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logit logsumexp
 lt masked_select

@@ -1,4 +1,4 @@
-"""Torch-level functions of the gamma family and the NaN-ignoring reductions: ``lgamma``,
+"""Torch-level functions of the gamma family, ``i0`` / ``i0_`` and the NaN-ignoring reductions: ``lgamma``,
 ``digamma``, ``polygamma``, ``mvlgamma`` (``minigrad/ops/gamma.py``) and ``nansum``,
 ``nanmean``, ``nanmedian``, ``mode`` (``minigrad/ops/nan_reduce.py``). Each is one
 ``dispatch`` of the op of its name."""
@@ -7,7 +7,18 @@ from __future__ import annotations
 from ..dispatch import dispatch
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "nansum", "nanmean", "nanmedian",
-           "mode"]
+           "mode", "i0", "i0_"]
+
+
+def i0(input):
+    """The modified Bessel function of the first kind, order 0 (``torch.i0``): the ``i0`` op
+    (``minigrad/ops/special_bessel.py``; ``out=`` added with the other out= functions)."""
+    return dispatch("i0", input)
+
+
+def i0_(input):
+    """``torch.i0_``: ``input`` replaced by ``i0(input)`` (the ``i0_`` op)."""
+    return dispatch("i0_", input)
 
 
 def lgamma(input):

@@ -133,6 +133,15 @@ class SpecialMathMixin:
             return dispatch("pow_.Tensor", self, exponent.to(_dt.float64))
         return dispatch("pow_.Scalar", self, float(exponent))
 
+    # --- the modified Bessel function I0 (minigrad/ops/special_bessel.py)
+    def i0(self):
+        """Mirrors ``torch.Tensor.i0``: the ``i0`` op."""
+        return dispatch("i0", self)
+
+    def i0_(self):
+        """Mirrors ``torch.Tensor.i0_``: the ``i0_`` op."""
+        return dispatch("i0_", self)
+
     # --- the gamma family (minigrad/ops/gamma.py)
     def lgamma(self):
         """Mirrors ``torch.Tensor.lgamma``: the ``lgamma`` op."""

@@ -19,7 +19,7 @@ from .modules import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
                       Upsample, UpsamplingBilinear2d, UpsamplingNearest2d)
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
-                      InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
+                      InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm, SyncBatchNorm)
 from .modules import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                       TransformerEncoder, TransformerEncoderLayer)
 from .modules import CTCLoss, EmbeddingBag, MaxUnpool1d, MaxUnpool2d
@@ -54,7 +54,7 @@ __all__ = ["Parameter", "UninitializedParameter", "Module", "Linear", "LazyLinea
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
            "GRUCell",
            "LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm", "BatchNorm1d",
-           "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+           "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
            "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer", "parallel", "DataParallel"]
 __all__ += ["ChannelShuffle", "Fold", "Unfold"]

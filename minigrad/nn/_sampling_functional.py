@@ -66,15 +66,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """Resample ``input`` (N, C, *spatial) to ``size`` or by ``scale_factor``
     (``F.interpolate``).
 
-    Modes: ``"nearest"`` (3-D and 4-D inputs; exact), ``"linear"`` (3-D), ``"bilinear"`` (4-D),
-    ``"trilinear"`` (5-D) (``align_corners``; opmath, one rounding), ``"area"`` (adaptive
+    Modes: ``"nearest"`` (3-D and 4-D inputs; exact), ``"linear"`` (3-D), ``"bilinear"`` and
+    ``"bicubic"`` (4-D), ``"trilinear"`` (5-D) (``align_corners``; opmath, one rounding),
+    ``"area"`` (adaptive
     average pooling). Output size: ``size``, or
     ``floor(in * scale_factor)``; the given scale factor (not the size ratio) positions the
     source pixels unless ``recompute_scale_factor=True``, as in PyTorch.
 
     Deliberate differences: a 3-D nearest input runs ``upsample_nearest2d`` over (N, C, 1, L)
-    (same values; PyTorch calls ``upsample_nearest1d``); ``bicubic``, ``nearest-exact``, other
-    5-D inputs and ``antialias=True`` raise NotImplementedError.
+    (same values; PyTorch calls ``upsample_nearest1d``); ``nearest-exact``, other 5-D inputs
+    and ``antialias=True`` raise NotImplementedError.
 
     Raises:
         ValueError: both or neither of size/scale_factor, sizes of the wrong length,
@@ -103,6 +104,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "bilinear" and nd == 4:
         sh, sw = (None, None) if scales is None else scales
         return dispatch("upsample_bilinear2d", input, out, align_corners, sh, sw)
+    if mode == "bicubic" and nd == 4:
+        sh, sw = (None, None) if scales is None else scales
+        return dispatch("upsample_bicubic2d", input, out, align_corners, sh, sw)
     if mode == "linear" and nd == 3:
         return dispatch("upsample_linear1d", input, out, align_corners,
                         None if scales is None else scales[0])
@@ -115,9 +119,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area" and nd in (3, 4):
         return dispatch("adaptive_avg_pool1d" if nd == 3 else "adaptive_avg_pool2d", input,
                         out[0] if nd == 3 else out)
-    if mode in _MODES.split(" | ") and nd in (3, 4, 5):
+    if mode in _MODES.split(" | ") and nd in (3, 4, 5) and mode != "bicubic":
         raise NotImplementedError(f"minigrad's interpolate has no mode={mode!r} for "
-                                  f"{nd}-D input (nearest, bilinear and area are implemented)")
+                                  f"{nd}-D input (nearest, linear, bilinear, bicubic, trilinear and area are implemented)")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                               f"{nd}D) for the modes: {_MODES} (got {mode})")
 

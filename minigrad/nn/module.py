@@ -3,8 +3,9 @@
 Registration of parameters, buffers and submodules by attribute assignment, traversal
 (``parameters``, ``named_modules``...), train/eval, ``zero_grad``, ``state_dict`` /
 ``load_state_dict`` with PyTorch's key order and error texts, device moves and dtype conversion
-in place, forward hooks, and PyTorch's ``repr``. State-dict hooks, ``get_extra_state`` and devices
-other than the CPU and the emulated cuda device are not supported (deliberate omissions).
+in place, forward hooks, state-dict hooks and extra state (``minigrad/nn/_state.py``), and
+PyTorch's ``repr``. Devices other than the CPU and the emulated cuda device are not supported
+(a deliberate omission).
 """
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from . import stochastic_rounding  # noqa: E402,F401
 from . import modulo, strided  # noqa: E402,F401
 from . import moments, scan, sorting, logsumexp  # noqa: E402,F401
 from . import erf, smooth_activation  # noqa: E402,F401
+from . import special_bessel, special_normal  # noqa: E402,F401
 from . import piecewise_activation  # noqa: E402,F401
 from . import shrink, slope_relu  # noqa: E402,F401
 from . import bucketing  # noqa: E402,F401

@@ -65,6 +65,7 @@ def _normalize(index, shape):
         return index, True, "IndexBackward0"
     if isinstance(index, range):            # a sequence index, as PyTorch reads it
         index = list(index)
+    single_slice = isinstance(index, slice)     # t[a:b]: PyTorch always slices (see below)
     if not isinstance(index, tuple):
         if isinstance(index, list) and any(
                 isinstance(c, (slice, type(None), type(Ellipsis), list, Tensor)) for c in index):
@@ -152,11 +153,47 @@ def _normalize(index, shape):
         except ValueError:
             raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
                              "with shapes " + ", ".join(str(list(s)) for s in arrays)) from None
+    if name == "SliceBackward0" and not (single_slice or advanced):
+        name = _tuple_slice_name(comps, shape)
     if not advanced and Ellipsis not in comps:
         comps.append(Ellipsis)      # keeps an all-int index a 0-d view, not a NumPy scalar
     if advanced and any(type(c) is int for c in comps):
         return _split(comps), True, name
     return tuple(comps), advanced, name
+
+
+def _tuple_slice_name(comps, shape):
+    """The node name of a basic index tuple whose last naming component is a slice, as PyTorch
+    2.13's ``applySlicing`` gives it: a slice that starts at 0 (or None), steps by 1 and stops
+    at or past its dim's size returns the tensor itself (no ``slice`` call), so the name comes
+    from the last component before it that did something, and ``AliasBackward0`` when none
+    did (``t[:, :]``, ``t[..., :]``, ``t[:, 0:4]`` of a 4-wide dim; ``t[0, :]`` is
+    ``SelectBackward0``). A lone slice ``t[:]`` is not a tuple: PyTorch's ``getitem`` slices
+    it with the shortcut off, so it stays ``SliceBackward0``. The start and stop are Python's
+    own, before any wrapping: ``t[-3:]`` slices even where it covers the dim."""
+    name = "AliasBackward0"
+    n_consumed = sum(1 if not isinstance(c, np.ndarray) or c.dtype != bool else c.ndim
+                     for c in comps if c is not None and c is not Ellipsis
+                     and not isinstance(c, bool))
+    dim = 0
+    for c in comps:
+        if c is None:
+            name = "UnsqueezeBackward0"
+        elif c is Ellipsis:
+            dim += len(shape) - n_consumed
+        elif isinstance(c, int):
+            name = "SelectBackward0"
+            dim += 1
+        elif isinstance(c, slice):
+            start = 0 if c.start is None else c.start
+            step = 1 if c.step is None else c.step
+            if not (start == 0 and step == 1 and (c.stop is None or c.stop >= shape[dim])):
+                name = "SliceBackward0"
+            dim += 1
+        else:                                       # an int array that reads as an int
+            name = "SelectBackward0"
+            dim += 1
+    return name
 
 
 class _SplitIndex:

@@ -189,8 +189,9 @@ class Mean(Function):
         rt = input.dtype if dtype is None else _dt.dtype_arg(dtype, "mean")
         if not rt.is_floating_point:
             got = rt.scalar_name
-            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
-                               f"a floating point or complex dtype. Got: {got}")
+            which = "Input" if dtype is None else "Optional"       # PyTorch's two wordings
+            raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be "
+                               f"either a floating point or complex dtype. Got: {got}")
         dims = wrap_dims(dim, input.ndim)
         a = arr(input, rt)
         n = 1

@@ -1,6 +1,8 @@
 """Upsampling (``F.interpolate``'s kernels): ``upsample_nearest2d``, ``upsample_bilinear2d``,
-``upsample_linear1d`` and ``upsample_trilinear3d`` with their backward kernels
-(``upsample_nearest2d_backward``, ``upsample_bilinear2d_backward``...).
+``upsample_linear1d``, ``upsample_trilinear3d`` and ``upsample_bicubic2d`` with their backward
+kernels (``upsample_nearest2d_backward``, ``upsample_bilinear2d_backward``...). Bicubic: see
+``UpsampleBicubic2d`` (ATen's non-separable kernel, its fmas measured; bit-exact in
+fp32/fp16/bf16).
 
 Source positions follow ATen's ``UpSample.h`` exactly, in its precision:
 
@@ -372,3 +374,169 @@ def _linear_nd_op(k, name, node):
 
 UpsampleLinear1d = _linear_nd_op(1, "upsample_linear1d", "UpsampleLinear1DBackward0")
 UpsampleTrilinear3d = _linear_nd_op(3, "upsample_trilinear3d", "UpsampleTrilinear3DBackward0")
+
+
+# ------------------------------------------------------------------------------------ bicubic
+_CUBIC_A = -0.75        # the cubic convolution's a (OpenCV's; PIL's -0.5 is antialias=True's)
+
+
+def _cubic_weights(n, out, align_corners, scale, cd, fused):
+    """Per output index along one dim: the 4 source indices (clamped into ``[0, n)``) and the 4
+    cubic-convolution weights in opmath ``cd`` (ATen's ``HelperInterpCubic`` /
+    ``get_cubic_upsample_coefficients``): the source coordinate ``scale * (o + 0.5) - 0.5`` is
+    not clamped at 0 (cubic mode), its floor ``i`` (at most ``n - 1``) and ``t`` (clamped to
+    ``[0, 1]``) give the taps ``i - 1 .. i + 2`` with weights ``W(t + 1), W(t), W(1 - t),
+    W(2 - t)``, ``W`` Keys' kernel with ``a = -0.75``.
+
+    ``fused``: as GCC compiles the forward kernel's copy (measured bit for bit against torch
+    2.13): the source coordinate is one fma, and of the kernel polynomials
+    ``((a + 2) x - (a + 3)) x x + 1`` and ``((a x - 5a) x + 8a) x - 4a`` the inner steps are
+    fmas (the first one's ``* x + 1`` and the second one's ``* x - 4a`` are not). Without
+    ``fused`` every operation rounds (the backward kernel's copy, built without fma)."""
+    c = cd.type
+    o = np.arange(out)
+    f = _fma(cd)
+    if align_corners:
+        s = c((n - 1) / (out - 1)) if out > 1 else c(0)
+        src = s * o.astype(cd)
+    else:
+        s = c(1.0 / scale) if scale is not None and scale > 0 else c(n) / c(out)
+        h = (o + 0.5).astype(cd)
+        src = f(np.full(out, s, cd), h, np.full(out, c(-0.5), cd)) if fused else \
+            (s * h).astype(cd) - c(0.5)
+    i = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    t = np.clip(src - i.astype(cd), 0, 1).astype(cd)
+
+    def inner(x):                      # |x| <= 1: ((a + 2) x - (a + 3)) x x + 1
+        if fused:
+            p = f(np.full_like(x, c(_CUBIC_A + 2)), x, np.full_like(x, c(-(_CUBIC_A + 3))))
+        else:
+            p = c(_CUBIC_A + 2) * x - c(_CUBIC_A + 3)
+        return (p * x) * x + c(1)
+
+    def outer(x):                      # 1 <= |x| <= 2: ((a x - 5a) x + 8a) x - 4a
+        if fused:
+            p = f(np.full_like(x, c(_CUBIC_A)), x, np.full_like(x, c(-5 * _CUBIC_A)))
+            p = f(p, x, np.full_like(x, c(8 * _CUBIC_A)))
+        else:
+            p = (c(_CUBIC_A) * x - c(5 * _CUBIC_A)) * x + c(8 * _CUBIC_A)
+        return p * x - c(4 * _CUBIC_A)
+
+    u = c(1) - t
+    w = np.stack([outer(t + c(1)), inner(t), inner(u), outer(u + c(1))], -1).astype(cd)
+    idx = np.clip(i[:, None] + np.arange(-1, 3)[None, :], 0, n - 1)
+    return idx, w
+
+
+def _cubic_sum(terms, weights, f):
+    """``sum_j terms[j] * weights[j]`` as ATen's compiled loop adds it (measured bit for bit):
+    ``t1 * w1`` first, then ``fma(t0, w0, .)``, ``fma(t2, w2, .)``, ``fma(t3, w3, .)``."""
+    acc = terms[1] * weights[1]
+    for j in (0, 2, 3):
+        acc = f(terms[j], np.broadcast_to(weights[j], terms[j].shape), acc)
+    return acc
+
+
+def _check_bicubic(input, output_size):
+    if not isinstance(input, Tensor):
+        raise TypeError("upsample_bicubic2d(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type(input).__name__}")
+    output_size = tuple(int(s) for s in output_size)
+    if len(output_size) != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size "
+                           f"{len(output_size)}")
+    if input.ndim != 4:
+        raise RuntimeError(f"It is expected input_size equals to 4, but got size {input.ndim}")
+    h, w = input.shape[-2:]
+    if not (h > 0 and w > 0 and output_size[0] > 0 and output_size[1] > 0):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"(H: {h}, W: {w}) output (H: {output_size[0]}, W: "
+                           f"{output_size[1]})")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError('"compute_indices_weights_cubic" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    return output_size
+
+
+@register_op("upsample_bicubic2d")
+class UpsampleBicubic2d(Function):
+    """``upsample_bicubic2d(input, output_size, align_corners, scales_h=None, scales_w=None)``:
+    (N, C, H, W) -> (N, C, *output_size) by bicubic convolution (``F.interpolate(mode=
+    "bicubic")``, ``antialias=False``): each output mixes a 4x4 window of source pixels
+    (edges replicated) with Keys' weights (``a = -0.75``), rows first, as ATen's
+    non-separable kernel. Opmath (fp32 for 16-bit, whose weights are kept in the 16-bit type
+    as ATen's ``scalar_t`` tables), one rounding; the weights and sums with GCC's fused
+    multiply-adds (see ``_cubic_weights``, ``_cubic_sum``): bit-exact with torch 2.13 in
+    fp32/fp16/bf16, and in fp64 but for sizes whose scale is not given (a few units of
+    ``eps * |input|``).
+
+    Raises:
+        RuntimeError: not 4-D, empty sizes (ATen's messages). NotImplementedError: integer
+            inputs (PyTorch has a uint8 kernel; not reproduced).
+    """
+
+    _backward_name = "UpsampleBicubic2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, output_size, align_corners, scales_h=None, scales_w=None):
+        output_size = _check_bicubic(input, output_size)
+        dt = input.dtype
+        a = opmath(input, dt)
+        cd = a.dtype
+        h, w = a.shape[-2:]
+        hi, hw = _cubic_weights(h, output_size[0], align_corners, scales_h, cd, True)
+        wi, ww = _cubic_weights(w, output_size[1], align_corners, scales_w, cd, True)
+        if dt.itemsize == 2:                        # ATen's weight tables are scalar_t
+            hw, ww = hw.astype(dt.np).astype(cd), ww.astype(dt.np).astype(cd)
+        f = _fma(cd)
+        rows = [_cubic_sum([a[..., hi[:, j], :][..., wi[:, k]] for k in range(4)],
+                           [ww[:, k] for k in range(4)], f) for j in range(4)]
+        out = _cubic_sum(rows, [hw[:, j][:, None] for j in range(4)], f)
+        ctx.args = (output_size, tuple(input.shape), bool(align_corners), scales_h, scales_w)
+        return wrap(out, dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("upsample_bicubic2d_backward", grad, *ctx.args)
+
+
+@register_op("upsample_bicubic2d_backward")
+class UpsampleBicubic2dBackward(Function):
+    """``upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners,
+    scales_h=None, scales_w=None)``: each output gradient ``g`` adds ``(g * wy[jj]) * wx[ii]``
+    onto its 16 (clamped) source pixels, outputs in row-major order and per output ``ii`` (the
+    column tap) outer, ``jj`` inner, every product and sum rounded in opmath (ATen's
+    ``upsample_bicubic2d_backward_out_frame``, a plain C++ loop built without fma; fp32
+    buffer for 16-bit, rounded once). Same sizes: the gradient is copied. Differentiable in
+    ``grad_output`` (its derivative is ``upsample_bicubic2d``)."""
+
+    _backward_name = "UpsampleBicubic2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, output_size, input_size, align_corners, scales_h=None,
+                scales_w=None):
+        dt = grad_output.dtype
+        ctx.args = (tuple(output_size), bool(align_corners), scales_h, scales_w)
+        h, w = input_size[-2:]
+        oh, ow = output_size
+        if (h, w) == (oh, ow):
+            return Tensor._make(np.array(grad_output._data, copy=True), dt)
+        g = opmath(grad_output, dt)
+        cd = g.dtype
+        hi, hw = _cubic_weights(h, oh, align_corners, scales_h, cd, False)
+        wi, ww = _cubic_weights(w, ow, align_corners, scales_w, cd, False)
+        # per output (row-major), its 16 targets and weights in ATen's order: ii outer, jj inner
+        tgt = (hi[:, None, None, :] * w + wi[None, :, :, None]).reshape(-1)
+        planes = g.reshape(-1, oh * ow)                              # (P, oh*ow)
+        gy = (planes.reshape(-1, oh, ow, 1, 1) * hw[:, None, None, :]).astype(cd)
+        vals = (gy * ww[None, :, :, None]).astype(cd)                # (P, oh, ow, ii, jj)
+        vals = vals.reshape(planes.shape[0], -1)                     # (P, oh*ow*16)
+        out = np.zeros((h * w, planes.shape[0]), cd)
+        np.add.at(out, tgt, np.ascontiguousarray(vals.T))     # in order: ATen's += sequence
+        return wrap(np.ascontiguousarray(out.T).reshape(tuple(input_size)), dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        size, ac, sh, sw = ctx.args
+        return dispatch("upsample_bicubic2d", grad, size, ac, sh, sw), None, None, None, \
+            None, None

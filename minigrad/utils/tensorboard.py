@@ -9,8 +9,9 @@ numbers from TensorBoard's ``event.proto`` / ``summary.proto``), so neither ``te
 where PyTorch raises ``ModuleNotFoundError: No module named 'tensorboard'``, this works). Open
 the ``log_dir`` with TensorBoard as usual.
 
-Only scalars are written (``add_scalar``, ``add_scalars``); other ``add_*`` methods of PyTorch's
-writer (images, histograms, graphs...) raise NotImplementedError.
+Only scalars are written (``add_scalar``, ``add_scalars``); the other ``add_*`` methods of
+PyTorch's writer (images, histograms, graphs...) write nothing and warn once per writer
+(deliberate difference: a logging call must not end a training run).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import os
 import socket
 import struct
 import time
+import warnings
 
 __all__ = ["SummaryWriter", "crc32c"]
 
@@ -199,7 +201,23 @@ class SummaryWriter:
         self.close()
 
     def __getattr__(self, name):
-        if name.startswith("add_"):
-            raise NotImplementedError(f"SummaryWriter.{name}: minigrad's writer records scalars "
-                                      "only (add_scalar, add_scalars)")
+        # PyTorch's other add_* methods: skipped with a warning (once per method and writer),
+        # so that a logging call does not end a training run
+        if name in _SKIPPED_ADDS:
+            def skipped(*args, **kwargs):
+                warned = self.__dict__.setdefault("_warned", set())
+                if name not in warned:
+                    warned.add(name)
+                    warnings.warn(f"SummaryWriter.{name}: minigrad's writer records scalars "
+                                  "only (add_scalar, add_scalars); this call writes nothing",
+                                  UserWarning, stacklevel=2)
+            skipped.__name__ = name
+            return skipped
         raise AttributeError(f"'SummaryWriter' object has no attribute {name!r}")
+
+
+# torch.utils.tensorboard.SummaryWriter's add_* methods that write anything but scalars
+_SKIPPED_ADDS = frozenset("""add_histogram add_histogram_raw add_image add_images
+    add_image_with_boxes add_figure add_video add_audio add_text add_onnx_graph add_graph
+    add_embedding add_pr_curve add_pr_curve_raw add_custom_scalars_multilinechart
+    add_custom_scalars_marginchart add_custom_scalars add_mesh add_hparams add_tensor""".split())

@@ -183,6 +183,17 @@ def _linear_nd_sample(nd):
     return gen
 
 
+def _bicubic_sample(d):
+    x = d.floats((d.integer(1, 2), d.integer(1, 2), d.integer(1, 4), d.integer(1, 4)), "real",
+                 "smooth")
+    kw = {"mode": "bicubic", "align_corners": d.choice([False, True])}
+    if d.choice([True, False]):
+        kw["size"] = (d.integer(1, 6), d.integer(1, 6))
+    else:
+        kw["scale_factor"] = d.choice([2, 0.5, 1.5, 1.7])
+    return Sample([x], kw)
+
+
 def _shuffle_sample(down):
     def gen(d):
         r = d.integer(1, 2)
@@ -248,6 +259,15 @@ SPECS = [
            _linear_nd_sample(3), fwd_ulp=_u(4, 0, 0, 0), bwd_ulp=_u(4, 0, 0, 0),
            scale="abs", bwd_scale="abs", dtype_test=False,
            notes="upsample_trilinear3d: as interpolate.linear, one fma per dim"),
+    OpSpec("interpolate.bicubic", lambda lib, F, x, **kw: F.interpolate(x, **kw),
+           _bicubic_sample, fwd_ulp=_u(4, 0, 0, 0), bwd_ulp=_u(4, 0, 0, 0),
+           scale="abs", bwd_scale="abs", dtype_test=False,
+           notes="upsample_bicubic2d: ATen's non-separable kernel with GCC's fused "
+                 "multiply-adds (weights and sums, measured), 16-bit weight tables; backward "
+                 "the plain loop (16 taps per output, rounded products, in order): bit-exact "
+                 "in fp32/fp16/bf16; fp64 too except for a scale derived from the sizes (a few "
+                 "ulp, 'abs' slack); smooth inputs as bilinear; integers raise (PyTorch's uint8 "
+                 "kernel is not reproduced), so no dtype-mix test"),
     OpSpec("pixel_shuffle", lambda lib, F, x, _r: F.pixel_shuffle(x, _r),
            _shuffle_sample(False), dtypes=_MOVES, notes=_MOVES_NOTE),
     OpSpec("pixel_unshuffle", lambda lib, F, x, _r: F.pixel_unshuffle(x, _r),

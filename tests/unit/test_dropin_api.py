@@ -258,8 +258,13 @@ def test_summary_writer_scalars_match_torchs_event_records(tmp_path):
     with SummaryWriter(str(tmp_path)) as w:
         w.add_scalar("Loss/train", mg.tensor(1.5), 3, walltime=1000.25)
         w.add_scalar("big", 3.25, 2 ** 40, walltime=1003.0)
-        with pytest.raises(NotImplementedError):
-            w.add_histogram("h", mg.ones(3))
+        with pytest.warns(UserWarning, match="records scalars only"):
+            w.add_histogram("h", mg.ones(3), 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            w.add_histogram("h", mg.ones(3), 1)          # warned once per method
+        with pytest.raises(AttributeError):
+            w.add_nonsense(1)
     recs = _records(str(tmp_path))
     assert b"brain.Event:2" in recs[0]
     assert [r.hex() for r in recs[1:]] == _TORCH_RECORDS

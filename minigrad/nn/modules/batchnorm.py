@@ -12,7 +12,7 @@ from .. import functional as F
 from ..module import Module
 from .normalization import affine_parameters, reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -67,6 +67,20 @@ class _NormBase(Module):
 
     def _check_input_dim(self, input):
         raise NotImplementedError
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """PyTorch's upgrade of older checkpoints: a state dict saved before version 2 (or
+        without ``_metadata``, a plain dict) may lack ``num_batches_tracked``; it loads as
+        the module's current count."""
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats \
+                and key not in state_dict:
+            state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                               else tensor(0, dtype=_dt.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
@@ -126,3 +140,49 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.ndim != 5:
             raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose statistics are reduced over a process group in distributed training
+    (``torch.nn.SyncBatchNorm``). minigrad runs in one process (``minigrad.distributed`` has no
+    process groups), where PyTorch's module computes plain batch norm: so does this one, with
+    PyTorch's arguments, ``repr`` and ``convert_sync_batchnorm``, so DDP scripts that convert
+    their model unconditionally run unchanged.
+
+    Raises:
+        ValueError: an input of fewer than 2 dims ("expected at least 2D input (got 1D
+            input)").
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum=0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group=None, device=None,
+                 dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every ``BatchNorm*d`` in it replaced by a ``SyncBatchNorm`` holding
+        the same parameters and buffers (the same tensors) and training flag
+        (``torch.nn.SyncBatchNorm.convert_sync_batchnorm``); other modules are returned as
+        they are, their children converted."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine,
+                      module.track_running_stats, process_group)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

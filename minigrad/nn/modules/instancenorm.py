@@ -30,6 +30,29 @@ class _InstanceNorm(_NormBase):
     def _get_no_batch_dim(self):
         raise NotImplementedError
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """PyTorch's check of pre-0.4 checkpoints: a state dict without version metadata that
+        holds ``running_mean`` / ``running_var`` for a module that tracks no running stats
+        gets PyTorch's error message (and the keys are dropped)."""
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            keys = [prefix + n for n in ("running_mean", "running_var")
+                    if prefix + n in state_dict]
+            if keys:
+                klass = type(self).__name__
+                error_msgs.append(
+                    "Unexpected running stats buffer(s) {} for {} with track_running_stats="
+                    "False. If state_dict is a checkpoint saved before 0.4.0, this may be "
+                    "expected because {} does not track running stats by default since 0.4.0. "
+                    "Please remove these keys from state_dict. If the running stats are "
+                    "actually needed, instead set track_running_stats=True in {} to enable "
+                    "them. See the documentation of {} for details.".format(
+                        " and ".join(f'"{k}"' for k in keys), klass, klass, klass, klass))
+                for k in keys:
+                    state_dict.pop(k)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def _apply_instance_norm(self, input):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
                                self.bias, self.training or not self.track_running_stats,
