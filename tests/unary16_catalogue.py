@@ -63,6 +63,8 @@ UNARY = {
     "to_float32": ("_to_copy", lambda L, a: a.float()),
     "digamma": ("digamma", lambda L, a: a.digamma()),
     "lgamma": ("lgamma", lambda L, a: a.lgamma()),
+    "i0": ("i0", lambda L, a: a.i0()),
+    "i0_": ("i0_", lambda L, a: a.clone().i0_()),
     # pointwise math and activations of issue 7 (each op, and its in-place form on a clone)
     **{n: (n, lambda L, a, n=n: getattr(a, n)()) for n in (
         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",

@@ -152,6 +152,7 @@ class Gather(Function):
 class _ScatterBase(Function):
     @staticmethod
     def forward(ctx, input, dim, index, src, reduce=None):
+        wrap_dim(dim, input.ndim)          # PyTorch wraps dim before its dtype checks
         check_index(index, "scatter")
         if isinstance(src, Tensor) and src.dtype is not input.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -239,6 +240,7 @@ class ScatterAdd(Function):
 
     @staticmethod
     def forward(ctx, input, dim, index, src):
+        wrap_dim(dim, input.ndim)          # PyTorch wraps dim before its dtype checks
         check_index(index, "scatter")
         if not isinstance(src, Tensor):
             raise TypeError("scatter_add(): argument 'src' (position 4) must be Tensor, not "
@@ -314,6 +316,7 @@ class ScatterReduce(Function):
         if reduce not in _REDUCES:
             raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, "
                                f"got {reduce}")
+        wrap_dim(dim, input.ndim)          # PyTorch wraps dim before its dtype checks
         check_index(index, "scatter_reduce")
         if src.dtype is not input.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")

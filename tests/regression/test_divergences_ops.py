@@ -338,3 +338,23 @@ def test_topk_of_a_0dim_tensor_is_itself_for_k_0_and_1():
         r.values.backward()
         e.values.backward()
         assert x.grad.item() == t.grad.item()
+
+
+def test_scatter_family_wraps_dim_before_its_dtype_check():
+    """Found by a random op chain: a 0-dim self with dim=1 and a src of another dtype raises
+    PyTorch's IndexError (dim is wrapped first), not the dtype RuntimeError."""
+    import torch
+    for L, errs in ((mg, []), (torch, [])):
+        s = L.zeros(())
+        idx, src = L.zeros((0, 0), dtype=L.long), L.zeros((0, 0), dtype=L.bfloat16)
+        for f in (lambda: L.scatter(s, 1, idx, src), lambda: L.scatter_add(s, 1, idx, src),
+                  lambda: L.scatter_reduce(s, 1, idx, src, "sum"),
+                  lambda: L.scatter(s, 0, idx, src)):
+            try:
+                f()
+            except Exception as e:
+                errs.append((type(e).__name__, str(e)))
+        if L is mg:
+            ours = errs
+        else:
+            assert ours == errs and len(errs) == 4
