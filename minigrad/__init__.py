@@ -151,7 +151,7 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
 
 # ``axis=`` / ``keepdims=`` wherever ``dim=`` / ``keepdim=`` is taken, as PyTorch's parser does
 from . import _numpy_names  # noqa: E402
-_numpy_names.install(Tensor, _numpy_names.sys_module(__name__))
+_numpy_names.install(Tensor, globals())
 
 # PyTorch's constants (``masked_fill(mask, -torch.inf)``, ``2 * torch.pi``, ``x[:, torch.newaxis]``)
 import math as _math  # noqa: E402

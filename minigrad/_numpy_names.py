@@ -57,24 +57,17 @@ def _wants(fn) -> bool:
         and "keepdims" not in params
 
 
-def install(tensor_cls, module) -> None:
-    """Wrap every public ``tensor_cls`` method and ``module`` function that takes ``dim`` or
-    ``keepdim`` (see the module docstring for the exceptions)."""
+def install(tensor_cls, namespace: dict) -> None:
+    """Wrap every public ``tensor_cls`` method and every function in ``namespace`` (a module's
+    ``globals()``) that takes ``dim`` or ``keepdim`` (see the module docstring for the
+    exceptions)."""
     for name in dir(tensor_cls):
         if name.startswith("_") or name in _SKIP:
             continue
         fn = getattr(tensor_cls, name)
         if _wants(fn):
             setattr(tensor_cls, name, accepting_numpy_names(fn))
-    for name in dir(module):
-        if name.startswith("_") or name in _SKIP:
-            continue
-        fn = getattr(module, name)
-        if _wants(fn):
-            setattr(module, name, accepting_numpy_names(fn))
+    for name, fn in list(namespace.items()):
+        if not name.startswith("_") and name not in _SKIP and _wants(fn):
+            namespace[name] = accepting_numpy_names(fn)
 
-
-def sys_module(name: str):
-    """The module object called ``name`` (the package installing the wrappers into itself)."""
-    import sys
-    return sys.modules[name]

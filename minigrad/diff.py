@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import pickle
-import runpy
 import subprocess
 import sys
 import tempfile
@@ -33,12 +32,10 @@ import types
 
 __all__ = ["main", "alias_torch_to_minigrad"]
 
-from .run import alias_torch_to_minigrad  # noqa: E402  (re-exported: it lived here first)
+from .run import alias_torch_to_minigrad, run_script  # noqa: E402  (the alias lived here first)
 
 
 def _child(lib, out_path, script, args, max_ops):
-    sys.argv = [script] + list(args)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     if lib == "minigrad":
         alias_torch_to_minigrad()
         from minigrad.testing.replay import TraceMode
@@ -53,7 +50,7 @@ def _child(lib, out_path, script, args, max_ops):
     status = 0
     try:
         with mode:
-            runpy.run_path(script, run_name="__main__")
+            run_script(script, args)
     except SystemExit as e:
         status = 0 if e.code in (None, 0) else 2
     with open(out_path, "wb") as f:        # (OpRecord pickles without its arguments)

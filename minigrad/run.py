@@ -20,7 +20,7 @@ import os
 import runpy
 import sys
 
-__all__ = ["alias_torch_to_minigrad", "main"]
+__all__ = ["alias_torch_to_minigrad", "run_script", "main"]
 
 _SUBMODULES = ("nn", "nn.functional", "nn.init", "nn.utils", "optim", "optim.lr_scheduler",
                "utils", "utils.data", "utils.checkpoint", "autograd", "cuda", "amp", "testing",
@@ -66,6 +66,15 @@ def alias_torch_to_minigrad() -> None:
     sys.meta_path.insert(0, _Alias())
 
 
+def run_script(script: str, args=()) -> None:
+    """Run ``script`` as ``python script args...`` would in this interpreter: its ``sys.argv``,
+    its folder first on ``sys.path``, ``__name__ == "__main__"``. Its ``SystemExit`` and
+    exceptions propagate."""
+    sys.argv = [script] + list(args)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+
+
 def main(argv=None) -> int:
     """The command line (see the module docstring); returns the exit status."""
     p = argparse.ArgumentParser(prog="python -m minigrad.run",
@@ -78,10 +87,8 @@ def main(argv=None) -> int:
         raise RuntimeError("PyTorch is already imported in this interpreter; run the script "
                            "with python -m minigrad.run in a fresh one")
     alias_torch_to_minigrad()
-    sys.argv = [a.script] + list(a.args)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(a.script)))
     try:
-        runpy.run_path(a.script, run_name="__main__")
+        run_script(a.script, a.args)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     return 0

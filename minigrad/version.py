@@ -16,6 +16,7 @@ and None with ``MINIGRAD_EMULATE_CUDA=0``, as in a CPU-only PyTorch build. ``hip
 """
 from __future__ import annotations
 
+import operator
 import re
 
 from .devices import emulation_enabled
@@ -79,16 +80,16 @@ class TorchVersion(str):
         return op(_key(str(self)), _key(text))
 
     def __lt__(self, other):
-        return self._cmp(other, lambda a, b: a < b)
+        return self._cmp(other, operator.lt)
 
     def __le__(self, other):
-        return self._cmp(other, lambda a, b: a <= b)
+        return self._cmp(other, operator.le)
 
     def __gt__(self, other):
-        return self._cmp(other, lambda a, b: a > b)
+        return self._cmp(other, operator.gt)
 
     def __ge__(self, other):
-        return self._cmp(other, lambda a, b: a >= b)
+        return self._cmp(other, operator.ge)
 
     def __eq__(self, other):
         try:

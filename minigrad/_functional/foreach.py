@@ -14,7 +14,7 @@ These names are private in PyTorch too and are not in ``minigrad.__all__``.
 from __future__ import annotations
 
 from ..dispatch import dispatch, get_op
-from ..ops.foreach import _same_len, _scalars, _tensors
+from ..ops.foreach import _kind, _same_len, _scalars, _tensors
 
 # the registered list-wise ops (minigrad/ops/foreach.py), each re-exported under its own name
 _OPS = ("_foreach_add_", "_foreach_add", "_foreach_sub_", "_foreach_mul_", "_foreach_mul",
@@ -62,10 +62,11 @@ def _foreach_sub(self, other, *, alpha=1):
             ``sub``'s errors.
     """
     _tensors("_foreach_sub", self)
-    if isinstance(other, (list, tuple)):
-        if other and all(hasattr(o, "shape") for o in other):
-            _same_len(self, other)
-        else:
-            other = _scalars(self, other)
-        return tuple(dispatch("sub", a, b, alpha=alpha) for a, b in zip(self, other))
-    return tuple(dispatch("sub", a, other, alpha=alpha) for a in self)
+    kind = _kind("_foreach_sub", other)
+    if kind == "List":
+        _same_len(self, other)
+    elif kind == "ScalarList":
+        other = _scalars(self, other)
+    else:
+        other = [other] * len(self)
+    return tuple(dispatch("sub", a, b, alpha=alpha) for a, b in zip(self, other))
