@@ -29,6 +29,7 @@ import dataclasses
 import math
 from typing import Callable, Optional
 
+from minigrad.dispatch import registered_ops as _registered_ops
 from tests.strategies import FLOAT_DTYPES, Sample
 from tests.op_samples import (addmm_sample, binary, bmm_sample, cast_method_sample, cast_sample,
                                cat_sample, ce_probs_sample, ce_sample, ce_sample_ls, clamp_scalar,
@@ -423,12 +424,7 @@ _FOREACH = ("list-of-tensors op (in place or tuple result); its Scalar/ScalarLis
 _FUSED = ("fused optimizer kernel on lists of params and state, in place; compared with "
           "torch's fused optimizers in tests/differential/test_optim_foreach_fused.py")
 EXEMPTIONS = {
-    **{name: _FOREACH for name in (
-        "_foreach_add", "_foreach_add_", "_foreach_sub_", "_foreach_mul", "_foreach_mul_",
-        "_foreach_div", "_foreach_div_", "_foreach_addcmul_", "_foreach_addcdiv_",
-        "_foreach_lerp_", "_foreach_sqrt", "_foreach_sqrt_", "_foreach_neg", "_foreach_neg_",
-        "_foreach_maximum_", "_foreach_zero_", "_foreach_norm", "_foreach_clamp_min_",
-        "_foreach_clamp_max_")},
+    **{name: _FOREACH for name in _registered_ops() if name.startswith("_foreach_")},
     **{name: _FUSED for name in ("_fused_sgd_", "_fused_adam_", "_fused_adamw_",
                                  "_fused_adagrad_")},
     "_amp_foreach_non_finite_check_and_unscale_":

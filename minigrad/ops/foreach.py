@@ -420,3 +420,209 @@ def _foreach_clamp_min_(self, scalar):
 def _foreach_clamp_max_(self, scalar):
     """In place ``self[i] = clamp(self[i], max=scalar)`` (``torch._foreach_clamp_max_``)."""
     return _clamp_each("_foreach_clamp_max_", self, None, scalar)
+
+
+# ---------------------------------------------------------------------- ATen's CPU slow path
+# Every other ``_foreach_*`` op is, on CPU, ATen's "slow path" (``foreach_tensor_<op>_slow``): a
+# loop of the per-tensor op over the list. These are that loop over minigrad's per-tensor ops
+# (``_CALL``: the op's callable, so the loop is one dispatch as a whole, seen once by a mode), so
+# their bits are the per-tensor op's bits. The out-of-place forms of the in-place ops above clone
+# each tensor and run the in-place op: the same kernel, the same bits.
+_SLOW_UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp",
+               "expm1", "floor", "frac", "lgamma", "log", "log10", "log1p", "log2",
+               "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "tan", "tanh",
+               "trunc")
+
+
+def _slow_unary(name):
+    """Register ``_foreach_<name>`` (a tuple of ``<name>(t)``) and ``_foreach_<name>_`` (each
+    tensor overwritten by it: ``<name>_`` where minigrad has that op, else ``copy_`` of the
+    result, the same bits)."""
+    op, op_ = f"_foreach_{name}", f"_foreach_{name}_"
+
+    def out_of_place(self):
+        kernel = _CALL[name]
+        return tuple(kernel(t) for t in _prepare(op, self, False))
+
+    def in_place(self):
+        selfs = _prepare(op_, self, True)
+        if name + "_" in _CALL:
+            kernel_ = _CALL[name + "_"]
+            for t in selfs:
+                kernel_(t)                     # bumps the version itself
+        else:
+            kernel, copy_ = _CALL[name], _CALL["copy_"]
+            for t in selfs:
+                copy_(t, kernel(t))
+        return selfs
+
+    out_of_place.__name__, in_place.__name__ = op, op_
+    out_of_place.__doc__ = (f"``{name}`` of every tensor (``torch.{op}``): ATen's CPU loop of "
+                            f"the ``{name}`` op; a tuple of new tensors.")
+    in_place.__doc__ = (f"In-place ``{name}`` of every tensor (``torch.{op_}``): ATen's CPU loop "
+                        f"of ``{name}_``; returns the list.")
+    register_op(op, out_of_place)
+    register_op(op_, in_place)
+
+
+for _name in _SLOW_UNARY:
+    _slow_unary(_name)
+
+
+def _cloned(op, self):
+    """Clones of the tensors of ``self`` (checked as ``op``'s first list), for the out-of-place
+    forms below."""
+    clone = _CALL["clone"]
+    return [clone(t) for t in _prepare(op, self, False)]
+
+
+@register_op("_foreach_clone")
+def _foreach_clone(self):
+    """A clone of every tensor (``torch._foreach_clone``); a tuple of new tensors."""
+    return tuple(_cloned("_foreach_clone", self))
+
+
+@register_op("_foreach_copy_")
+def _foreach_copy_(self, src, non_blocking=False):
+    """``self[i].copy_(src[i])`` for each i (``torch._foreach_copy_``): the ``copy_`` op per
+    tensor (broadcasting, dtype conversion, version counters as ``copy_``); returns ``self``.
+
+    Raises:
+        RuntimeError: an empty list or lists of different lengths (PyTorch's messages), or
+            ``copy_``'s errors.
+    """
+    _tensors("_foreach_copy_", self)
+    _same_len(self, _tensors("_foreach_copy_", src, "src"))
+    copy_ = _CALL["copy_"]
+    for d, s in zip(self, src):
+        copy_(d, s)
+    return self
+
+
+@register_op("_foreach_sub")
+def _foreach_sub(self, other, *, alpha=1):
+    """Out-of-place ``self[i] - alpha * other[i]`` (``torch._foreach_sub``): ``other`` a
+    number, a list of numbers or a list of tensors; a tuple of new tensors."""
+    out = _cloned("_foreach_sub", self)
+    return tuple(_CALL["_foreach_sub_"](out, other, alpha=alpha))
+
+
+@register_op("_foreach_addcmul")
+def _foreach_addcmul(self, tensor1, tensor2, value=1):
+    """Out-of-place ``self[i] + value * tensor1[i] * tensor2[i]`` (``torch._foreach_addcmul``)."""
+    out = _cloned("_foreach_addcmul", self)
+    return tuple(_CALL["_foreach_addcmul_"](out, tensor1, tensor2, value))
+
+
+@register_op("_foreach_addcdiv")
+def _foreach_addcdiv(self, tensor1, tensor2, value=1):
+    """Out-of-place ``self[i] + value * tensor1[i] / tensor2[i]`` (``torch._foreach_addcdiv``)."""
+    out = _cloned("_foreach_addcdiv", self)
+    return tuple(_CALL["_foreach_addcdiv_"](out, tensor1, tensor2, value))
+
+
+@register_op("_foreach_lerp")
+def _foreach_lerp(self, tensors1, weight):
+    """Out-of-place ``self[i] + weight[i] * (tensors1[i] - self[i])`` (``torch._foreach_lerp``)."""
+    out = _cloned("_foreach_lerp", self)
+    return tuple(_CALL["_foreach_lerp_"](out, tensors1, weight))
+
+
+@register_op("_foreach_clamp_min")
+def _foreach_clamp_min(self, scalar):
+    """Out-of-place ``clamp(self[i], min=scalar)`` (``torch._foreach_clamp_min``)."""
+    return tuple(_clamp_each("_foreach_clamp_min", _cloned("_foreach_clamp_min", self),
+                             scalar, None))
+
+
+@register_op("_foreach_clamp_max")
+def _foreach_clamp_max(self, scalar):
+    """Out-of-place ``clamp(self[i], max=scalar)`` (``torch._foreach_clamp_max``)."""
+    return tuple(_clamp_each("_foreach_clamp_max", _cloned("_foreach_clamp_max", self),
+                             None, scalar))
+
+
+def _min_max(op, name, inplace, self, other):
+    """``maximum`` / ``minimum`` of each tensor with ``other[i]`` (a list of tensors) or a number
+    (a 0-dim tensor of the list's dtype, as PyTorch's Scalar overload)."""
+    kind = _kind(op, other)
+    if kind == "List":
+        selfs = _prepare(op, self, inplace, other)
+        others = list(other)
+    elif kind == "Scalar":
+        selfs = _prepare(op, self, inplace)
+        others = [_CALL["full"]((), other, dtype=t.dtype) for t in selfs]
+    else:
+        raise TypeError(f"{op}(): 'other' must be a number or a list of Tensors")
+    kernel = _CALL[name]
+    results = [kernel(t, o) for t, o in zip(selfs, others)]
+    if not inplace:
+        return tuple(results)
+    copy_ = _CALL["copy_"]
+    for t, r in zip(selfs, results):
+        copy_(t, r)
+    return selfs
+
+
+@register_op("_foreach_maximum")
+def _foreach_maximum(self, other):
+    """Out-of-place ``maximum(self[i], other[i])`` (``torch._foreach_maximum``; NaN
+    propagates): ``other`` a list of tensors or a number."""
+    return _min_max("_foreach_maximum", "maximum", False, self, other)
+
+
+@register_op("_foreach_minimum")
+def _foreach_minimum(self, other):
+    """Out-of-place ``minimum(self[i], other[i])`` (``torch._foreach_minimum``; NaN
+    propagates): ``other`` a list of tensors or a number."""
+    return _min_max("_foreach_minimum", "minimum", False, self, other)
+
+
+@register_op("_foreach_minimum_")
+def _foreach_minimum_(self, other):
+    """In place ``self[i] = minimum(self[i], other[i])`` (``torch._foreach_minimum_``)."""
+    return _min_max("_foreach_minimum_", "minimum", True, self, other)
+
+
+@register_op("_foreach_max")
+def _foreach_max(self):
+    """The maximum of every tensor (``torch._foreach_max``): a tuple of 0-dim tensors.
+
+    Raises:
+        RuntimeError: an empty tensor in the list (``max``'s error).
+    """
+    kernel = _CALL["max"]
+    return tuple(kernel(t) for t in _prepare("_foreach_max", self, False))
+
+
+def _pow_each(op, inplace, self, exponent):
+    if isinstance(self, _NUMBER):               # _foreach_pow(2.0, tensors): ScalarAndTensor
+        pow_scalar = _CALL["pow.Scalar"]
+        return tuple(pow_scalar(self, e) for e in _prepare(op, exponent, False))
+    kind = _kind(op, exponent)
+    if kind == "List":
+        selfs = _prepare(op, self, inplace, exponent)
+        exps = list(exponent)
+    else:
+        selfs = _prepare(op, self, inplace)
+        exps = _scalars(selfs, exponent) if kind == "ScalarList" else [exponent] * len(selfs)
+    if inplace:
+        for t, e in zip(selfs, exps):
+            _CALL["pow_.Tensor" if isinstance(e, Tensor) else "pow_.Scalar"](t, e)
+        return selfs
+    return tuple(_CALL["pow.Tensor_Tensor" if isinstance(e, Tensor) else "pow.Tensor_Scalar"](t, e)
+                 for t, e in zip(selfs, exps))
+
+
+@register_op("_foreach_pow")
+def _foreach_pow(self, exponent):
+    """``self[i] ** exponent[i]`` (``torch._foreach_pow``): ``exponent`` a number, a list of
+    numbers or a list of tensors; or ``self`` a number and ``exponent`` a list of tensors. A
+    tuple of new tensors."""
+    return _pow_each("_foreach_pow", False, self, exponent)
+
+
+@register_op("_foreach_pow_")
+def _foreach_pow_(self, exponent):
+    """In place ``self[i] **= exponent[i]`` (``torch._foreach_pow_``)."""
+    return _pow_each("_foreach_pow_", True, self, exponent)

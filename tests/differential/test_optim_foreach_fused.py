@@ -21,6 +21,7 @@ import optim
 from amp_emu import GradScaler
 from minigrad import numerics
 from minigrad.dispatch import dispatch
+from minigrad.ops import foreach as FE
 from optim import adam as adam_mod
 
 from ._optim_util import DTYPES, np2t, same, t2np, threads_like_torch  # noqa: F401
@@ -112,6 +113,91 @@ def test_foreach_ops_match_torch(case, dtype):
         assert isinstance(m_out, tuple)
         _same_lists(list(m_out), list(t_out), npd)
         _same_lists(ma, ta, npd)          # inputs untouched
+
+
+# ATen's CPU slow path: every other _foreach_* op is a loop of the per-tensor op
+_UNIT = {"acos", "asin"}        # inputs in (-1, 1); the rest get positive inputs (log, rsqrt...)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("name", FE._SLOW_UNARY)
+def test_slow_path_unary_foreach_ops_match_torch(name, dtype):
+    """``_foreach_<u>`` / ``_foreach_<u>_`` against torch's, within the per-tensor op's ULP bound
+    in the catalogue (bit-exact where that op is), and bit-identical to our per-tensor op."""
+    from minigrad.testing import assert_close
+    from tests.op_specs import BY_NAME
+    tdt, npd = DTYPES[dtype]
+    ma, ta = _lists(dtype, 5, positive=name not in _UNIT)
+    if name in _UNIT:
+        ta = [torch.tanh(t) for t in ta]
+        ma = [mg.from_numpy(t2np(t, npd)) for t in ta]
+    ulp = BY_NAME[name].fwd_ulp.get(dtype, 0) if name in BY_NAME else 0
+    want = getattr(torch, f"_foreach_{name}")(ta)
+    got = dispatch(f"_foreach_{name}", ma)
+    for m, t, x in zip(got, want, ma):
+        assert_close(m, t, ulp=ulp)
+        assert same(m._data, dispatch(name, x)._data)
+    getattr(torch, f"_foreach_{name}_")(ta)
+    versions = [t._version for t in ma]
+    assert dispatch(f"_foreach_{name}_", ma) is ma
+    for m, g, t, v in zip(ma, got, ta, versions):
+        assert same(m._data, g._data) and m._version > v
+        assert_close(m, t, ulp=ulp)
+
+
+SLOW_CASES = {   # the other slow-path ops: name -> args builder(lists a, b, c)
+    "clone": ("_foreach_clone", lambda a, b, c: []),
+    "copy_": ("_foreach_copy_", lambda a, b, c: [b]),
+    "sub.Scalar": ("_foreach_sub", lambda a, b, c: [0.3]),
+    "sub.List": ("_foreach_sub", lambda a, b, c: [b]),
+    "addcmul.Scalar": ("_foreach_addcmul", lambda a, b, c: [b, c, 0.25]),
+    "addcdiv.ScalarList": ("_foreach_addcdiv", lambda a, b, c: [b, c, [0.1, -2.0, 3.0]]),
+    "lerp.Scalar": ("_foreach_lerp", lambda a, b, c: [b, 0.3]),
+    "lerp.List": ("_foreach_lerp", lambda a, b, c: [b, c]),
+    "clamp_min": ("_foreach_clamp_min", lambda a, b, c: [-0.2]),
+    "clamp_max": ("_foreach_clamp_max", lambda a, b, c: [0.2]),
+    "maximum.List": ("_foreach_maximum", lambda a, b, c: [b]),
+    "maximum.Scalar": ("_foreach_maximum", lambda a, b, c: [0.1]),
+    "minimum.List": ("_foreach_minimum", lambda a, b, c: [b]),
+    "minimum_.List": ("_foreach_minimum_", lambda a, b, c: [b]),
+    "minimum_.Scalar": ("_foreach_minimum_", lambda a, b, c: [-0.1]),
+    "max": ("_foreach_max", lambda a, b, c: []),
+    "pow.Scalar": ("_foreach_pow", lambda a, b, c: [2.0]),
+    "pow.ScalarList": ("_foreach_pow", lambda a, b, c: [[2.0, 0.5, 3.0]]),
+    "pow.List": ("_foreach_pow", lambda a, b, c: [b]),
+    "pow_.Scalar": ("_foreach_pow_", lambda a, b, c: [3.0]),
+    "pow_.List": ("_foreach_pow_", lambda a, b, c: [b]),
+}
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("case", SLOW_CASES)
+def test_slow_path_foreach_ops_match_torch(case, dtype):
+    """Bit for bit against torch (pow: the per-tensor pow's ULP bound in fp32/fp64)."""
+    op, build = SLOW_CASES[case]
+    npd = DTYPES[dtype][1]
+    positive = op.startswith("_foreach_pow")
+    (ma, ta), (mb, tb), (mc, tc) = (_lists(dtype, s, positive=positive or s == 2)
+                                    for s in range(3))
+    m_out = dispatch(op, ma, *build(ma, mb, mc))
+    t_out = getattr(torch, op)(ta, *build(ta, tb, tc))
+    if op.startswith("_foreach_pow") and dtype in ("float32", "float64"):
+        from minigrad.testing import assert_close
+        for m, t in zip(ma if op.endswith("_") else m_out, ta if op.endswith("_") else t_out):
+            assert_close(m, t, ulp=2)
+        return
+    if op.endswith("_"):
+        assert m_out is ma
+    else:
+        assert isinstance(m_out, tuple)
+        _same_lists(list(m_out), list(t_out), npd)
+    _same_lists(ma, ta, npd)
+
+
+def test_foreach_pow_scalar_base_matches_torch():
+    (ma, ta) = _lists("float16", 1)
+    _same_lists(list(dispatch("_foreach_pow", 2.0, ma)), list(torch._foreach_pow(2.0, ta)),
+                np.float16)
 
 
 def test_foreach_inplace_bumps_versions_and_keeps_storage():
