@@ -2,7 +2,7 @@
 
 ``Optimizer`` (param groups, state, ``zero_grad``, ``state_dict`` in PyTorch's format), ``SGD``,
 ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adamax``, ``NAdam``, ``RAdam``, ``Adadelta``,
-``ASGD``, ``Rprop``, ``LBFGS``, ``Adafactor`` and ``lr_scheduler`` (every ``torch.optim.lr_scheduler`` schedule,
+``ASGD``, ``Rprop``, ``LBFGS``, ``Adafactor``, ``Muon`` and ``lr_scheduler`` (every ``torch.optim.lr_scheduler`` schedule,
 from ``LambdaLR`` to ``ReduceLROnPlateau``, ``CyclicLR`` and ``SequentialLR``) and
 ``swa_utils`` (``AveragedModel``, ``SWALR``, ``update_bn``). The updates
 reproduce PyTorch's CPU for-loop (default) and foreach implementations op by op, so that 16-bit
@@ -29,8 +29,9 @@ from .asgd import ASGD
 from .rprop import Rprop
 from .lbfgs import LBFGS
 from .adafactor import Adafactor
+from .muon import Muon
 from . import lr_scheduler
 from . import swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "ASGD", "Rprop", "LBFGS", "Adafactor", "lr_scheduler", "swa_utils", "required"]
+           "Adadelta", "ASGD", "Rprop", "LBFGS", "Adafactor", "Muon", "lr_scheduler", "swa_utils", "required"]
