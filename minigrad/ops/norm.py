@@ -8,12 +8,19 @@ fp64 for fp64), so the sum over- and underflows where PyTorch's does; a one-elem
 gives ``|x|`` exactly; ``inf``/``-inf`` are max/min of ``|x|``; ``0`` counts non-zeros. The sum
 itself is taken in float64 and then rounded to the accumulation dtype (results can differ from
 PyTorch's by about one ulp: summation order). One rounding into the result dtype.
+
+The fp32 2-norm (``x.norm()``, ``clip_grad_norm_``'s per-grad norms, ``F.normalize``...) follows
+ATen's own summation order instead (``fp32_two_norm``), bit for bit as measured against
+PyTorch 2.13 on this CPU: over a dense tensor's last dim (or all of it) the vectorised
+``binary_kernel_reduce_lastdim`` loop, otherwise ``binary_kernel_reduce``'s sequential fp32
+accumulation per output.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
@@ -57,6 +64,70 @@ def norm_kernel(a, p, dtype, what="linalg.vector_norm"):
         return s if p == 1 else np.sqrt(s) if p == 2 else s ** (1.0 / p)
 
 
+_LANES = 8      # the fp32 accumulator lanes of ATen's norm loop on this build (measured)
+
+
+def fp32_two_norm(x, dims):
+    """The 2-norm of the float32 array ``x`` over ``dims`` (a tuple of axes, all of them for a
+    full reduction) as ATen's CPU kernels sum it; returns float32 values, or None where this
+    summation order is not known to be ATen's (several reduced dims that are not the trailing
+    dims of a C-contiguous array, or a full reduction of a non-dense array: the caller falls
+    back to the float64 sum).
+
+    Two kernels, chosen as ``norm_kernel_tensor_iterator_impl`` does:
+
+    - reduced elements contiguous in memory (a full reduction of a dense array, the trailing
+      dims of a C-contiguous one, or one dim of stride 1): ``binary_kernel_reduce_lastdim``.
+      Per row, ``acc[lane] += x*x`` over blocks of 8 (fp32 product, then fp32 add), the lanes
+      summed in order into ``acc[0]``, then the tail: its first 4 elements squared and added
+      (the compiler's 4-wide product), the rest by fma (one rounding each); ``sqrt``.
+    - one reduced dim of any other stride: ``binary_kernel_reduce``, ``acc = acc + x*x``
+      element by element in order (fp32 product and add), then ``sqrt``.
+    """
+    nd = x.ndim
+    out_shape = tuple(n for i, n in enumerate(x.shape) if i not in dims)
+    if x.size == int(np.prod(out_shape, dtype=np.int64)):
+        return None             # one element per output: |x| exactly (no x*x overflow), below
+    if len(dims) == nd:
+        if not (x.flags.c_contiguous or x.flags.f_contiguous):
+            return None
+        rows = x.ravel(order="K")[None]
+    elif x.flags.c_contiguous and tuple(sorted(dims)) == tuple(range(nd - len(dims), nd)):
+        rows = x.reshape(out_shape + (-1,))
+    elif len(dims) == 1 and x.strides[dims[0]] == x.itemsize:
+        rows = np.moveaxis(x, dims[0], -1)
+    elif len(dims) == 1:
+        moved = np.moveaxis(x, dims[0], 0)      # the reduced axis outermost: added in order
+        sq = np.ascontiguousarray(moved * moved).reshape(moved.shape[0], -1)
+        if sq.shape[1] == 1:        # one output: cumsum adds in order (a 1-D reduce is pairwise)
+            acc = np.cumsum(sq[:, 0])[-1:] if sq.shape[0] else np.zeros(1, np.float32)
+        else:
+            acc = np.add.reduce(sq, axis=0) if sq.shape[0] else np.zeros(sq.shape[1:],
+                                                                         np.float32)
+        return np.sqrt(acc).reshape(out_shape)
+    else:
+        return None
+    n = rows.shape[-1]
+    m = n - n % _LANES
+    body = rows[..., :m]
+    blocks = (body * body).reshape(rows.shape[:-1] + (m // _LANES, _LANES))
+    lanes = np.add.reduce(blocks, axis=-2)        # over blocks, in order (not pairwise)
+    acc = lanes[..., 0].copy()
+    for j in range(1, _LANES):
+        acc += lanes[..., j]
+    tail = rows[..., m:]
+    start = 0
+    if tail.shape[-1] >= 4:
+        sq4 = tail[..., :4] * tail[..., :4]
+        for j in range(4):
+            acc += sq4[..., j]
+        start = 4
+    for j in range(start, tail.shape[-1]):
+        t = np.ascontiguousarray(tail[..., j])
+        acc = _nx.fma32(t, t, acc)
+    return np.sqrt(acc).reshape(out_shape)
+
+
 def _rows(a, dims):
     """``a`` with the reduced ``dims`` moved last and flattened: shape (kept..., n)."""
     kept = [i for i in range(a.ndim) if i not in dims]
@@ -98,9 +169,16 @@ class VectorNorm(Function):
                                        f"{'inf' if p > 0 else '-inf'} norm on the dimension "
                                        f"{d}because this dimension is empty and the operation "
                                        "does not have an identity")
-        src = np.asarray(input._data if dtype is None else input._data.astype(dt.np),
-                         dtype=np.float64)
-        res = norm_kernel(_rows(src, dims), p, dt)
+        res = None
+        if p == 2 and dt is _dt.float32 and input.dtype is _dt.float32 and input.ndim:
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                res = fp32_two_norm(input._data, dims)
+            if res is not None and np.isnan(res).any():
+                res = None          # NaN signs: the general path below
+        if res is None:
+            src = np.asarray(input._data if dtype is None else input._data.astype(dt.np),
+                             dtype=np.float64)
+            res = norm_kernel(_rows(src, dims), p, dt)
         out = np.asarray(res, np.float64)
         if keepdim:
             out = out.reshape(tuple(1 if i in dims else s for i, s in enumerate(input.shape)))

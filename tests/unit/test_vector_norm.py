@@ -86,3 +86,57 @@ def test_norm2_shortcut_equals_abs_path(dtype):
     for row in a:                                    # one row at a time (0-dim sums) too
         assert np.array_equal(norm_kernel(row, 2.0, dtype).view(np.uint64),
                               _norm2_with_abs(row, dtype).view(np.uint64))
+
+
+# ---------------------------------------------------------------- fp32 2-norm: ATen's order
+def _bits(a):
+    return np.asarray(a, np.float32).view(np.int32)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("dim", [None, -1, 0, "trailing"])
+def test_fp32_two_norm_bit_exact_as_aten(dim, layout):
+    """fp32 ``x.norm()`` / ``norm(dim=...)``: bit for bit with torch over random shapes (sizes
+    1..300 cover the 8-lane blocks and every tail length), magnitudes 1e-3..1e3, contiguous and
+    transposed inputs (``fp32_two_norm``: ATen's lastdim and sequential loops)."""
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(rng.integers(1, 300 if nd == 1 else 30)) for _ in range(nd))
+        x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4)).astype(np.float32)
+        t, m = torch.from_numpy(x), mg.tensor(x)
+        if layout == "transposed":
+            t, m = t.permute(*reversed(range(nd))), m.permute(*reversed(range(nd)))
+        d = tuple(range(1, nd)) if dim == "trailing" and nd > 1 else (
+            None if dim == "trailing" else dim)
+        if layout == "transposed" and dim == "trailing" and nd > 2:
+            continue        # several non-contiguous dims: the float64 sum (about 1 ulp)
+        want = t.norm() if d is None else t.norm(dim=d)
+        got = m.norm() if d is None else m.norm(dim=d)
+        assert np.array_equal(_bits(got.numpy()), _bits(want.numpy())), (shape, d, layout)
+
+
+def test_fp32_two_norm_single_elements_overflow_as_aten():
+    """A reduction over one element is |x| (no overflow of x*x); over two, x*x overflows."""
+    for shape, dim in [((1,), None), ((3, 1), -1), ((2, 1, 2), 1), ((2,), None), ((3, 1), 0)]:
+        x = np.full(shape, 1e20, np.float32)
+        want = torch.from_numpy(x).norm(dim=dim) if dim is not None else torch.from_numpy(x).norm()
+        got = mg.tensor(x).norm(dim=dim) if dim is not None else mg.tensor(x).norm()
+        assert np.array_equal(_bits(got.numpy()), _bits(want.numpy())), (shape, dim)
+
+
+def test_clip_grad_norm_fp32_bit_exact_on_a_model():
+    """clip_grad_norm_ over an MLP's fp32 grads: the total norm and every clipped grad bit for
+    bit (each grad's norm and the norm of their stack take ATen's order)."""
+    rng = np.random.default_rng(5)
+    shapes = [(128, 64), (128,), (10, 128), (10,)]
+    grads = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    tps = [torch.zeros(s, requires_grad=True) for s in shapes]
+    mps = [mg.zeros(s, requires_grad=True) for s in shapes]
+    for tp, mp, g in zip(tps, mps, grads):
+        tp.grad, mp.grad = torch.from_numpy(g.copy()), mg.tensor(g.copy())
+    tn = torch.nn.utils.clip_grad_norm_(tps, 1.0)
+    mn = mg.nn.utils.clip_grad_norm_(mps, 1.0)
+    assert _bits(mn.numpy()) == _bits(tn.numpy())
+    for tp, mp in zip(tps, mps):
+        assert np.array_equal(_bits(mp.grad.numpy()), _bits(tp.grad.numpy()))

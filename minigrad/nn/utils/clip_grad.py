@@ -8,8 +8,9 @@
 - the total norm before clipping is returned as a 0-dim Tensor; ``tensor(0.)`` with no grads.
 
 The norms are the dispatched ``linalg_vector_norm`` op (``minigrad/ops/norm.py``: PyTorch's
-CPU kernel, accumulating ``sum |x|^p`` in opmath; results can differ from PyTorch's by about one
-ulp, summation order) and ``stack``.
+CPU kernel, accumulating ``sum |x|^p`` in opmath; the fp32 2-norm in ATen's own summation
+order, so fp32 clipping is bit-exact with PyTorch's; other orders and dtypes can differ by about
+one ulp) and ``stack``.
 
 ``foreach`` as in PyTorch 2.13, whose CPU tensors have foreach support here: ``None`` (default)
 or ``True`` run ``_foreach_norm`` / ``_foreach_mul_`` / ``_foreach_clamp_min_`` +
