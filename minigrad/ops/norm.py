@@ -112,16 +112,12 @@ def fp32_two_norm(x, dims):
     body = rows[..., :m]
     blocks = (body * body).reshape(rows.shape[:-1] + (m // _LANES, _LANES))
     lanes = np.add.reduce(blocks, axis=-2)        # over blocks, in order (not pairwise)
-    acc = lanes[..., 0].copy()
-    for j in range(1, _LANES):
-        acc += lanes[..., j]
     tail = rows[..., m:]
-    start = 0
-    if tail.shape[-1] >= 4:
-        sq4 = tail[..., :4] * tail[..., :4]
-        for j in range(4):
-            acc += sq4[..., j]
-        start = 4
+    start = 4 if tail.shape[-1] >= 4 else 0
+    if start:
+        lanes = np.concatenate([lanes, tail[..., :4] * tail[..., :4]], axis=-1)
+    # acc[0] + acc[1] + ... + acc[7] (+ the 4 tail squares), in order: cumsum adds sequentially
+    acc = np.cumsum(lanes, axis=-1)[..., -1]
     for j in range(start, tail.shape[-1]):
         t = np.ascontiguousarray(tail[..., j])
         acc = _nx.fma32(t, t, acc)
