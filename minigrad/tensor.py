@@ -78,6 +78,9 @@ def _engine_backward(*args):
     return backward(*args)
 
 
+#: ``__float__``'s warning was given (PyTorch's TORCH_WARN_ONCE: once per process)
+_FLOAT_WARNED = [False]
+
 class Tensor(TensorOpsMixin, StorageMixin):
     """An n-dimensional array with autograd metadata (``torch.Tensor``).
 
@@ -475,13 +478,14 @@ class Tensor(TensorOpsMixin, StorageMixin):
         return a.tolist()
 
     def __float__(self):
-        """Mirrors ``torch.Tensor.__float__`` (with its UserWarning for a tensor that requires
-        grad: "Converting a tensor with requires_grad=True to a scalar may lead to unexpected
-        behavior. ...")."""
+        """Mirrors ``torch.Tensor.__float__``, with its UserWarning for a tensor that requires
+        grad in grad mode ("Converting a tensor with requires_grad=True to a scalar may lead to
+        unexpected behavior. ..."), given once per process as PyTorch's ``TORCH_WARN_ONCE``."""
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
+        if self._requires_grad and not _FLOAT_WARNED[0] and grad_enabled():
             import warnings
+            _FLOAT_WARNED[0] = True
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)

@@ -12,7 +12,8 @@ from ..dispatch import dispatch
 
 __all__ = ["reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
            "narrow", "broadcast_to", "broadcast_tensors", "movedim", "moveaxis", "swapaxes", "swapdims", "diagonal",
-           "meshgrid", "cartesian_prod", "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d", "as_strided"]
+           "meshgrid", "cartesian_prod", "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d", "as_strided",
+           "adjoint"]
 
 
 def reshape(input, shape):
@@ -51,6 +52,16 @@ def t(input):
         RuntimeError: more than 2 dims.
     """
     return dispatch("t", input)
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims (``torch.adjoint``; minigrad's dtypes are
+    real: their transpose), ``Tensor.adjoint``.
+
+    Raises:
+        RuntimeError: a 1-D tensor (PyTorch's message).
+    """
+    return input.adjoint()
 
 
 def unsqueeze(input, dim):

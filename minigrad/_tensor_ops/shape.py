@@ -140,6 +140,27 @@ class ShapeMixin:
         return dispatch("permute", self, tuple(range(n - 1, -1, -1)))
 
     @property
+    def H(self):
+        """Mirrors ``torch.Tensor.H``: the conjugate transpose of a matrix (minigrad's dtypes are
+        real: its transpose, the ``transpose`` op of dims 0 and 1). A 0-dim tensor is returned
+        itself, with PyTorch's deprecation UserWarning.
+
+        Raises:
+            RuntimeError: a tensor that is not 2-D ("tensor.H is only supported on matrices
+                (2-D tensors). Got 3-D tensor." and, for more than 2 dims, the hint to use
+                ``tensor.mH``), as PyTorch.
+        """
+        if self.ndim == 0:
+            warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                          UserWarning, stacklevel=2)
+            return self
+        if self.ndim != 2:
+            hint = ". For batches of matrices, consider using tensor.mH" if self.ndim > 2 else "."
+            raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                               f"{self.ndim}-D tensor{hint}")
+        return dispatch("transpose", self, 0, 1)
+
+    @property
     def mT(self):
         """Mirrors ``torch.Tensor.mT``: the ``transpose`` op of the last two dims.
 
@@ -157,6 +178,23 @@ class ShapeMixin:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
                                "Got 1-D tensor.")
         return dispatch("transpose", self, -2, -1)
+
+    @property
+    def mH(self):
+        """Mirrors ``torch.Tensor.mH``: the conjugate transpose of the last two dims (minigrad's
+        dtypes are real: the ``transpose`` op of dims -2 and -1). A 0-dim tensor is returned
+        itself, with PyTorch's deprecation UserWarning.
+
+        Raises:
+            RuntimeError: a 1-D tensor ("tensor.mH is only supported on matrices or batches of
+                matrices. Got 1-D tensor.").
+        """
+        return _adjoint(self, "Tensor.mH", "tensor.mH")
+
+    def adjoint(self):
+        """Mirrors ``torch.Tensor.adjoint``: ``mH`` (its 0-dim warning and 1-D error name
+        ``adjoint()``, as PyTorch's)."""
+        return _adjoint(self, "adjoint()", "tensor.adjoint()")
 
     def unsqueeze(self, dim):
         """Mirrors ``torch.Tensor.unsqueeze``: the ``unsqueeze`` op (its errors apply)."""
@@ -281,3 +319,15 @@ class ShapeMixin:
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         """Mirrors ``torch.Tensor.diag_embed``: the ``diag_embed`` op."""
         return dispatch("diag_embed", self, offset, dim1, dim2)
+
+
+def _adjoint(t, name, error_name):
+    """``mH`` / ``adjoint()``: the last two dims transposed (real dtypes: no conjugation)."""
+    if t.ndim == 0:
+        warnings.warn(f"{name} is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=3)
+        return t
+    if t.ndim == 1:
+        raise RuntimeError(f"{error_name} is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    return dispatch("transpose", t, -2, -1)
