@@ -379,6 +379,10 @@ def place(out, dev, args):
 _TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
 
 
+def _is_py_type(a) -> bool:
+    return a is float or a is int or a is bool
+
+
 def parse_to(args, kwargs):
     """Parse ``Tensor.to``'s (and ``Module.to``'s) overloads into (device or None, dtype or
     None, copy), as PyTorch's ``_parse_to``.
@@ -390,7 +394,10 @@ def parse_to(args, kwargs):
         _bad_to(args, kwargs)
     dev, dtype = kwargs.get("device"), kwargs.get("dtype")
     copy = bool(kwargs.get("copy", False))
-    rest = list(args)
+    # the Python types float / int / bool stand for float64 / int64 / bool, as in PyTorch
+    rest = [_dt.as_dtype(a) if _is_py_type(a) else a for a in args]
+    if _is_py_type(dtype):
+        dtype = _dt.as_dtype(dtype)
     given = set(kwargs) & {"device", "dtype"}     # a keyword may not repeat a positional
     if rest and hasattr(rest[0], "_device"):      # a Tensor
         if given:

@@ -166,7 +166,7 @@ def as_dtype(d) -> DType:
     if isinstance(d, DType):
         return d
     if d is builtins.float:
-        return _default_dtype
+        return float64         # PyTorch: the Python type float is double, whatever the default
     if d is builtins.int:
         return int64
     if d is builtins.bool:

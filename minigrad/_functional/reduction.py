@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+from .._tensor_ops.reduction import max_min_overload
 from ..dispatch import dispatch
 from ..tensor import Tensor
 
@@ -35,7 +36,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return dispatch("mean", input, dim, keepdim, dtype=dtype)
 
 
-def max(input, dim=None, keepdim=False):
+def max(input, *args, **kwargs):
     """``torch.max``: no ``dim`` -> the 0-dim maximum; with ``dim`` -> ``(values, indices)``
     namedtuple; with a Tensor second argument -> ``maximum``. nan propagates.
 
@@ -43,14 +44,10 @@ def max(input, dim=None, keepdim=False):
         RuntimeError: empty input without ``dim`` (no identity).
         IndexError: ``dim`` out of range.
     """
-    if hasattr(dim, "dtype"):
-        return dispatch("maximum", input, dim)
-    if dim is None:
-        return dispatch("max", input, None, keepdim)
-    return dispatch("max.dim", input, dim, keepdim)
+    return max_min_overload(input, "max", "maximum", args, kwargs)
 
 
-def min(input, dim=None, keepdim=False):
+def min(input, *args, **kwargs):
     """``torch.min``: no ``dim`` -> the 0-dim minimum; with ``dim`` -> ``(values,
     indices)``; with a Tensor second argument -> ``minimum``. nan propagates.
 
@@ -58,11 +55,7 @@ def min(input, dim=None, keepdim=False):
         RuntimeError: empty input without ``dim``.
         IndexError: ``dim`` out of range.
     """
-    if hasattr(dim, "dtype"):
-        return dispatch("minimum", input, dim)
-    if dim is None:
-        return dispatch("min", input, None, keepdim)
-    return dispatch("min.dim", input, dim, keepdim)
+    return max_min_overload(input, "min", "minimum", args, kwargs)
 
 
 def amax(input, dim=(), keepdim=False):

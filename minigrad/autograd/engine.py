@@ -67,9 +67,15 @@ def _is_checkpoint_valid() -> bool:
 
 
 def _as_tuple(x):
+    """A tensor, or any iterable of them (a list, a generator such as ``model.parameters()``),
+    as a tuple (PyTorch's ``_tensor_or_tensors_to_tuple``)."""
     if x is None:
         return ()
-    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, Tensor) or not hasattr(x, "__iter__"):
+        return (x,)
+    return tuple(x)
 
 
 def _make_grads(outputs, grads):

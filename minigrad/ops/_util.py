@@ -108,6 +108,19 @@ def refuse_float8(x, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype.scalar_name}\'')
 
 
+def _index_dim(dim) -> int:
+    """A dim given as another object with ``__index__`` (a 0-dim integer Tensor), read as an
+    int, as PyTorch's argument parser does.
+
+    Raises:
+        TypeError: anything else ("dim must be an int, got float").
+    """
+    if hasattr(dim, "_data") and dim.ndim == 0 and not dim.dtype.is_floating_point and \
+            dim.dtype.name != "bool":
+        return int(dim.item())
+    raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+
+
 def wrap_dim(dim: int, ndim: int) -> int:
     """Normalise a possibly negative dim; 0-dim tensors accept dims -1 and 0.
 
@@ -116,7 +129,7 @@ def wrap_dim(dim: int, ndim: int) -> int:
     """
     n = max(ndim, 1)
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        dim = _index_dim(dim)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
@@ -131,7 +144,7 @@ def wrap_dims(dim, ndim):
     """
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(ndim))
-    if isinstance(dim, (int, np.integer)):
+    if isinstance(dim, (int, np.integer)) or (hasattr(dim, "_data") and dim.ndim == 0):
         dim = (dim,)
     out = tuple(wrap_dim(d, ndim) for d in dim)
     if len(set(out)) != len(out):

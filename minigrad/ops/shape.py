@@ -443,7 +443,8 @@ class Unbind(ViewFunction):
         ctx.dim = d
         data = input._data
         lead = (slice(None),) * d
-        return tuple(_view_of(input, data[lead + (k,)]) for k in range(data.shape[d]))
+        # (k, ...): a 0-d view of a 1-D array, where data[k] alone would be a NumPy scalar copy
+        return tuple(_view_of(input, data[lead + (k, Ellipsis)]) for k in range(data.shape[d]))
 
     @staticmethod
     def backward(ctx, *grads):
