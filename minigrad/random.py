@@ -148,6 +148,8 @@ class Generator:
 
 
 default_generator = Generator()
+default_generator.seed()        # PyTorch seeds its default CPU generator from fresh entropy at
+#                                 start-up; a Generator() made later starts from _DEFAULT_SEED
 
 
 def manual_seed(seed) -> Generator:
