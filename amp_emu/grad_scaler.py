@@ -308,23 +308,25 @@ class GradScaler:
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
         self._warn_if_stuck(found)
 
-    # consecutive skipped steps after which a warning (once) says so: not in PyTorch (a
-    # diagnostic of this emulator); the class attribute can be changed, 0 turns it off
+    # consecutive skipped steps after which a warning (once) says so, while a NumericsMonitor
+    # is active: not in PyTorch (a diagnostic of this emulator, silent otherwise so that a
+    # ported script prints what it prints under PyTorch); 0 turns it off
     skip_warning_steps = 10
 
     def _warn_if_stuck(self, found):
-        """Warn once when ``skip_warning_steps`` consecutive updates found inf/nan gradients,
-        naming the first op whose gradient went non-finite when a NumericsMonitor watches."""
+        """Inside an active NumericsMonitor, warn once when ``skip_warning_steps`` consecutive
+        updates found inf/nan gradients, naming the first op whose gradient went non-finite."""
         self._consecutive_skips = getattr(self, "_consecutive_skips", 0) + 1 if found else 0
         n = self.skip_warning_steps
         if not n or self._consecutive_skips != n or getattr(self, "_stuck_warned", False):
             return
-        self._stuck_warned = True
         from .numerics import last_monitor
         mon = last_monitor()
-        where = ("; enter amp_emu.numerics.NumericsMonitor() to find the op whose gradient "
-                 "goes non-finite")
-        if mon is not None and mon.first_nonfinite_gradient is not None:
+        if mon is None:
+            return
+        self._stuck_warned = True
+        where = ""
+        if mon.first_nonfinite_gradient is not None:
             op, fmt = mon.first_nonfinite_gradient
             where = f"; the first op whose gradient went non-finite: {op} ({fmt})"
         warnings.warn(f"GradScaler skipped {n} consecutive optimizer steps because gradients "

@@ -138,7 +138,7 @@ def _f32_to_f16_chunk(x, u, out, a, g, lo):
         out.view(np.float16)[...] = x                  # (same bits, same FP warnings)
         return
     np.bitwise_and(a, _EXP, g)                         # 2**e
-    np.maximum(g, lo, g)                               # 2**e' = 2**max(e, -14)
+    np.maximum(g, lo, out=g)                           # 2**e' = 2**max(e, -14)
     np.add(g, _MAG13, g)                               # G = 2**(e'+13)
     af = a.view(np.float32)
     gf = g.view(np.float32)

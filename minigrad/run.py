@@ -72,7 +72,8 @@ def run_script(script: str, args=()) -> None:
     exceptions propagate."""
     sys.argv = [script] + list(args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
+    # (``__file__`` absolute, as ``python script`` sets it since Python 3.9)
+    runpy.run_path(os.path.abspath(script), run_name="__main__")
 
 
 def main(argv=None) -> int:

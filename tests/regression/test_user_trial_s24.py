@@ -93,3 +93,44 @@ def test_float_dim_tensor_refused():
         torch.arange(6.0).view(2, 3).max(dim=torch.tensor(1.0))
     with pytest.raises(TypeError):
         mg.arange(6.0).view(2, 3).max(dim=mg.tensor(1.0))
+
+
+def test_run_gives_the_script_an_absolute_file(tmp_path, monkeypatch):
+    script = tmp_path / "f.py"
+    out = tmp_path / "out.txt"
+    script.write_text(f"open({str(out)!r}, 'w').write(__file__)\n")
+    monkeypatch.chdir(tmp_path)
+    import sys
+    from minigrad.run import run_script
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    run_script("f.py")
+    assert out.read_text() == str(script)
+
+
+def test_grad_scaler_silent_on_skips_without_a_monitor(monkeypatch):
+    """torch's GradScaler never warns about skipped steps; ours only inside a NumericsMonitor."""
+    import warnings
+    from amp_emu import GradScaler
+    monkeypatch.setattr(GradScaler, "skip_warning_steps", 2)
+    p = mg.nn.Parameter(mg.ones(2))
+    opt = mg.optim.SGD([p], lr=0.1)
+    scaler = GradScaler("cpu")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for _ in range(4):
+            opt.zero_grad()
+            scaler.scale((p * float("inf")).sum()).backward()
+            scaler.step(opt)
+            scaler.update()
+    assert scaler.get_scale() == 65536.0 * 0.5 ** 4
+    assert not [m for m in w if "consecutive" in str(m.message)]
+
+
+def test_fp16_cumsum_clean_under_warnings_as_errors():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = mg.full((5000,), 0.1, dtype=mg.float16).cumsum(0)
+    want = torch.full((5000,), 0.1, dtype=torch.float16).cumsum(0)
+    assert np.array_equal(got.float().numpy(), want.float().numpy())
