@@ -16,6 +16,8 @@ import builtins
 import ml_dtypes
 import numpy as np
 
+from . import _namespace
+
 __all__ = [
     "DType", "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
     "uint8", "bool_", "double", "float", "half", "long", "int", "short", "all_dtypes",
@@ -62,7 +64,7 @@ class DType:
         return self
 
     def __repr__(self):
-        return f"minigrad.{self.name}"
+        return f"{_namespace.display_name()}.{self.name}"
 
     def __reduce__(self):
         return (as_dtype, (self.name,))
@@ -302,7 +304,7 @@ def result_type(*args) -> DType:
 def legacy_type_name(d) -> str:
     """PyTorch's legacy tensor type name used in its messages, with our prefix
     (``minigrad.FloatTensor`` for float32)."""
-    return "minigrad." + as_dtype(d).legacy_name
+    return _namespace.display_name() + "." + as_dtype(d).legacy_name
 
 
 def opmath_dtype(d) -> DType:

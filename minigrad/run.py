@@ -36,6 +36,9 @@ def alias_torch_to_minigrad() -> None:
     import importlib.util
 
     import minigrad
+    from minigrad._namespace import set_display_name
+
+    set_display_name("torch")       # reprs say torch.float32 / torch.Size, as the script expects
 
     def target(name):
         tname = "minigrad" + name[len("torch"):]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _namespace
 from . import dtypes as _dt
 from .autograd.grad_mode import is_grad_enabled as _grad_on
 from .dispatch import dispatch
@@ -34,7 +35,7 @@ class layout:
         self.name = name
 
     def __repr__(self):
-        return f"minigrad.{self.name}"
+        return f"{_namespace.display_name()}.{self.name}"
 
     def __reduce__(self):
         return (_layout_by_name, (self.name,))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _namespace
 from . import dtypes as _dt
 from ._autograd_state import _INFERENCE_ACTIVE, grad_enabled, inference_enabled
 from .devices import CPU, as_device, parse_to, restore_device, track_storage
@@ -26,7 +27,7 @@ class Size(tuple):
 
     def __repr__(self):
         """Mirrors ``torch.Tensor.__repr__``."""
-        return f"minigrad.Size({list(self)})"
+        return f"{_namespace.display_name()}.Size({list(self)})"
 
     def numel(self) -> int:
         """Mirrors ``torch.Size.numel``."""

@@ -10,6 +10,7 @@ import warnings as _warnings
 
 import numpy as _np
 
+from .. import _namespace
 from .. import dtypes as _dt
 from ..dispatch import dispatch
 
@@ -48,7 +49,7 @@ def _tp_name(v):
     """Python's ``tp_name`` of ``v``'s type as PyTorch prints it: ``float``,
     ``numpy.float64``, ``minigrad.dtype``."""
     if isinstance(v, _dt.DType):
-        return "minigrad.dtype"
+        return f"{_namespace.display_name()}.dtype"
     t = type(v)
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 

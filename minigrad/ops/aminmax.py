@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 
+from .. import _namespace
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
@@ -28,7 +29,7 @@ class aminmax_ret(tuple):
     max = property(lambda self: self[1])
 
     def __repr__(self):
-        return f"minigrad.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+        return f"{_namespace.display_name()}.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
 
 
 @register_op("aminmax")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _namespace
 from .. import dtypes as _dt
 from .. import numerics as _nx
 from ..autograd.function import Function
@@ -247,7 +248,7 @@ class _Ret(tuple):
         return self[1]
 
     def __repr__(self):
-        return f"minigrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        return f"{_namespace.display_name()}.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
 class max_ret(_Ret):

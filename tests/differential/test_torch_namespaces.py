@@ -395,3 +395,18 @@ def test_run_resolves_every_torch_import(tmp_path):
     o, t = ours.stdout.split(), theirs.stdout.split()
     assert o[:2] == ["minigrad", "minigrad"] and t[:2] == ["torch", "torch"]
     assert o[2:] == t[2:]                     # the same loss, argv and __name__
+
+
+def test_run_reprs_say_torch(tmp_path):
+    """Under minigrad.run the reprs name ``torch.`` (dtypes, Size, return_types, layouts), so a
+    script comparing ``str(x.dtype)`` takes PyTorch's branch and prints what PyTorch prints."""
+    script = tmp_path / "reprs.py"
+    script.write_text(
+        "import torch\nx = torch.ones(2, 3, dtype=torch.float16)\n"
+        "print(str(x.dtype) == 'torch.float16', x.dtype, x.shape, torch.strided)\n"
+        "print(x)\nprint(x.float().max(1))\nprint(torch.ones(2).type())\n")
+    ours = subprocess.run([sys.executable, "-m", "minigrad.run", str(script)],
+                          capture_output=True, text=True)
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout
