@@ -112,6 +112,10 @@ def _root_edge(t, i):
     return _edge(t)
 
 
+#: backward(create_graph=True)'s reference-cycle warning was given (once per process, as torch)
+_CYCLE_WARNED = [False]
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (``torch.autograd.backward``).
 
@@ -119,7 +123,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         tensors: a Tensor or sequence of Tensors to differentiate.
         grad_tensors: matching gradients (None allowed for scalar outputs: ones).
         retain_graph: keep saved tensors for another backward; defaults to ``create_graph``.
-        create_graph: record the backward itself (higher-order gradients).
+        create_graph: record the backward itself (higher-order gradients); warns once per
+            process, as PyTorch, that ``.grad`` and its graph then form a reference cycle.
         inputs: accumulate only into these leaves (or non-leaves' ``.grad``).
 
     Raises:
@@ -131,6 +136,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _make_grads(outs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and not _CYCLE_WARNED[0]:       # PyTorch's TORCH_WARN_ONCE in its engine
+        _CYCLE_WARNED[0] = True
+        import warnings
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                      "between the parameter and its gradient which can cause a memory leak. We "
+                      "recommend using autograd.grad when creating the graph to avoid this. If "
+                      "you have to use this function, make sure to reset the .grad fields of "
+                      "your parameters to None after use to break the cycle and avoid the leak.",
+                      UserWarning, stacklevel=3)
     inputs = _as_tuple(inputs)
     if inputs:
         for t in inputs:

@@ -134,3 +134,17 @@ def test_fp16_cumsum_clean_under_warnings_as_errors():
         got = mg.full((5000,), 0.1, dtype=mg.float16).cumsum(0)
     want = torch.full((5000,), 0.1, dtype=torch.float16).cumsum(0)
     assert np.array_equal(got.float().numpy(), want.float().numpy())
+
+
+def test_create_graph_backward_warns_once_about_the_cycle(monkeypatch):
+    import sys
+    import warnings
+    monkeypatch.setattr(sys.modules["minigrad.autograd.engine"], "_CYCLE_WARNED", [False])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        p = mg.zeros(2, requires_grad=True)
+        (p * 2).sum().backward(create_graph=True)
+        (p * 2).sum().backward(create_graph=True)
+        mg.autograd.grad((p * 3).sum(), p, create_graph=True)
+    msgs = [str(m.message) for m in w if "reference cycle" in str(m.message)]
+    assert len(msgs) == 1 and msgs[0].startswith("Using backward() with create_graph=True")
