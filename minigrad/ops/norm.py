@@ -17,6 +17,9 @@ accumulation per output.
 """
 from __future__ import annotations
 
+import math
+import struct
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -118,10 +121,31 @@ def fp32_two_norm(x, dims):
         lanes = np.concatenate([lanes, tail[..., :4] * tail[..., :4]], axis=-1)
     # acc[0] + acc[1] + ... + acc[7] (+ the 4 tail squares), in order: cumsum adds sequentially
     acc = np.cumsum(lanes, axis=-1)[..., -1]
-    for j in range(start, tail.shape[-1]):
+    if acc.size == 1 and tail.shape[-1] > start:     # one row: the <= 3 fmas in Python floats
+        a = float(acc.reshape(-1)[0])
+        for v in tail.reshape(-1)[start:].tolist():
+            a = _fma32_py(v, a)
+        acc = np.full(acc.shape, a, np.float32)
+    for j in range(start, tail.shape[-1] if acc.size != 1 else start):
         t = np.ascontiguousarray(tail[..., j])
         acc = _nx.fma32(t, t, acc)
     return np.sqrt(acc).reshape(out_shape)
+
+
+def _fma32_py(v: float, a: float) -> float:
+    """``fma(v, v, a)`` rounded once to fp32, for fp32 values given as Python floats: ``v*v``
+    is exact in binary64; the sum is made round-to-odd (TwoSum's error decides, an inexact sum
+    gets an odd last bit towards the exact value), so its rounding to fp32 is the correctly
+    rounded fma (``numerics.fma32``'s method, without its array machinery)."""
+    p = v * v
+    s = p + a
+    if not math.isfinite(s):
+        return float(np.float32(s))
+    b = s - p
+    err = (p - (s - b)) + (a - b)
+    if err != 0 and not struct.unpack("<Q", struct.pack("<d", s))[0] & 1:
+        s = math.nextafter(s, math.inf if err > 0 else -math.inf)
+    return float(np.float32(s))
 
 
 def _rows(a, dims):

@@ -140,3 +140,19 @@ def test_clip_grad_norm_fp32_bit_exact_on_a_model():
     assert _bits(mn.numpy()) == _bits(tn.numpy())
     for tp, mp in zip(tps, mps):
         assert np.array_equal(_bits(mp.grad.numpy()), _bits(tp.grad.numpy()))
+
+
+def test_scalar_tail_fma_agrees_with_numerics_fma32():
+    """The one-row tail's Python-float fma (ops/norm._fma32_py) gives numerics.fma32's bits,
+    on random values and on sums that land on fp32 halfway points."""
+    from minigrad import numerics
+    from minigrad.ops.norm import _fma32_py
+    rng = np.random.default_rng(0)
+    v = (rng.standard_normal(3000) * 10.0 ** rng.integers(-20, 20, 3000)).astype(np.float32)
+    a = (rng.standard_normal(3000) * 10.0 ** rng.integers(-20, 20, 3000)).astype(np.float32)
+    # halfway points: a = 1, v*v = 2**-24 (+ a tiny excess): 1 + v*v sits on/next to a midpoint
+    v[:4] = [2.0 ** -12, 2.0 ** -12 * (1 + 2.0 ** -23), 2.0 ** -12 * (1 - 2.0 ** -23), 3e19]
+    a[:4] = [1.0, 1.0, 1.0, 1.0]
+    want = numerics.fma32(v, v, a)
+    got = np.array([_fma32_py(float(x), float(y)) for x, y in zip(v, a)], np.float32)
+    assert np.array_equal(got.view(np.int32), want.view(np.int32))
