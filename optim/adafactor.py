@@ -27,13 +27,13 @@ from minigrad.dtypes import finfo
 from minigrad.tensor import Tensor
 
 from .adam import _scalar_tensor
-from .optimizer import Optimizer
+from .elementwise import ElementwiseOptimizer
 from .sgd import _to_float
 
 __all__ = ["Adafactor"]
 
 
-class Adafactor(Optimizer):
+class Adafactor(ElementwiseOptimizer):
     """Adafactor (``torch.optim.Adafactor``).
 
     Per parameter with a grad (``t`` the step count after the increment)::
@@ -73,7 +73,9 @@ class Adafactor(Optimizer):
             {d}", "weight_decay should be >= 0 but is: {wd}" (PyTorch's texts).
     """
 
-    # row_var / col_var are shaped [..., m, 1] / [..., 1, n], not like their parameter
+    _group_defaults = (("foreach", None),)
+    # row_var / col_var are shaped [..., m, 1] / [..., 1, n], not like their parameter (exempt
+    # from the shape check; only a number ``step`` is converted by ``__setstate__``)
     _scalar_state = ("step", "row_var", "col_var")
 
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
@@ -95,27 +97,6 @@ class Adafactor(Optimizer):
         defaults = {"lr": lr, "beta2_decay": beta2_decay, "eps": eps, "d": d,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize}
         super().__init__(params, defaults)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            for p in group["params"]:
-                st = self.state.get(p, {})
-                if len(st) != 0 and not isinstance(st["step"], Tensor):
-                    st["step"] = _scalar_tensor(float(st["step"]))
-
-    def step(self, closure=None):
-        """One Adafactor step over every param group (``Adafactor.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-
-        Raises:
-            RuntimeError / TypeError: a bad grad (checked for all groups before any update).
-        """
-        return self._step_groups(closure)
 
     def _update_group(self, group, params):
         for p in params:

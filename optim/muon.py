@@ -24,7 +24,7 @@ from minigrad import dtypes as _dt
 from minigrad.dispatch import dispatch
 from minigrad.tensor import Tensor
 
-from .optimizer import Optimizer
+from .elementwise import ElementwiseOptimizer
 from .sgd import _to_float
 
 __all__ = ["Muon"]
@@ -34,7 +34,7 @@ DEFAULT_A, DEFAULT_B, DEFAULT_C = 3.4445, -4.7750, 2.0315
 DEFAULT_NS_STEPS = 5
 
 
-class Muon(Optimizer):
+class Muon(ElementwiseOptimizer):
     """Muon (``torch.optim.Muon``): for the 2-D weights of hidden layers; optimise biases,
     embeddings and other parameters with another optimizer (e.g. AdamW).
 
@@ -50,7 +50,8 @@ class Muon(Optimizer):
         ns_steps: Newton-Schulz steps (default 5; must be < 100).
         adjust_lr_fn: None / "original" or "match_rms_adamw" (see the module docstring).
 
-    State per param: ``momentum_buffer`` (the grad's shape and dtype).
+    State per param: ``momentum_buffer`` (the grad's shape and dtype). ``step`` raises
+    ValueError for ``ns_steps >= 100`` or ``ns_coefficients`` not of length 3, before any write.
 
     Raises:
         ValueError: PyTorch's texts: "Tensor lr must be 1-element", "Learning rate should be >=
@@ -83,19 +84,6 @@ class Muon(Optimizer):
                 if p.ndim != 2:
                     raise ValueError("Muon only supports 2D parameters whereas we found a "
                                      f"parameter with size: {p.size()}")
-
-    def step(self, closure=None):
-        """One Muon step over every param group (``Muon.step``).
-
-        Args:
-            closure: optional callable re-evaluating the model; run with grad enabled and its
-                result returned.
-
-        Raises:
-            RuntimeError / TypeError: a bad grad (checked for all groups before any update).
-            ValueError: ``ns_steps >= 100`` or ``ns_coefficients`` not of length 3.
-        """
-        return self._step_groups(closure)
 
     def _update_group(self, group, params):
         if params:      # checked before any write (PyTorch raises after updating the buffer)
