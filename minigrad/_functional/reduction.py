@@ -36,7 +36,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return dispatch("mean", input, dim, keepdim, dtype=dtype)
 
 
-def max(input, *args, **kwargs):
+def max(input, *args, dim=None, keepdim=False, other=None):
     """``torch.max``: no ``dim`` -> the 0-dim maximum; with ``dim`` -> ``(values, indices)``
     namedtuple; with a Tensor second argument -> ``maximum``. nan propagates.
 
@@ -44,10 +44,10 @@ def max(input, *args, **kwargs):
         RuntimeError: empty input without ``dim`` (no identity).
         IndexError: ``dim`` out of range.
     """
-    return max_min_overload(input, "max", "maximum", args, kwargs)
+    return max_min_overload(input, "max", "maximum", args, dim, keepdim, other)
 
 
-def min(input, *args, **kwargs):
+def min(input, *args, dim=None, keepdim=False, other=None):
     """``torch.min``: no ``dim`` -> the 0-dim minimum; with ``dim`` -> ``(values,
     indices)``; with a Tensor second argument -> ``minimum``. nan propagates.
 
@@ -55,7 +55,7 @@ def min(input, *args, **kwargs):
         RuntimeError: empty input without ``dim``.
         IndexError: ``dim`` out of range.
     """
-    return max_min_overload(input, "min", "minimum", args, kwargs)
+    return max_min_overload(input, "min", "minimum", args, dim, keepdim, other)
 
 
 def amax(input, dim=(), keepdim=False):

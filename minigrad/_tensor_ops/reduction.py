@@ -14,34 +14,37 @@ def _dtype_arg(d, fname):
     return None if d is None else _dt.dtype_arg(d, fname)
 
 
-def max_min_overload(self, name, binary, args, kwargs):
+def max_min_overload(self, name, binary, args, dim, keepdim, other):
     """Resolve ``max`` / ``min``'s overloads as PyTorch's parser does (``name`` "max"/"min",
-    ``binary`` the elementwise op): a Tensor positional or ``other=`` -> ``binary(self, other)``;
-    ``dim`` (an int, or anything with ``__index__``: a 0-dim integer Tensor given as ``dim=``, a
-    NumPy int) with ``keepdim`` -> the ``<name>.dim`` op; nothing -> the full reduction.
+    ``binary`` the elementwise op; ``args`` the positional arguments after ``self``, ``dim`` /
+    ``keepdim`` / ``other`` the keywords): a Tensor positional or ``other=`` -> ``binary(self,
+    other)``; ``dim`` (an int, or anything with ``__index__``: a 0-dim integer Tensor given as
+    ``dim=``, a NumPy int) with ``keepdim`` -> the ``<name>.dim`` op; nothing -> the full
+    reduction.
 
     Raises:
         TypeError: an argument combination PyTorch has no overload for.
     """
-    if "other" in kwargs:
-        if args or len(kwargs) > 1:
-            _bad_max_min(name, args, kwargs)
-        return dispatch(binary, self, kwargs["other"])
-    if len(args) == 1 and not kwargs and isinstance(args[0], ReductionMixin):
+    if other is not None:
+        if args or dim is not None:
+            _bad_max_min(name, args, dim, other)
+        return dispatch(binary, self, other)
+    if len(args) == 1 and dim is None and isinstance(args[0], ReductionMixin):
         return dispatch(binary, self, args[0])
-    if len(args) > 2 or set(kwargs) - {"dim", "keepdim"} or (args and "dim" in kwargs) or \
-            (len(args) > 1 and "keepdim" in kwargs):
-        _bad_max_min(name, args, kwargs)
-    dim = args[0] if args else kwargs.get("dim")
-    keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
+    if len(args) > 2 or (args and dim is not None):
+        _bad_max_min(name, args, dim, other)
+    if args:
+        dim = args[0]
+        keepdim = args[1] if len(args) > 1 else keepdim
     if dim is None:
         return dispatch(name, self, None, keepdim)
     return dispatch(f"{name}.dim", self, dim, keepdim)
 
 
-def _bad_max_min(name, args, kwargs):
+def _bad_max_min(name, args, dim, other):
     got = ", ".join([type(a).__name__ for a in args] +
-                    [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+                    [f"{k}={type(v).__name__}" for k, v in (("dim", dim), ("other", other))
+                     if v is not None])
     raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
                     "expected one of:\n * ()\n * (Tensor other)\n * (int dim, bool keepdim = "
                     "False)")
@@ -60,19 +63,19 @@ class ReductionMixin:
         """Mirrors ``torch.Tensor.mean``: the ``mean`` op (its errors apply)."""
         return dispatch("mean", self, dim, keepdim, dtype=_dtype_arg(dtype, "mean"))
 
-    def max(self, *args, **kwargs):
+    def max(self, *args, dim=None, keepdim=False, other=None):
         """Mirrors ``torch.Tensor.max``'s overloads: ``()`` the 0-dim maximum; ``(dim,
         keepdim=False)`` the ``(values, indices)`` namedtuple (``dim`` an int or a 0-dim
         integer Tensor, as PyTorch's parser reads it); ``(other)`` a Tensor (positional, or
         ``other=``) the ``maximum`` op. The ops' errors apply."""
-        return max_min_overload(self, "max", "maximum", args, kwargs)
+        return max_min_overload(self, "max", "maximum", args, dim, keepdim, other)
 
-    def min(self, *args, **kwargs):
+    def min(self, *args, dim=None, keepdim=False, other=None):
         """Mirrors ``torch.Tensor.min``'s overloads: ``()`` the 0-dim minimum; ``(dim,
         keepdim=False)`` the ``(values, indices)`` namedtuple (``dim`` an int or a 0-dim
         integer Tensor, as PyTorch's parser reads it); ``(other)`` a Tensor (positional, or
         ``other=``) the ``minimum`` op. The ops' errors apply."""
-        return max_min_overload(self, "min", "minimum", args, kwargs)
+        return max_min_overload(self, "min", "minimum", args, dim, keepdim, other)
 
     def amax(self, dim=(), keepdim=False):
         """Mirrors ``torch.Tensor.amax``: the ``amax`` op (its errors apply)."""

@@ -90,9 +90,25 @@ class XlogyScalarOther(Xlogy):
 
 class XlogyScalarSelf(Xlogy):
     """``xlogy(self, other)`` with a Python number ``self`` (``xlogy.Scalar_Self``): node
-    ``XlogyBackward1`` (the gradient of ``other`` only: ``grad * self / other``)."""
+    ``XlogyBackward1`` (the gradient of ``other`` only: ``grad * self / other``, where ``grad *
+    self`` multiplies by the number itself, not its 16-bit rounding: ATen's CPU kernels read a
+    Scalar operand's original value)."""
 
     _backward_name = "XlogyBackward1"
+    args = ("input", "other", "number")
+    operands = 2
+    keeps = ("number",)
+
+    @staticmethod
+    def kernel(dtype, x, y, number):
+        return Xlogy.kernel(dtype, x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gy = dispatch("div", dispatch("mul", grad, ctx.number), y) if ctx.needs_input_grad[1] \
+            else None
+        return None, gy, None
 
 
 @register_op("xlogy.Scalar_Other")
@@ -115,7 +131,7 @@ def xlogy_scalar_self(self, other):
     Raises:
         TypeError: ``self`` not a number.
     """
-    return XlogyScalarSelf.apply(_wrapped(self, other), other)
+    return XlogyScalarSelf.apply(_wrapped(self, other), other, self)
 
 
 def xlogy_op(input, other):

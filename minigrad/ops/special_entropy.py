@@ -99,7 +99,25 @@ class _Xlog1pyScalarOther(SpecialXlog1py):
 
 
 class _Xlog1pyScalarSelf(SpecialXlog1py):
+    """A number ``self``: ``other``'s gradient ``grad * self / (other + 1)`` multiplies by the
+    number itself, not its 16-bit rounding (ATen's CPU kernels read a Scalar's original
+    value)."""
+
     _backward_name = "SpecialXlog1PyBackward1"
+    args = ("input", "other", "number")
+    keeps = ("number",)
+
+    @staticmethod
+    def kernel(dtype, x, y, number):
+        return SpecialXlog1py.kernel(dtype, x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gy = None
+        if ctx.needs_input_grad[1]:
+            gy = dispatch("div", dispatch("mul", grad, ctx.number), dispatch("add", y, 1))
+        return None, gy, None
 
 
 @register_op("special_xlog1py.other_scalar")
@@ -113,7 +131,7 @@ def xlog1py_other_scalar(input, other):
 def xlog1py_self_scalar(self, other):
     """``torch.special.xlog1py(self, other)`` with a number ``self`` (node
     ``SpecialXlog1PyBackward1``)."""
-    return _Xlog1pyScalarSelf.apply(_wrapped(self, other), other)
+    return _Xlog1pyScalarSelf.apply(_wrapped(self, other), other, self)
 
 
 def xlog1py_op(input, other):
