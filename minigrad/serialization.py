@@ -1,25 +1,46 @@
-"""Saving and loading objects holding Tensors (mirrors ``torch.save`` / ``torch.load``).
+"""Saving and loading objects holding Tensors (mirrors ``torch.save`` / ``torch.load``), in
+PyTorch's checkpoint format: files are interchangeable with PyTorch 2.13's both ways.
 
-The file is a plain pickle (not PyTorch's zip archive, so files are not interchangeable with
-torch's): Tensors and Parameters pickle their storage array in its real format (float16,
-``ml_dtypes.bfloat16``...), dtype and ``requires_grad``; autograd history is not saved (as in
-PyTorch, only leaves with ``requires_grad`` keep the flag). ``load(weights_only=True)`` (the
-default, as in PyTorch >= 2.6) unpickles only tensors, dtypes, devices, ``Size`` and plain
-containers/scalars (``OrderedDict`` and ``Counter`` included), plus globals allowed with
-``add_safe_globals`` or the ``safe_globals`` context manager: as in PyTorch, a NumPy array or
-scalar, a ``slice``, ``frozenset`` or ``defaultdict`` is refused by default (tensors carry their
-storage as raw bytes, so they need no NumPy global).
+The file (PyTorch's ``torch.serialization._save`` / ``_load``) is an uncompressed zip archive
+whose records sit in one folder, ``<name>/`` (the file name without its extension, or
+``archive/`` for a file object): ``data.pkl`` (the object, pickled with protocol 2),
+``.format_version`` ("1"), ``.storage_alignment`` ("64"), ``byteorder`` ("little"),
+``data/<key>`` (each storage's raw bytes, little-endian), ``version`` ("3") and
+``.data/serialization_id``; each record's bytes start at a multiple of 64 in the file (the local
+header's extra field is padded), so a memory map sees aligned storages. In ``data.pkl`` a
+storage is a persistent id ``('storage', torch.FloatStorage, '0', 'cpu', numel)`` (the legacy
+storage class names the dtype: ``torch.BFloat16Storage``, ``torch.HalfStorage``,
+``torch.BoolStorage``...; the float8 formats use ``torch.storage.UntypedStorage`` and name their
+dtype in ``_rebuild_tensor_v3``); a tensor is ``torch._utils._rebuild_tensor_v2(storage,
+storage_offset, size, stride, requires_grad, OrderedDict())`` (offset and strides in elements),
+a Parameter ``torch._utils._rebuild_parameter(data, requires_grad, OrderedDict())``, a dtype
+``torch.float32``, a device ``torch.device('cuda', 0)``, a shape ``torch.Size``. minigrad never
+imports torch: ``save`` writes those names itself (a pure-Python pickler whose ``save_global``
+writes them), and ``load`` maps them to minigrad's objects. Autograd history is not saved
+(requires_grad is, as in PyTorch); a state dict's ``_metadata`` travels as an attribute of its
+``OrderedDict``; attributes set on a tensor travel as PyTorch's (``_rebuild_from_type_v2`` /
+``_rebuild_parameter_with_state``).
+
+``load(weights_only=True)`` (the default, as in PyTorch >= 2.6) unpickles only tensors, dtypes,
+devices, ``Size``, storages and plain containers/scalars (``OrderedDict`` and ``Counter``
+included), PyTorch's rebuild functions (its ``_weights_only_unpickler`` allowlist), plus globals
+allowed with ``add_safe_globals`` or the ``safe_globals`` context manager: as in PyTorch, a
+NumPy array or scalar, a ``slice``, ``frozenset`` or ``defaultdict`` is refused by default.
+``load`` still reads the plain pickles that ``minigrad.save`` wrote before it wrote PyTorch's
+format (not a zip archive: ``_rebuild_tensor`` and ``_rebuild_storage`` below).
 
 Whole models: ``save(model, f)`` pickles the module objects, which name their classes by path:
 minigrad's layers live under PyTorch's paths (``minigrad.nn.modules.linear.Linear``,
 ``minigrad.nn.modules.container.Sequential``...), so a whole-model checkpoint names the same
 classes as a PyTorch one, and ``load(f)`` (``weights_only=True``) refuses it with PyTorch's
 message naming the first class to allow; ``load(f, weights_only=False)`` or allowlisting every
-class named (the model's own class, each layer class) loads it.
+class named (the model's own class, each layer class) loads it. A whole model saved by PyTorch
+loads the same way, as minigrad's modules: ``torch.nn.modules.linear.Linear`` in the file is
+``minigrad.nn.modules.linear.Linear`` (allowlisted by either path).
 
 Views share their storage in the file, as in PyTorch: a Tensor pickles as its *storage* (the
-root NumPy array under it and its views, written once per pickle however many tensors use it)
-plus its own offset, shape and strides into that storage (``_rebuild_tensor``). After ``load``,
+root NumPy array under it and its views, written once per file however many tensors use it)
+plus its own offset, shape and strides into that storage. After ``load``,
 ``t`` and ``t[1:]`` / ``t.view(...)`` / ``t.T`` saved together still share memory (writing one
 shows in the other) and keep their offsets and strides; each loaded tensor is a leaf, not a
 view of the other (``_base`` is None), with ``_version`` 1, as PyTorch's. As in PyTorch the
@@ -206,19 +227,27 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
-    """Load an object saved by ``save`` (mirrors ``torch.load``).
+    """Load an object saved by ``save`` or by ``torch.save`` (mirrors ``torch.load``).
+
+    Reads PyTorch's zip checkpoints (``torch.save``'s and ``save``'s: ``.pt`` / ``.pth`` files,
+    state dicts, optimizer state dicts, whole models) and the plain pickles that ``save``
+    wrote before it wrote PyTorch's format. Tensors come back with their dtype (fp16/bf16 bits
+    exactly), shape, strides, storage offset and ``requires_grad``; views saved together share
+    memory again.
 
     Args:
-        f: a path or a binary file object with ``read``/``readline``.
+        f: a path or a binary file object with ``read``/``readline`` (and ``seek``/``tell``
+            for a zip checkpoint; one without them is read into memory first).
         map_location: where tensors go: a device or string for all, a dict from saved to
             wanted device strings (``{"cuda:0": "cpu"}``), or a callable
-            ``f(storage, location)`` as in PyTorch (``lambda s, loc: s`` loads on the cpu,
-            ``lambda s, loc: s.cuda()`` on cuda; returning None keeps the saved device); None
-            keeps the saved devices.
+            ``f(storage, location)`` called once per storage as in PyTorch
+            (``lambda s, loc: s`` loads on the cpu, ``lambda s, loc: s.cuda()`` on cuda;
+            returning None keeps the saved device); None keeps the saved devices.
         pickle_module: with ``weights_only=False``, the module whose ``Unpickler`` is used.
         weights_only: True (default when ``pickle_module`` is not given, as in PyTorch >= 2.6):
-            only tensors, dtypes, NumPy arrays/scalars, primitive containers and
-            ``add_safe_globals`` entries are unpickled. False: arbitrary pickle (trusted files).
+            only tensors, dtypes, devices, primitive containers, PyTorch's rebuild functions and
+            ``add_safe_globals`` entries are unpickled. False: arbitrary pickle (trusted files;
+            PyTorch's classes ``torch.nn...`` load as minigrad's ``minigrad.nn...``).
         mmap: True reads the file through a read-only memory map (``f`` must be a path, as in
             PyTorch). Deliberate difference: PyTorch's tensors then live in the mapped file
             (copy-on-write pages); minigrad's storages are copied out of the map into their
@@ -229,10 +258,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         The saved object.
 
     Raises:
-        pickle.UnpicklingError: ``weights_only=True`` and the file references another global.
-        RuntimeError: ``weights_only=True`` together with a ``pickle_module``; a
-            ``torch.save`` file (a zip archive): the message gives the conversion recipe
-            (``torch.load``, then ``load_state_dict`` or ``minigrad.testing.from_torch``).
+        pickle.UnpicklingError: ``weights_only=True`` and the file references another global
+            (PyTorch's message, naming it); a persistent id that is not a storage.
+        RuntimeError: ``weights_only=True`` together with a ``pickle_module``; a zip archive
+            with no ``data.pkl``.
         ValueError: ``mmap=True`` with a file object ("f must be a file path in order to use
             the mmap argument", PyTorch's).
         FileNotFoundError: no such path.
@@ -713,6 +742,20 @@ def _zip_unpickler_class(base, table):
             got = table.get((module, name))
             if got is not None:
                 return got
+            if module == "torch" or module.startswith("torch."):
+                # PyTorch's classes (a whole torch.nn model) load as minigrad's counterparts
+                # under the same path (minigrad.nn.modules.linear.Linear...); under
+                # weights_only they must be allowlisted (by either path)
+                ours = "minigrad" + module[5:]
+                if isinstance(self, _WeightsOnlyUnpickler):
+                    got = self._user_allowed.get(f"{ours}.{name}")
+                    if got is not None:
+                        return got
+                else:
+                    try:
+                        return super().find_class(ours, name)
+                    except (ImportError, AttributeError):
+                        pass
             return super().find_class(module, name)
 
     return _ZipUnpickler

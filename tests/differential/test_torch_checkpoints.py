@@ -311,3 +311,24 @@ def test_views_of_one_storage_as_two_dtypes_are_refused_as_torch():
         with pytest.raises(RuntimeError, match="^Cannot save multiple tensors or storages that "
                                                "view the same data as different types$"):
             lib.save([t, t.view(lib.int32)], io.BytesIO())
+
+
+def test_torch_whole_model_loads_as_minigrads_modules(tmp_path):
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Linear(2, 1))
+    torch.save(tm, tmp_path / "whole.pt")
+    assert _message(lambda: mg.load(tmp_path / "whole.pt")) == \
+        _message(lambda: torch.load(tmp_path / "whole.pt")) == \
+        "Unsupported global: GLOBAL torch.nn.modules.container.Sequential"
+    for kw in ({"weights_only": False}, {}):
+        if kw:
+            mm = mg.load(tmp_path / "whole.pt", **kw)
+        else:                      # allowlisting minigrad's classes (torch.nn.X under import as)
+            with mg.serialization.safe_globals([mg.nn.Sequential, mg.nn.Linear, mg.nn.ReLU,
+                                                set]):
+                mm = mg.load(tmp_path / "whole.pt")
+        assert type(mm) is mg.nn.Sequential and type(mm[0]) is mg.nn.Linear
+        assert type(mm[0].weight) is mg.nn.Parameter
+        x = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
+        np.testing.assert_allclose(mm(mg.tensor(x)).detach().numpy(),
+                                   tm(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-7)
