@@ -76,6 +76,37 @@ def _nearest_index(n, out, scale):
     return np.minimum(src, n - 1)
 
 
+def _nearest_exact_index(n, out, scale):
+    """ATen's ``nearest_neighbor_exact_compute_source_index`` (``mode="nearest-exact"``):
+    ``min(floorf((o + 0.5) * scale), n - 1)``, the product in double (an int plus 0.5 times
+    the float32 scale) rounded to float for ``floorf``."""
+    o = np.arange(out)
+    src = ((o + 0.5) * np.float64(_scale32(n, out, scale))).astype(np.float32)
+    return np.minimum(np.floor(src).astype(np.int64), n - 1)
+
+
+def _nearest(ctx, input, output_size, scales_h, scales_w, index, op):
+    output_size = _check(input, output_size, op)
+    h, w = input.shape[-2:]
+    ih = index(h, output_size[0], scales_h)
+    iw = index(w, output_size[1], scales_w)
+    ctx.args = (output_size, tuple(input.shape), scales_h, scales_w)
+    return Tensor._make(np.ascontiguousarray(input._data[..., ih[:, None], iw[None, :]]),
+                        input.dtype)
+
+
+def _nearest_backward(ctx, grad_output, output_size, input_size, scales_h, scales_w, index):
+    dt = grad_output.dtype
+    g = opmath(grad_output, dt)
+    h, w = input_size[-2:]
+    ih = index(h, output_size[0], scales_h)
+    iw = index(w, output_size[1], scales_w)
+    mh = (ih[None, :] == np.arange(h)[:, None]).astype(g.dtype)     # (h, out_h)
+    mw = (iw[:, None] == np.arange(w)[None, :]).astype(g.dtype)     # (out_w, w)
+    ctx.args = (tuple(output_size), scales_h, scales_w)
+    return wrap(np.matmul(np.matmul(mh, g), mw), dt)
+
+
 @register_op("upsample_nearest2d")
 class UpsampleNearest2d(Function):
     """``upsample_nearest2d(input, output_size, scales_h=None, scales_w=None)``: (N, C, H, W)
@@ -90,13 +121,8 @@ class UpsampleNearest2d(Function):
 
     @staticmethod
     def forward(ctx, input, output_size, scales_h=None, scales_w=None):
-        output_size = _check(input, output_size, "upsample_nearest2d")
-        h, w = input.shape[-2:]
-        ih = _nearest_index(h, output_size[0], scales_h)
-        iw = _nearest_index(w, output_size[1], scales_w)
-        ctx.args = (output_size, tuple(input.shape), scales_h, scales_w)
-        return Tensor._make(np.ascontiguousarray(input._data[..., ih[:, None], iw[None, :]]),
-                            input.dtype)
+        return _nearest(ctx, input, output_size, scales_h, scales_w, _nearest_index,
+                        "upsample_nearest2d")
 
     @staticmethod
     def backward(ctx, grad):
@@ -113,20 +139,54 @@ class UpsampleNearest2dBackward(Function):
 
     @staticmethod
     def forward(ctx, grad_output, output_size, input_size, scales_h=None, scales_w=None):
-        dt = grad_output.dtype
-        g = opmath(grad_output, dt)
-        h, w = input_size[-2:]
-        ih = _nearest_index(h, output_size[0], scales_h)
-        iw = _nearest_index(w, output_size[1], scales_w)
-        mh = (ih[None, :] == np.arange(h)[:, None]).astype(g.dtype)     # (h, out_h)
-        mw = (iw[:, None] == np.arange(w)[None, :]).astype(g.dtype)     # (out_w, w)
-        ctx.args = (tuple(output_size), scales_h, scales_w)
-        return wrap(np.matmul(np.matmul(mh, g), mw), dt)
+        return _nearest_backward(ctx, grad_output, output_size, input_size, scales_h,
+                                 scales_w, _nearest_index)
 
     @staticmethod
     def backward(ctx, grad):
         size, sh, sw = ctx.args
         return dispatch("upsample_nearest2d", grad, size, sh, sw), None, None, None, None
+
+
+@register_op("_upsample_nearest_exact2d")
+class UpsampleNearestExact2d(Function):
+    """``_upsample_nearest_exact2d(input, output_size, scales_h=None, scales_w=None)``:
+    ``upsample_nearest2d`` with the pixel-centre source index of ``_nearest_exact_index``
+    (``F.interpolate(mode="nearest-exact")``, the one that matches PIL / scikit-image). Exact.
+
+    Raises:
+        RuntimeError: not 4-D, empty sizes. NotImplementedError: integer inputs.
+    """
+
+    _backward_name = "UpsampleNearestExact2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, output_size, scales_h=None, scales_w=None):
+        return _nearest(ctx, input, output_size, scales_h, scales_w, _nearest_exact_index,
+                        "_upsample_nearest_exact2d")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return dispatch("_upsample_nearest_exact2d_backward", grad, *ctx.args)
+
+
+@register_op("_upsample_nearest_exact2d_backward")
+class UpsampleNearestExact2dBackward(Function):
+    """``_upsample_nearest_exact2d_backward``: as ``upsample_nearest2d_backward`` with the
+    nearest-exact source indices."""
+
+    _backward_name = "UpsampleNearestExact2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad_output, output_size, input_size, scales_h=None, scales_w=None):
+        return _nearest_backward(ctx, grad_output, output_size, input_size, scales_h,
+                                 scales_w, _nearest_exact_index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        size, sh, sw = ctx.args
+        return (dispatch("_upsample_nearest_exact2d", grad, size, sh, sw), None, None, None,
+                None)
 
 
 def _linear_weights(n, out, align_corners, scale, cd, fused=False, store=None):
