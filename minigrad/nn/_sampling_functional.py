@@ -77,7 +77,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
     Deliberate differences: a 3-D nearest / nearest-exact input runs ``upsample_nearest2d`` /
     ``_upsample_nearest_exact2d`` over (N, C, 1, L) (same values; PyTorch calls the 1-d
-    kernels); other 5-D inputs and ``antialias=True`` raise NotImplementedError.
+    kernels); other 5-D inputs raise NotImplementedError. ``antialias=True`` (bilinear and
+    bicubic, 4-D): PIL's filter widened when downsampling, float32 only (bit-exact forward; the
+    backward within fp32 rounding: ``minigrad.ops.upsample``'s antialias section).
 
     Raises:
         ValueError: both or neither of size/scale_factor, sizes of the wrong length,
@@ -92,9 +94,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     elif align_corners is None:
         align_corners = False
     out, scales = _sizes(input, size, scale_factor, recompute_scale_factor, mode)
-    if antialias:
-        raise NotImplementedError("minigrad's interpolate has no antialias=True")
     nd = input.ndim
+    if antialias:
+        if mode not in ("bilinear", "bicubic") or nd != 4:
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                             "modes and requires a 4-D tensor as input")
+        sh, sw = (None, None) if scales is None else scales
+        return dispatch(f"_upsample_{mode}2d_aa", input, out, align_corners, sh, sw)
     if mode in ("nearest", "nearest-exact") and nd in (3, 4):
         op = "upsample_nearest2d" if mode == "nearest" else "_upsample_nearest_exact2d"
         if nd == 3:
