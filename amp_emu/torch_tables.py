@@ -184,7 +184,8 @@ UNTOUCHED_OPS = frozenset("""
     convolution max_pool1d_with_indices _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
     adaptive_avg_pool1d adaptive_max_pool2d_backward adaptive_max_pool1d
     upsample_nearest2d_backward upsample_bilinear2d_backward pixel_shuffle pixel_unshuffle
-    upsample_linear1d_backward upsample_trilinear3d_backward
+    upsample_linear1d_backward upsample_trilinear3d_backward _upsample_nearest_exact2d
+    _upsample_nearest_exact2d_backward _upsample_bilinear2d_aa _upsample_bicubic2d_aa
     div.Tensor div.Tensor_mode rsub.Tensor rsub.Scalar pow.Tensor_Tensor pow.Tensor_Scalar
     pow.Scalar
     asin acos atan sinh cosh log_sigmoid mish_backward hardswish_backward hardsigmoid_backward

@@ -183,7 +183,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
     from .ops.factory import tensor as _tensor
     if requires_grad:
         raise RuntimeError("minigrad: sparse tensors that require grad are not supported")
-    idx = np.asarray(indices._data if isinstance(indices, Tensor) else indices, dtype=np.int64)
+    with np.errstate(invalid="ignore"):          # NaN float indices: no NumPy warning
+        idx = np.asarray(indices._data if isinstance(indices, Tensor) else indices,
+                         dtype=np.int64)
     vals = values if isinstance(values, Tensor) else _tensor(values)
     dt = vals.dtype if dtype is None else _dt.dtype_arg(dtype, "sparse_coo_tensor")
     v = vals.to(dt)._data

@@ -1,5 +1,5 @@
 """``minigrad.nn``: modules, parameters, layers, losses, init, functional (``torch.nn``)."""
-from .parameter import Parameter, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedParameter
 from .module import Module
 from .modules import (CrossEntropyLoss, Flatten, Identity, Linear, LogSoftmax, ModuleDict,
                       ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU,
@@ -34,7 +34,7 @@ from . import functional, init, modules, utils
 from . import attention, parallel
 from .parallel import DataParallel
 
-__all__ = ["Parameter", "UninitializedParameter", "Module", "Linear", "LazyLinear",
+__all__ = ["Parameter", "UninitializedParameter", "Buffer", "Module", "Linear", "LazyLinear",
            "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "LogSoftmax", "Flatten", "Unflatten", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict", "CrossEntropyLoss", "NLLLoss", "MSELoss",

@@ -24,12 +24,20 @@ hidden state, bias included). An LSTM with ``proj_size > 0`` multiplies the new 
 Every op here is a dispatched op (``linear``, ``matmul``, ``sigmoid``, ``tanh``, ``relu``,
 ``mul``, ``add``, ``sub``, views, ``stack``, ``cat``), so autograd, autocast and the profiler see
 the recurrence as they see any other code; the backward is the one those ops record. PyTorch 2.13's
-fp32 CPU LSTM/GRU go through oneDNN instead (a fused layer), so fp32 results agree with PyTorch to
-about 1e-6 relative, not bit for bit; fp64, fp16 and bf16 take ATen's portable path in PyTorch too,
-and fp16/bf16 results and gradients are bit-exact. The graph's node names are the small ops'.
+fp32 CPU LSTM goes through oneDNN instead (a fused layer), so fp32 results agree with PyTorch to
+about 1e-6 relative, not bit for bit; fp64, fp16 and bf16 GRU/RNN and fp16 LSTM take ATen's
+portable path in PyTorch too, and fp16/bf16 results and gradients are bit-exact. A bf16 LSTM
+(a bf16 model on an AVX-512 CPU, or an fp32 one under ``autocast("cpu")``) goes to oneDNN's 16-bit
+kernel in PyTorch, which ``_onednn_lstm_stack`` reproduces from dispatched ops (see the section
+"oneDNN's LSTM": outputs in bf16, bit for bit on the shapes tested; its backward is the
+recorded ops', within bf16 rounding of oneDNN's). The graph's node names are the small ops'.
 """
 from __future__ import annotations
 
+import sys
+
+from .. import dtypes as _dt
+from .. import numerics as _numerics
 from .._functional.joining import cat, stack
 from .._functional.matmul import matmul
 from . import functional as F
@@ -198,6 +206,12 @@ def rnn_stack(mode: str, input, hx, flat_weights, has_biases: bool, num_layers: 
     if input.size(0) == 0:
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
     lstm = mode == "LSTM"
+    low = _onednn_lstm_dtype(input) if lstm and not has_proj else None
+    if low is not None:
+        output, hidden = _onednn_lstm_stack(input, hx, _group_weights(flat_weights, has_biases,
+                                                                      False),
+                                            low, num_layers, dropout, train, bidirectional)
+        return (output.transpose(0, 1) if batch_first else output), hidden
     if lstm:
         hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
     else:
@@ -221,6 +235,113 @@ def rnn_stack(mode: str, input, hx, flat_weights, has_biases: bool, num_layers: 
     if lstm:
         return output, (stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
     return output, stack(finals, 0)
+
+
+# ---------------------------------------------------------------------------- oneDNN's LSTM
+# ATen's ``at::lstm`` hands a CPU LSTM without projections to oneDNN (``mkldnn_rnn_layer``, one
+# call per layer and direction) when ``use_mkldnn`` holds: an fp32 input, or a bf16 one where
+# the CPU has the AVX-512 core flags (``mkldnn_bf16_device_check``), or an fp16 one with grad
+# off on an AVX-512-FP16 / AMX-FP16 CPU. ``mkldnn_rnn_layer`` is on AutocastCPU's
+# lower-precision list, so under ``autocast("cpu")`` an fp32 LSTM runs oneDNN's 16-bit kernel.
+# Its numerics (measured bit for bit against PyTorch 2.13 here, AVX-512 with avx512_bf16):
+# input, weights and states in 16 bits; bias = b_ih + b_hh added in 16 bits; gates = the fp32
+# products x W_ih^T + h W_hh^T plus that bias, in fp32; sigmoid and tanh correctly rounded to
+# fp32 (oneDNN's eltwise kernels, not ATen's vectorised ones); c' = f*c + i*g in fp32;
+# h' = o * tanh(c') rounded to 16 bits (the next step's h and the layer's output), and c' too
+# (the next step's c). The fp32 (non-autocast) oneDNN LSTM keeps the portable path below:
+# oneDNN's fp32 gemm sums in its own order, so those results agree to ~1e-6, not bit for bit.
+_ONEDNN_NO_FP16 = ("could not create a primitive descriptor for the LSTM forward propagation "
+                   "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
+                   "additional diagnostic information.")
+
+
+def _onednn_lstm_dtype(input):
+    """The 16-bit dtype PyTorch's oneDNN LSTM runs ``input`` in here, or None where the
+    portable path (or oneDNN's fp32 kernel, see above) runs it.
+
+    Raises:
+        RuntimeError: fp16 where this CPU's oneDNN has no fp16 LSTM (PyTorch's oneDNN error).
+    """
+    if input.device.type != "cpu" or input.numel() == 0:
+        return None
+    from ..autograd.grad_mode import is_grad_enabled
+    dt = input.dtype
+    if not (dt is _dt.float32 or (dt is _dt.bfloat16 and _numerics.onednn_takes(dt))
+            or (dt is _dt.float16 and _numerics.onednn_takes(dt) and not is_grad_enabled())):
+        return None
+    ac = sys.modules.get("amp_emu.autocast")
+    if ac is not None and ac.is_autocast_enabled("cpu"):
+        low = ac.get_autocast_dtype("cpu")
+        if dt is _dt.float32 or dt is low:
+            dt = low
+    if dt is _dt.float16 and not _numerics.ONEDNN_FP16:
+        raise RuntimeError(_ONEDNN_NO_FP16)
+    return dt if dt in (_dt.bfloat16, _dt.float16) else None
+
+
+def _sigmoid(x):
+    """fp32 sigmoid as oneDNN's eltwise kernel gives it: the correctly rounded value (evaluated
+    in fp64; ATen's vectorised fp32 sigmoid can be an ulp off, which a bf16 rounding shows)."""
+    return F.sigmoid(x.double()).float()
+
+
+def _tanh(x):
+    """fp32 tanh as oneDNN's eltwise kernel gives it (see ``_sigmoid``)."""
+    return F.tanh(x.double()).float()
+
+
+def _onednn_lstm_direction(x, state, params, low, reverse):
+    """One layer-direction of oneDNN's 16-bit LSTM (``mkldnn_rnn_layer``): ``x`` (seq, batch,
+    in) and ``state`` (h, c) in ``low``; returns (outputs (seq, batch, hidden), (h, c)), all
+    in ``low``. See the section comment for the numerics."""
+    w_ih, w_hh, b_ih, b_hh, _ = (None if p is None else p.to(low) for p in params)
+    f32 = _dt.float32
+    w_hh_t = w_hh.to(f32).t()
+    steps = matmul(x.to(f32).contiguous(), w_ih.to(f32).t()).unbind(0)
+    bias = None if b_ih is None else (b_ih + b_hh).to(f32)
+    h, c = state
+    outputs = []
+    for gx in (steps[::-1] if reverse else steps):
+        gates = gx + matmul(h.to(f32), w_hh_t)
+        if bias is not None:
+            gates = gates + bias
+        i, f, g, o = gates.chunk(4, 1)
+        c_new = _sigmoid(f) * c.to(f32) + _sigmoid(i) * _tanh(g)
+        h = (_sigmoid(o) * _tanh(c_new)).to(low)
+        c = c_new.to(low)
+        outputs.append(h)
+    if reverse:
+        outputs.reverse()
+    return stack(outputs, 0), (h, c)
+
+
+def _onednn_lstm_stack(input, hx, groups, low, num_layers, dropout, train, bidirectional):
+    """``lstm_mkldnn_stub``: the layers of oneDNN's 16-bit LSTM on a (seq, batch, in) input,
+    dropout between layers as ATen's; returns (output, (h_n, c_n)) in ``low``. Runs with
+    autocast off (the casts are this function's, as AutocastCPU's are ``mkldnn_rnn_layer``'s)."""
+    ac = sys.modules.get("amp_emu.autocast")
+    if ac is not None and ac.is_autocast_enabled("cpu"):
+        with ac.autocast("cpu", enabled=False):
+            return _onednn_lstm_stack(input, hx, groups, low, num_layers, dropout, train,
+                                      bidirectional)
+    h0, c0 = hx[0].to(low).unbind(0), hx[1].to(low).unbind(0)
+    directions = 2 if bidirectional else 1
+    layer_input = input.to(low)
+    hs, cs = [], []
+    for layer in range(num_layers):
+        outs = []
+        for d in range(directions):
+            k = layer * directions + d
+            out, (h, c) = _onednn_lstm_direction(layer_input, (h0[k], c0[k]), groups[k], low,
+                                                 reverse=d == 1)
+            outs.append(out)
+            hs.append(h)
+            cs.append(c)
+        layer_output = cat(outs, -1) if bidirectional else outs[0]
+        if dropout != 0 and train and layer < num_layers - 1:
+            layer_output = F.dropout(layer_output, dropout, training=True)
+        layer_input = layer_output
+    return layer_input, (stack(hs, 0), stack(cs, 0))
 
 
 # ---------------------------------------------------------------------------- packed sequences
@@ -299,6 +420,17 @@ def rnn_packed_stack(mode: str, data, batch_sizes, hx, flat_weights, has_biases:
         c_n)`` for LSTM); the final state of each sequence is the one at its own last step.
     """
     lstm = mode == "LSTM"
+    if lstm and not has_proj and len(set(batch_sizes)) == 1:
+        # every sequence as long: ATen's packed lstm runs the dense one (oneDNN's, where it
+        # takes the call) on the (seq, batch, in) view of the data
+        low = _onednn_lstm_dtype(data)
+        if low is not None:
+            steps, batch = len(batch_sizes), batch_sizes[0]
+            out, hidden = _onednn_lstm_stack(
+                data.reshape(steps, batch, data.size(1)), hx,
+                _group_weights(flat_weights, has_biases, False), low, num_layers, dropout,
+                train, bidirectional)
+            return out.reshape(steps * batch, out.size(2)), hidden
     hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if lstm else list(hx.unbind(0))
     groups = _group_weights(flat_weights, has_biases, has_proj)
     directions = 2 if bidirectional else 1

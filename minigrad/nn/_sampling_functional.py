@@ -66,16 +66,20 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """Resample ``input`` (N, C, *spatial) to ``size`` or by ``scale_factor``
     (``F.interpolate``).
 
-    Modes: ``"nearest"`` (3-D and 4-D inputs; exact), ``"linear"`` (3-D), ``"bilinear"`` and
+    Modes: ``"nearest"`` and ``"nearest-exact"`` (3-D and 4-D inputs; exact; nearest-exact
+    takes the source pixel under each output pixel's centre, ``floor((o + 0.5) * scale)``, as
+    PIL and scikit-image), ``"linear"`` (3-D), ``"bilinear"`` and
     ``"bicubic"`` (4-D), ``"trilinear"`` (5-D) (``align_corners``; opmath, one rounding),
     ``"area"`` (adaptive
     average pooling). Output size: ``size``, or
     ``floor(in * scale_factor)``; the given scale factor (not the size ratio) positions the
     source pixels unless ``recompute_scale_factor=True``, as in PyTorch.
 
-    Deliberate differences: a 3-D nearest input runs ``upsample_nearest2d`` over (N, C, 1, L)
-    (same values; PyTorch calls ``upsample_nearest1d``); ``nearest-exact``, other 5-D inputs
-    and ``antialias=True`` raise NotImplementedError.
+    Deliberate differences: a 3-D nearest / nearest-exact input runs ``upsample_nearest2d`` /
+    ``_upsample_nearest_exact2d`` over (N, C, 1, L) (same values; PyTorch calls the 1-d
+    kernels); other 5-D inputs raise NotImplementedError. ``antialias=True`` (bilinear and
+    bicubic, 4-D): PIL's filter widened when downsampling, float32 only (bit-exact forward; the
+    backward within fp32 rounding: ``minigrad.ops.upsample``'s antialias section).
 
     Raises:
         ValueError: both or neither of size/scale_factor, sizes of the wrong length,
@@ -90,17 +94,21 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     elif align_corners is None:
         align_corners = False
     out, scales = _sizes(input, size, scale_factor, recompute_scale_factor, mode)
-    if antialias:
-        raise NotImplementedError("minigrad's interpolate has no antialias=True")
     nd = input.ndim
-    if mode == "nearest" and nd in (3, 4):
+    if antialias:
+        if mode not in ("bilinear", "bicubic") or nd != 4:
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                             "modes and requires a 4-D tensor as input")
+        sh, sw = (None, None) if scales is None else scales
+        return dispatch(f"_upsample_{mode}2d_aa", input, out, align_corners, sh, sw)
+    if mode in ("nearest", "nearest-exact") and nd in (3, 4):
+        op = "upsample_nearest2d" if mode == "nearest" else "_upsample_nearest_exact2d"
         if nd == 3:
             x = dispatch("unsqueeze", input, -2)
-            y = dispatch("upsample_nearest2d", x, [1] + out, None,
-                         None if scales is None else scales[0])
+            y = dispatch(op, x, [1] + out, None, None if scales is None else scales[0])
             return dispatch("squeeze", y, -2)
         sh, sw = (None, None) if scales is None else scales
-        return dispatch("upsample_nearest2d", input, out, sh, sw)
+        return dispatch(op, input, out, sh, sw)
     if mode == "bilinear" and nd == 4:
         sh, sw = (None, None) if scales is None else scales
         return dispatch("upsample_bilinear2d", input, out, align_corners, sh, sw)

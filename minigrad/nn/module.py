@@ -17,7 +17,7 @@ from ._convert import _ConvertMixin
 from ._state import _StateDictMixin
 from . import hooks as _hooks
 from .hooks import RemovableHandle, _HooksMixin
-from .parameter import Parameter, typename
+from .parameter import Buffer, Parameter, typename
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -186,10 +186,12 @@ class Module(_StateDictMixin, _ConvertMixin, _HooksMixin):
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer):           # nn.Buffer(t, persistent=...)
+                    self.register_buffer(name, value, value.persistent)
+                elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                        "(torch.Tensor or None expected)")
+                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
                     buffers[name] = value
                 else:
                     object.__setattr__(self, name, value)

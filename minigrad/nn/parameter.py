@@ -10,7 +10,7 @@ from .. import dtypes as _dt
 from ..devices import restore_device, track_storage
 from ..tensor import Tensor, _rebuild_args, _storage_args
 
-__all__ = ["Parameter", "UninitializedParameter", "is_lazy", "typename"]
+__all__ = ["Parameter", "UninitializedParameter", "Buffer", "is_lazy", "typename"]
 
 
 class Parameter(Tensor):
@@ -121,6 +121,41 @@ class UninitializedParameter(Parameter):
 
     def __reduce_ex__(self, proto):
         return (self.__class__, (self.requires_grad,))
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is True for any Tensor ``Buffer(...)`` returned (marked
+    ``_is_buffer``), as ``torch.nn.parameter._BufferMeta``."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer",
+                                                                      False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that a ``Module`` registers as a buffer when assigned as an attribute
+    (``torch.nn.Buffer``, PyTorch >= 2.5): ``self.steps = nn.Buffer(torch.zeros(()))`` is
+    ``self.register_buffer("steps", ..., persistent=True)``.
+
+    ``Buffer(data, persistent=True)`` returns ``data.detach()`` (a plain Tensor sharing
+    ``data``'s storage, keeping its ``requires_grad``) marked as a buffer: ``isinstance(b,
+    Buffer)`` is True and ``b.persistent`` says whether it goes into ``state_dict``.
+
+    Args:
+        data: a Tensor; None gives an empty float tensor of the default dtype.
+        persistent: whether the module's ``state_dict`` includes it (default True).
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            dt = _dt.get_default_dtype()
+            data = Tensor._make(np.empty((0,), dtype=dt.np), dt)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 def is_lazy(param) -> bool:

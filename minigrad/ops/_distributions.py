@@ -133,8 +133,10 @@ def normal(g, n, mean, std, dt, contiguous=True):
         if n % 16:              # the last 16 elements again, from 16 fresh uniforms
             tail = _fraction(g, 16, work).astype(work.np).astype(np.float64).reshape(1, 16)
             out[n - 16:] = _box_muller16(tail, mean, std, work).reshape(-1)
-        return out.astype(work.np).astype(dt.np)
-    return normal_doubles(g, n, mean, std).astype(dt.np)     # normal_distribution<double>
+        with np.errstate(over="ignore"):      # a huge std overflows to inf, silently
+            return out.astype(work.np).astype(dt.np)
+    with np.errstate(over="ignore"):
+        return normal_doubles(g, n, mean, std).astype(dt.np)  # normal_distribution<double>
 
 
 def normal_doubles(g, n, mean, std):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _fp8
+from .. import numerics as _nx
 from .. import dtypes as _dt
 from .._fp16 import MIN_SIZE as _F16_MIN, float16_to_float32 as _f16_to_f32, \
     float32_to_float16 as _f32_to_f16
@@ -63,7 +64,11 @@ def wrap(arr, dtype) -> Tensor:
         elif _fp8.is_float8(arr.dtype) and dtype.is_floating_point:
             arr = _fp8.from_float8(arr, npd)
         else:
-            arr = arr.astype(npd)
+            token = _nx.quiet()            # out of range -> inf / nan, silently as PyTorch
+            try:
+                arr = arr.astype(npd)
+            finally:
+                _nx.unquiet(token)
         if ROUNDING_WATCHERS:
             for w in ROUNDING_WATCHERS:
                 w(src, arr, dtype)

@@ -72,8 +72,8 @@ class CdistForward(Function):
         batch, s1, s2 = _cdist_batch(x1, x2)
         a = np.broadcast_to(x1._data, s1)[..., :, None, :]
         b = np.broadcast_to(x2._data, s2)[..., None, :, :]
-        diff = np.abs(a - b)
         with np.errstate(all="ignore"):
+            diff = np.abs(a - b)
             if p == 0:
                 out = np.count_nonzero(diff, axis=-1).astype(diff.dtype)
             elif p == 1:

@@ -78,7 +78,7 @@ class Add(Kernel):
                 b0 = o.base
                 if b0.__class__ is np.ndarray and b0.ndim == 0 and b0.dtype == o.dtype:
                     o = b0
-            res = a + o
+            res = a + o     # (not quieted: see tests/unit/test_numpy_warnings.py)
             if not shape:
                 res = np.asarray(res)       # (NumPy returns a scalar for 0-d operands)
         elif dt.is_floating_point and (other.__class__ is float or other.__class__ is int and

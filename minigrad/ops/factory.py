@@ -227,15 +227,19 @@ def _convert(arr, dtype):
         arr = _fp8.to_float32(arr)
     if dtype in (_dt.float16, _dt.bfloat16) and arr.dtype not in (np.float32,):
         if arr.dtype.kind in "fiub" or arr.dtype == _dt.bfloat16.np or arr.dtype == np.float16:
-            arr = arr.astype(np.float32)
-    if dtype.is_floating_point is False and arr.dtype.kind == "f" and dtype is not _dt.bool_:
+            with np.errstate(over="ignore"):       # (via fp32, as c10's casts): 1e300 -> inf
+                arr = arr.astype(np.float32)
+    if dtype.is_floating_point is False and dtype is not _dt.bool_ and (
+            arr.dtype.kind == "f" or arr.dtype == _dt.bfloat16.np):
+        # NaN / inf / out-of-range values cast as ATen's do (no RuntimeWarning: torch is silent)
         with np.errstate(invalid="ignore"):
             return np.trunc(arr.astype(np.float64)).astype(dtype.np)
     if dtype is _dt.float16 and arr.dtype == np.float32:
         return float32_to_float16(arr)      # bit-identical to astype, faster (minigrad/_fp16.py)
     if dtype is _dt.float32 and arr.dtype == np.float16:
         return float16_to_float32(arr)
-    return arr.astype(dtype.np)
+    with np.errstate(over="ignore", invalid="ignore"):     # e.g. 1e300 -> inf in fp32
+        return arr.astype(dtype.np)
 
 
 @register_op("tensor")

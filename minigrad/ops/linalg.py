@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import numerics as _nx
 from ..autograd.function import Function
 from ..dispatch import _MODES_PUSHED, dispatch, register_op
 from ..tensor import Tensor
@@ -104,7 +105,11 @@ def _product(a, b, dtype):
     x, y = opmath(a, dtype), opmath(b, dtype)
     if _precision[0] != "highest" and isinstance(a, Tensor) and x.ndim >= 2 and y.ndim >= 2:
         x, y = tf32_operands(dtype, a, x, y)
-    return np.matmul(x, y)
+    token = _nx.quiet()             # inf * 0 in a product: no NumPy warning, as PyTorch
+    try:
+        return np.matmul(x, y)
+    finally:
+        _nx.unquiet(token)
 
 
 # ---------------------------------------------------------------------------- mm, bmm, mv, dot

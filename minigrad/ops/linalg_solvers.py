@@ -281,7 +281,8 @@ class LinalgDet(Function):
     @staticmethod
     def forward(ctx, A):
         _check(A, "linalg.det", low="lu_cpu")
-        out = _out(np.linalg.det(_arr(A)), A.dtype)
+        with np.errstate(all="ignore"):          # singular / inf input: silent, as PyTorch
+            out = _out(np.linalg.det(_arr(A)), A.dtype)
         ctx.save_for_backward(A, out)
         return out
 
@@ -329,7 +330,8 @@ class LinalgSlogdet(Function):
     @staticmethod
     def forward(ctx, A):
         _check(A, "linalg.slogdet", low="linalg.slogdet")
-        sign, logabs = np.linalg.slogdet(A._data)
+        with np.errstate(all="ignore"):          # singular: log 0 = -inf, silently
+            sign, logabs = np.linalg.slogdet(A._data)
         s, la = _out(sign, A.dtype), _out(logabs, A.dtype)
         ctx.save_for_backward(A)
         return slogdet_ret(s, la)

@@ -416,8 +416,12 @@ class MseLoss(Function):
             raise NotImplementedError(f'"mse_cpu" not implemented for \'{rt.scalar_name}\'')
         cd = _dt.opmath_dtype(rt).np
         rnd = _rounder(rt)
-        d = rnd(input._data.astype(cd) - target._data.astype(cd))
-        loss = rnd(d * d)
+        token = _nx.quiet()         # inf - inf, overflow: no NumPy warning, as PyTorch
+        try:
+            d = rnd(input._data.astype(cd) - target._data.astype(cd))
+            loss = rnd(d * d)
+        finally:
+            _nx.unquiet(token)
         ctx.save_for_backward(input, target)
         ctx.reduction = reduction
         if reduction == "none":
@@ -456,11 +460,15 @@ class MseLossBackward(Function):
         for s in shape:
             numel *= s
         norm = rnd(cd.type(2.0 / numel if reduction == "mean" and numel else 2.0))
-        d = rnd(input._data.astype(cd) - target._data.astype(cd))
         g = grad_output._data.astype(rt.np).astype(cd)
         ctx.save_for_backward(grad_output, input, target)
         ctx.reduction, ctx.norm = reduction, float(norm)
-        return wrap(np.broadcast_to(rnd(rnd(norm * d) * g), shape), rt)
+        token = _nx.quiet()         # inf - inf, overflow: no NumPy warning, as PyTorch
+        try:
+            d = rnd(input._data.astype(cd) - target._data.astype(cd))
+            return wrap(np.broadcast_to(rnd(rnd(norm * d) * g), shape), rt)
+        finally:
+            _nx.unquiet(token)
 
     @staticmethod
     def backward(ctx, gg):

@@ -69,7 +69,8 @@ class Trace(Function):
         else:
             acc, rt = np.int64, _dt.int64
         a = d.astype(acc)
-        s = np.add.accumulate(a)[-1] if a.size else acc(0)     # left to right, as the kernel
+        with np.errstate(all="ignore"):                   # inf + -inf: silent, as PyTorch
+            s = np.add.accumulate(a)[-1] if a.size else acc(0)  # left to right, as the kernel
         ctx.shape = input.shape
         return wrap(np.asarray(s), rt)
 

@@ -59,7 +59,11 @@ class Sum(Function):
             if keepdim:
                 out = np.reshape(out, (1,) * input.ndim)
         else:
-            out = np.add.reduce(a, axis=axes, keepdims=keepdim if input.ndim else False)
+            token = _nx.quiet()     # inf + -inf, overflow: no NumPy warning, as PyTorch
+            try:
+                out = np.add.reduce(a, axis=axes, keepdims=keepdim if input.ndim else False)
+            finally:
+                _nx.unquiet(token)
         return wrap(out, rt)
 
     @staticmethod
@@ -123,15 +127,19 @@ class SumToSize(Function):
                 axes.append(lead + i)
         if not axes:
             return None
-        if size and len(axes) == lead:
-            # only leading dims (a bias's gradient): the sum has ``size`` already and is a fresh
-            # array (a reshaped keepdims result is a view, which the engine's AccumulateGrad
-            # would copy instead of taking); the same sums
-            out = np.add.reduce(a, axis=tuple(axes))
-        else:
-            out = np.add.reduce(a, axis=tuple(axes), keepdims=True)
-            if lead:
-                out = out.reshape(size)
+        token = _nx.quiet()         # inf + -inf: no NumPy warning, as PyTorch
+        try:
+            if size and len(axes) == lead:
+                # only leading dims (a bias's gradient): the sum has ``size`` already and is a
+                # fresh array (a reshaped keepdims result is a view, which the engine's
+                # AccumulateGrad would copy instead of taking); the same sums
+                out = np.add.reduce(a, axis=tuple(axes))
+            else:
+                out = np.add.reduce(a, axis=tuple(axes), keepdims=True)
+        finally:
+            _nx.unquiet(token)
+        if not (size and len(axes) == lead) and lead:
+            out = out.reshape(size)
         if ctx is not None:
             ctx.in_shape = input.shape
         return Tensor._make(out, dt)
@@ -150,7 +158,11 @@ class SumToSize(Function):
             return Tensor._make(input._data.copy(), input.dtype)
         rt = _sum_dtype(input, None)      # a real sum: integer and bool inputs give int64
         a = opmath(input, rt)
-        out = np.add.reduce(a, axis=axes, keepdims=True)
+        token = _nx.quiet()
+        try:
+            out = np.add.reduce(a, axis=axes, keepdims=True)
+        finally:
+            _nx.unquiet(token)
         if lead:
             out = out.reshape(size)
         return wrap(out, rt)

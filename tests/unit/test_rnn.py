@@ -309,11 +309,11 @@ def test_dropout_with_one_layer_warns_as_torch():
 def test_autocast_bf16_result_dtypes_match_torch():
     """Under CPU autocast the projections (``linear``) run in bf16 and the rest follows type
     promotion, as in ATen's composite cells: RNN stays bf16, GRU/LSTM cells end in fp32 (the
-    fp32 state enters the update). (torch 2.13's CPU LSTM under bf16 autocast goes to oneDNN's
-    ``mkldnn_rnn_layer``, not compared here.)"""
+    fp32 state enters the update); the LSTM layer is oneDNN's ``mkldnn_rnn_layer`` in torch,
+    on AutocastCPU's lower-precision list: bf16 output and states."""
     import amp_emu  # noqa: F401  (minigrad.autocast)
     for name, x_shape in [("RNN", (4, 2, 3)), ("GRU", (4, 2, 3)), ("GRUCell", (2, 3)),
-                          ("LSTMCell", (2, 3))]:
+                          ("LSTMCell", (2, 3)), ("LSTM", (4, 2, 3))]:
         t, m = _pair(name, 3, 4)
         x = _x(*x_shape)
         with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -324,6 +324,85 @@ def test_autocast_bf16_result_dtypes_match_torch():
                                                  for o in out_t], name
         for a, b in zip(out_t, out_m):
             np.testing.assert_allclose(_np(b), a.double().detach().numpy(), atol=2e-2)
+
+
+def _bits16(a):
+    return a.detach().float().numpy().tobytes()
+
+
+@pytest.mark.parametrize("name,kw", [
+    ("LSTM", {}), ("LSTM", dict(num_layers=2, bidirectional=True)),
+    ("LSTM", dict(batch_first=True, bias=False)), ("LSTM", dict(proj_size=2)),
+    ("GRU", dict(num_layers=2)), ("RNN", dict(bidirectional=True)),
+    ("RNN", dict(nonlinearity="relu"))])
+def test_autocast_bf16_outputs_bit_exact(name, kw):
+    """fp32 modules under ``autocast("cpu", bfloat16)``: every output and final state has
+    torch's dtype and bits (LSTM: oneDNN's 16-bit kernel as torch runs it on this CPU, or the
+    composite path with a projection; GRU/RNN: the composite cells with bf16 projections).
+    Gradients flow to the fp32 input and parameters (torch's come from oneDNN's backward:
+    compared within bf16 rounding)."""
+    import amp_emu  # noqa: F401
+    if name == "LSTM" and "proj_size" not in kw and not minigrad.numerics.ONEDNN_BF16:
+        pytest.skip("torch's fp32 LSTM takes oneDNN's bf16 kernel only on AVX-512 CPUs")
+    t, m = _pair(name, 5, 6, **kw)
+    x = _x(7, 3, 5, seed=3)
+    xt, xm = _leaf(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # torch: "LSTM with projections is not supported"
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out_t = _flat(t(xt))
+    with minigrad.autocast("cpu", dtype=minigrad.bfloat16):
+        out_m = _flat(m(xm))
+    for k, (a, b) in enumerate(zip(out_t, out_m)):
+        assert str(b.dtype) == str(a.dtype).replace("torch", "minigrad"), k
+        assert _bits16(b) == _bits16(a), k
+    sum(o.float().sum() for o in out_t).backward()
+    sum(o.float().sum() for o in out_m).backward()
+    assert xm.grad.dtype is minigrad.float32
+    np.testing.assert_allclose(_np(xm.grad), xt.grad.double().numpy(), rtol=0.05, atol=0.05)
+
+
+def test_bf16_lstm_model_and_packed_input_take_onednns_numerics():
+    """A bf16 LSTM (no autocast) and a packed input whose sequences are all as long take
+    oneDNN's kernel in torch on an AVX-512 CPU: same bits; ragged packed sequences keep the
+    composite path (fp32 results under autocast, as torch)."""
+    import amp_emu  # noqa: F401
+    if not minigrad.numerics.ONEDNN_BF16:
+        pytest.skip("torch's bf16 LSTM takes oneDNN only on AVX-512 CPUs")
+    t, m = _pair("LSTM", 5, 6, num_layers=2)
+    x = _x(4, 3, 5, seed=4)
+    tb, mb = t.bfloat16(), m.to(minigrad.bfloat16)
+    out_t = _flat(tb(torch.tensor(x).bfloat16()))
+    out_m = _flat(mb(minigrad.tensor(x).to(minigrad.bfloat16)))
+    assert [_bits16(b) for b in out_m] == [_bits16(a) for a in out_t]
+    t, m = _pair("LSTM", 5, 6)
+    for lengths in ([4, 4, 4], [4, 3, 1]):
+        pt = torch.nn.utils.rnn.pack_padded_sequence(torch.tensor(x), lengths)
+        pm = nn.utils.rnn.pack_padded_sequence(minigrad.tensor(x), lengths)
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+            out_t = _flat(t(pt)[1]) + [t(pt)[0].data]
+        with minigrad.no_grad(), minigrad.autocast("cpu", dtype=minigrad.bfloat16):
+            out_m = _flat(m(pm)[1]) + [m(pm)[0].data]
+        for a, b in zip(out_t, out_m):
+            assert str(b.dtype) == str(a.dtype).replace("torch", "minigrad"), lengths
+            if lengths[-1] == 4:
+                assert _bits16(b) == _bits16(a)
+            else:
+                np.testing.assert_allclose(_np(b), a.double().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_autocast_fp16_lstm_raises_onednns_error_as_torch():
+    """fp16 autocast on a CPU whose oneDNN has no fp16 LSTM: torch's oneDNN error."""
+    import amp_emu  # noqa: F401
+    if minigrad.numerics.ONEDNN_FP16:
+        pytest.skip("this CPU's oneDNN has an fp16 LSTM")
+    t, m = _pair("LSTM", 3, 4)
+    x = _x(2, 1, 3)
+    with torch.autocast("cpu", dtype=torch.float16), pytest.raises(RuntimeError) as et:
+        t(torch.tensor(x))
+    with minigrad.autocast("cpu", dtype=minigrad.float16), pytest.raises(RuntimeError) as em:
+        m(minigrad.tensor(x))
+    assert str(em.value) == str(et.value)
 
 
 def test_whole_model_checkpoint_names_pytorch_path(tmp_path):

@@ -13,8 +13,9 @@ as PyTorch.
 
 Deliberate differences: ``flatten_parameters()`` is a no-op (there is no cuDNN weight buffer to
 compact); ``_flat_weights`` is computed from the current parameters on each read instead of being a list
-kept in step by ``__setattr__``/``_apply``; under CPU autocast the recurrence is the composite
-one (bf16 projections), where torch's LSTM calls oneDNN's ``mkldnn_rnn_layer``.
+kept in step by ``__setattr__``/``_apply``. Under CPU autocast (and for a bf16 model on an AVX-512
+CPU) the LSTM reproduces oneDNN's 16-bit ``mkldnn_rnn_layer`` as PyTorch calls it (bf16 outputs
+and states); GRU and RNN run ATen's composite cells, as in PyTorch.
 """
 from __future__ import annotations
 
