@@ -11,6 +11,8 @@ PyTorch's by about one ulp: summation order). One rounding into the result dtype
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -57,6 +59,26 @@ def norm_kernel(a, p, dtype, what="linalg.vector_norm"):
         return s if p == 1 else np.sqrt(s) if p == 2 else s ** (1.0 / p)
 
 
+#: below this sum of squares no rounding into fp32 overflows (FLT_MAX is 3.4e38)
+_SQUARES_FP32_SAFE = 1e38
+
+
+def _two_norm_of_all(a):
+    """``norm_kernel``'s 2-norm over every element of the fp32/fp64 array ``a`` (the
+    ``linalg_vector_norm(x)`` that ``clip_grad_norm_`` takes of each gradient), without the
+    general path's per-call machinery (a transpose to rows, NaN passes, 0-d array rounding): the
+    same float64 squares in C order summed by the same ``np.add.reduce``, rounded into ``a``'s
+    dtype and square-rooted in float64 (``math.sqrt`` is IEEE's correctly rounded root, as
+    ``np.sqrt``). Returns a float, or None where the sum is NaN, inf or large enough to overflow
+    the fp32 rounding: the general path decides those."""
+    flat = np.asarray(a, dtype=np.float64).reshape(-1)
+    with np.errstate(over="ignore"):        # huge float64 squares: inf, silently, as the kernel
+        s = np.add.reduce(flat * flat)
+    if not s < _SQUARES_FP32_SAFE:
+        return None
+    return math.sqrt(float(s.astype(a.dtype)))
+
+
 def _rows(a, dims):
     """``a`` with the reduced ``dims`` moved last and flattened: shape (kept..., n)."""
     kept = [i for i in range(a.ndim) if i not in dims]
@@ -98,9 +120,14 @@ class VectorNorm(Function):
                                        f"{'inf' if p > 0 else '-inf'} norm on the dimension "
                                        f"{d}because this dimension is empty and the operation "
                                        "does not have an identity")
-        src = np.asarray(input._data if dtype is None else input._data.astype(dt.np),
-                         dtype=np.float64)
-        res = norm_kernel(_rows(src, dims), p, dt)
+        res = None
+        if full and p == 2 and dtype is None and input._data.size > 1 and \
+                input._data.dtype in (np.float32, np.float64):
+            res = _two_norm_of_all(input._data)     # the common case, without the machinery
+        if res is None:
+            src = np.asarray(input._data if dtype is None else input._data.astype(dt.np),
+                             dtype=np.float64)
+            res = norm_kernel(_rows(src, dims), p, dt)
         out = np.asarray(res, np.float64)
         if keepdim:
             out = out.reshape(tuple(1 if i in dims else s for i, s in enumerate(input.shape)))

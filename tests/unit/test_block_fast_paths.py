@@ -422,3 +422,29 @@ def test_layer_norm_fma_widened_operands_match_fma32(order):
         got, want = ln._fma_bcast(*ops), nx.fma32(*ops)
     assert got.dtype == want.dtype == np.float32 and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+def test_two_norm_of_all_matches_norm_kernel(monkeypatch, dtype):
+    """``linalg_vector_norm(x)``'s shortcut (2-norm over all elements, clip_grad_norm_'s call)
+    gives the general path's bits: contiguous, transposed and 1-element-row inputs, tiny and
+    huge values (the fp32 rounding of the sum overflowing), NaN and inf; and torch's value."""
+    import torch
+    from minigrad.ops import norm
+    rng = np.random.default_rng(8)
+    npd = np.float32 if dtype is mg.float32 else np.float64
+    cases = [rng.standard_normal((48, 24, 3, 3)), rng.standard_normal((10, 192)).T,
+             rng.standard_normal(7) * 1e-30, rng.standard_normal(5) * 1e19,
+             np.array([1.0, np.nan, 2.0]), np.array([1.0, np.inf]), np.array([3.0, -4.0])]
+    if dtype is mg.float64:
+        cases.append(rng.standard_normal(9) * 1e200)
+    for a in cases:
+        x = mg.tensor(a.astype(npd))
+        got = mg.linalg.vector_norm(x)
+        with monkeypatch.context() as m:
+            m.setattr(norm, "_two_norm_of_all", lambda arr: None)
+            want = mg.linalg.vector_norm(x)
+        assert got.numpy().tobytes() == want.numpy().tobytes(), a
+        ref = torch.linalg.vector_norm(torch.from_numpy(a.astype(npd)))
+        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=4e-7 if npd is np.float32
+                                   else 1e-15)
