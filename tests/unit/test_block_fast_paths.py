@@ -342,14 +342,15 @@ def test_conv_pad_matches_np_pad(dtype, shape, padding):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
 @pytest.mark.parametrize("shape", [(3, 4, 8, 8), (2, 5, 7, 9), (6, 4, 6), (1, 1, 2, 2),
-                                   (0, 3, 4, 4)])
+                                   (0, 3, 4, 4), (2, 3, 17, 20), (1, 1, 258, 256)])
 @pytest.mark.parametrize("special", [None, "nan", "negzero"])
 @pytest.mark.parametrize("few", [16, 0])
 def test_max_pool_2x2_matches_window_max(monkeypatch, dtype, shape, special, few):
     """``_max_2x2`` (the 2x2 stride-2 pool in two stages) against the general path
     (``window_max`` over ``windows``' taps, then the flat indices): ties everywhere (small
     integer values), -inf-only windows, odd sizes (the last row/column left out), a strided
-    input, an empty batch, the results copied back per window position or whole; with a NaN
+    input, an empty batch, planes whose flat indices need 8, 16 or 64 bits in the index
+    arithmetic, the results copied back per window position or whole; with a NaN
     or a -0.0 it declines (None), and the general path's loop decides."""
     from minigrad.ops import pooling
     monkeypatch.setattr(pooling, "_FEW_POSITIONS", few)
