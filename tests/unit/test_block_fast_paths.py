@@ -148,6 +148,14 @@ def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     ((3, 1, 8, 8), (3, 3), (1, 1), (1, 1), (1, 1), 1, None),
     ((2, 4, 7, 5), (3, 2), (2, 1), (1, 0), (1, 2), 4, None),
     ((2, 1, 9), (3,), (1,), (2,), (2,), 1, (8,)),
+    # stride 1, rows as wide as the input's (``_columns_same_width``): padding, dilation,
+    # groups, 1-d, a 1x1 map, a given output size
+    ((2, 6, 5, 7), (3, 5), (1, 1), (0, 2), (1, 1), 2, None),
+    ((2, 4, 5, 7), (2, 3), (1, 1), (1, 2), (2, 2), 1, None),
+    ((3, 4, 9), (5,), (1,), (4,), (2,), 2, None),
+    ((2, 3, 1, 1), (3, 3), (1, 1), (1, 1), (1, 1), 1, None),
+    ((2, 3, 6, 5), (3, 3), (1, 1), (1, 1), (1, 1), 1, (4, 5)),
+    ((2, 2, 4, 3), (1, 1), (1, 1), (0, 0), (1, 1), 1, None),
 ])
 def test_im2col_channels_last_matches_window_view(monkeypatch, dtype, case):
     """``_columns``' tap-by-tap copy from a channels-last input (many channels, narrow maps)
