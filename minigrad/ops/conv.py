@@ -178,6 +178,9 @@ def _corr_t(y, w, size, stride, padding, dilation, groups):
     cin_g = w.shape[1]
     cols = np.matmul(_by_group(y, groups),
                      w.reshape(groups, cout // groups, math.prod(w.shape[1:])))
+    if _CHANNELS_LAST_COL2IM and nd <= 2 and all(s == 1 for s in stride) and \
+            out[-1] == size[-1] and all(o > 0 for o in out):
+        return _col2im_same_width(cols, n, tuple(size), kernel, padding, dilation, groups, out)
     cols = cols.reshape((groups, n) + out + (cin_g,) + kernel)
     padded = tuple(size[i] + 2 * padding[i] for i in range(nd))
     taps = list(itertools.product(*(range(k) for k in kernel)))
@@ -213,6 +216,49 @@ def _corr_t(y, w, size, stride, padding, dilation, groups):
         buf[(slice(None),) * 3 + sl] += cols[tap]
     return np.ascontiguousarray(buf[(slice(None),) * 3 + crop]).reshape((n, groups * cin_g) +
                                                                         tuple(size))
+
+
+def _col2im_same_width(cols, n, size, kernel, padding, dilation, groups, out):
+    """``_corr_t``'s sum of the columns ``cols`` (groups, N * prod(O), Cin/g * prod(k)) into
+    the input (N, Cin, *size), for the convolutions of ``_columns_same_width`` (stride 1, 1 or
+    2 spatial dims, ``out[-1] == size[-1]``): that function's layout run backwards.
+
+    The columns are first regrouped tap-major (one transposition whose reads are long runs at
+    the stride of prod(k)); each tap's block is then added, in tap order, as one run per
+    sample into a buffer laid out as ``_columns_same_width``'s source (channels-last, padded
+    in the leading dim, flattened per sample, spare elements at both ends), which is cropped
+    and transposed into the result. A tap's values whose column shift would carry them past a
+    row's end (into the padding, where the general path discards them) would land on the
+    neighbouring row: they are set to +0.0 first. Adding +0.0 changes no partial sum (a sum
+    that starts at +0.0 is never -0.0), so every element gets the general path's adds in the
+    general path's order: the same bits (tested)."""
+    kh, kw = (kernel[0] if len(kernel) == 2 else 1), kernel[-1]
+    cin_g = cols.shape[-1] // (kh * kw)
+    w = size[-1]
+    top = padding[0] if len(kernel) == 2 else 0
+    row = w * cin_g
+    spare = padding[-1] * cin_g
+    block = (size[0] + 2 * top if len(kernel) == 2 else 1) * row
+    run = math.prod(out) * cin_g
+    taps = np.empty((kh, kw, groups, n, run), cols.dtype)
+    np.copyto(taps.reshape(kh * kw, groups * n * run), cols.reshape(-1, kh * kw).T)
+    per_column = taps.reshape((kh, kw, groups, n) + tuple(out) + (cin_g,))
+    for j in range(kw):
+        shift = j * dilation[-1] - padding[-1]
+        if shift < 0:
+            per_column[:, j, ..., :-shift, :] = 0
+        elif shift > 0:
+            per_column[:, j, ..., w - shift:, :] = 0
+    buf = np.zeros((groups, n, spare + block + spare), cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            start = (i * dilation[0] * row if len(kernel) == 2 else 0) + j * dilation[-1] * cin_g
+            buf[:, :, start:start + run] += taps[i, j]
+    inner = buf[:, :, spare + top * row:spare + block - top * row].reshape(
+        groups, n, math.prod(size), cin_g)
+    res = np.empty((n, groups, cin_g, math.prod(size)), cols.dtype)
+    np.copyto(res, inner.transpose(1, 0, 3, 2))
+    return res.reshape((n, groups * cin_g) + size)
 
 
 #: ``_columns`` / ``_corr_t`` may take their channels-last paths (False: always the

@@ -121,11 +121,17 @@ def test_dbeta_row_sums_accumulate_matches_row_loop(dtype, cols, threads):
     ((2, 12, 5, 6), (8, 6, 3, 2), (2, 1), (1, 0), (1, 2), 2),
     ((1, 16, 3, 7), (4, 16, 2, 3), (1, 3), (0, 2), (2, 1), 1),
     ((2, 12, 9), (4, 6, 3), (2,), (1,), (1,), 2),
+    # stride 1, rows as wide as the input's (``_col2im_same_width``)
+    ((2, 6, 5, 7), (4, 3, 3, 5), (1, 1), (0, 2), (1, 1), 2),
+    ((2, 4, 5, 7), (6, 4, 2, 3), (1, 1), (1, 2), (2, 2), 1),
+    ((3, 4, 9), (4, 2, 5), (1,), (4,), (2,), 2),
+    ((2, 3, 1, 1), (5, 3, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((2, 2, 4, 3), (3, 2, 1, 1), (1, 1), (0, 0), (1, 1), 1),
 ])
 def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     """``_corr_t``'s channels-last buffer (many channels, narrow maps) against the (N, g,
     Cin/g, *S) buffer: the same adds in the same order, so the same bits (strides, padding,
-    dilation, groups, 1-d)."""
+    dilation, groups, 1-d; signed zeros, inf and nan in the gradient)."""
     from minigrad.ops import conv
     xs, ws, stride, padding, dilation, groups = case
     rng = np.random.default_rng(5)
@@ -133,9 +139,13 @@ def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     x = np.zeros(xs, dtype)
     y = conv._corr(x, w, stride, padding, dilation, groups)
     g = (rng.standard_normal(y.shape) * 8).astype(dtype)
-    got = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
-    monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
-    want = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
+    if dtype == np.float32:       # signed zeros (a sum of -0.0s stays +0.0), inf, nan
+        g.flat[::5] = -0.0
+        g.flat[1], g.flat[2] = np.inf, np.nan
+    with np.errstate(all="ignore"):                 # inf * 0 in the products, as the op
+        got = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
+        monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
+        want = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
     assert got.shape == want.shape and got.tobytes() == want.tobytes()
 
 
