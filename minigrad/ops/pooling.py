@@ -359,6 +359,9 @@ class MaxPool2dWithIndices(Function):
         ctx.args = (kernel, stride, padding, dilation, ceil_mode)
         ctx.save_for_backward(input, indices)
         ctx.mark_non_differentiable(indices)
+        # the indices never get a gradient: no zeros made for them (PyTorch's engine passes an
+        # undefined tensor to a built-in node's backward)
+        ctx.set_materialize_grads(False)
         return wrap(vals, dt), indices
 
     @staticmethod
