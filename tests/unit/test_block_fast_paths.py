@@ -467,3 +467,24 @@ def test_two_norm_of_all_matches_norm_kernel(monkeypatch, dtype):
         ref = torch.linalg.vector_norm(torch.from_numpy(a.astype(npd)))
         np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=4e-7 if npd is np.float32
                                    else 1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 24, 8, 8), (3, 5, 7), (2, 40), (5, 3), (4, 0, 32),
+                                   (2, 3, 4, 4, 4, 4)])
+def test_relu_zero_row_matches_scalar_zero(dtype, shape):
+    """``relu``'s maximum with a zero row over rows of the trailing dims (the vectorised loop)
+    equals the maximum with a 0-d zero (the scalar loop) and torch.relu, bit for bit, on
+    signed zeros, infinities, NaN and subnormals; shapes whose rows take 1, 2 or more dims,
+    too short ones, an empty one; a non-contiguous input."""
+    import torch
+    from minigrad.ops.activation import Relu
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal(shape).astype(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40], dtype)
+    a.reshape(-1)[:min(a.size, 7)] = specials[:min(a.size, 7)]
+    for x in (a, a.swapaxes(0, -1)):
+        got = Relu.kernel(mg.float32 if dtype == np.float32 else mg.float64, x)
+        want = np.maximum(np.zeros((), dtype), x)
+        assert got.shape == want.shape and got.tobytes() == want.tobytes()
+        assert got.tobytes() == torch.relu(torch.from_numpy(x.copy())).numpy().tobytes()
