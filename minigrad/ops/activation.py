@@ -107,15 +107,17 @@ class Relu(Kernel):
 def _zero_row_rows(d):
     """A C-contiguous ``d`` as rows that ``relu`` takes the maximum of with a zero row
     broadcast over them (rows of the trailing dims, at least 16 elements and as few dims as
-    reach 1024: (64, 24, 8, 8) -> rows of 24 * 8 * 8), or None (then a 0-d zero). The values
-    are the same (NumPy's maximum treats ties and NaN alike in both loops: checked on every
-    fp32 bit pattern), and so is the C-contiguous result; but a 0-d operand sends NumPy's
-    maximum to its scalar loop, 2-4x slower than its vectorised array-array loop, and short
-    rows pay NumPy's per-row cost."""
+    reach 1024 without passing 4096: (64, 24, 8, 8) -> rows of 24 * 8 * 8, (64, 48, 4, 4) ->
+    48 * 4 * 4), or None (then a 0-d zero). The values are the same (NumPy's maximum treats
+    ties and NaN alike in both loops: checked on every fp32 bit pattern), and so is the
+    C-contiguous result; but a 0-d operand sends NumPy's maximum to its scalar loop, 2-4x
+    slower than its vectorised array-array loop, and short rows pay NumPy's per-row cost."""
     if not d.ndim or not d.flags.c_contiguous:
         return None
     row = 1
     for k in range(d.ndim - 1, -1, -1):
+        if row >= 16 and row * d.shape[k] > 4096:
+            break                       # (the zero row stays small)
         row *= d.shape[k]
         if row >= 1024:
             break
