@@ -205,8 +205,21 @@ def random_full(g, n, dt):
 
 
 def bernoulli_scalar(g, n, p):
-    """``n`` 0/1 draws of probability ``p`` (bool array): ``bernoulli_distribution<double>``."""
-    return _fraction(g, n, _dt.float64) < p
+    """``n`` 0/1 draws of probability ``p`` in [0, 1] (bool array):
+    ``bernoulli_distribution<double>``, ``u < p`` for the 53-bit uniform ``u = m * 2**-53``
+    (``_fraction``: ``m`` the low 53 bits of a 64-bit word, the first 32-bit word high).
+
+    Tested as integers, the same test exactly: ``m * 2**-53`` and ``p * 2**53`` are exact
+    doubles, so for the integer ``m``, ``u < p`` iff ``m < T = ceil(p * 2**53)``; and ``m <
+    T`` compares the words' halves lexicographically (high 21 bits, then the low word), without
+    forming the 64-bit words or the doubles (3x fewer instructions than ``_fraction``)."""
+    w = g._random(2 * n)
+    hi, lo = w[0::2] & np.uint64((1 << 21) - 1), w[1::2]
+    t = math.ceil(p * 2.0 ** 53)
+    th, tl = np.uint64(t >> 32), np.uint64(t & 0xFFFFFFFF)
+    below = hi < th
+    below |= np.logical_and(hi == th, lo < tl)
+    return below
 
 
 def bernoulli_tensor(g, p, p_dtype):

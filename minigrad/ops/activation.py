@@ -92,7 +92,10 @@ class Relu(Kernel):
         # in torch: np.maximum(0, d) returns d on ties for fp32/fp64 (not for NumPy's fp16 loop),
         # so 16-bit types select by bit mask instead.
         if d.dtype.itemsize >= 4:
-            return np.maximum(_zeros_for(d), d)
+            rows = _zero_row_rows(d)
+            if rows is not None:
+                return np.maximum(np.zeros(rows.shape[-1], d.dtype), rows).reshape(d.shape)
+            return np.maximum(np.zeros((), d.dtype), d)
         return _select_or_zero(_sign_test(d, strict=True), d, drop=True)
 
     @staticmethod
@@ -101,15 +104,24 @@ class Relu(Kernel):
         return dispatch("threshold_backward", grad, out, 0)
 
 
-def _zeros_for(d):
-    """The zero ``relu`` takes the maximum with: a 0-d zero, or for a C-contiguous ``d`` with
-    rows of 16 or more a zero row broadcast over the leading dims. The values are the same
-    (NumPy's maximum treats ties and NaN alike in both loops: checked on every fp32 bit
-    pattern), and so is the C-contiguous result; but a 0-d operand sends NumPy's maximum to its
-    scalar loop, 2-4x slower than its vectorised array-array loop."""
-    if d.ndim and d.shape[-1] >= 16 and d.flags.c_contiguous:
-        return np.zeros(d.shape[-1], d.dtype)
-    return np.zeros((), d.dtype)
+def _zero_row_rows(d):
+    """A C-contiguous ``d`` as rows that ``relu`` takes the maximum of with a zero row
+    broadcast over them (rows of the trailing dims, at least 16 elements and as few dims as
+    reach 1024 without passing 4096: (64, 24, 8, 8) -> rows of 24 * 8 * 8, (64, 48, 4, 4) ->
+    48 * 4 * 4), or None (then a 0-d zero). The values are the same (NumPy's maximum treats
+    ties and NaN alike in both loops: checked on every fp32 bit pattern), and so is the
+    C-contiguous result; but a 0-d operand sends NumPy's maximum to its scalar loop, 2-4x
+    slower than its vectorised array-array loop, and short rows pay NumPy's per-row cost."""
+    if not d.ndim or not d.flags.c_contiguous:
+        return None
+    row = 1
+    for k in range(d.ndim - 1, -1, -1):
+        if row >= 16 and row * d.shape[k] > 4096:
+            break                       # (the zero row stays small)
+        row *= d.shape[k]
+        if row >= 1024:
+            break
+    return d.reshape(-1, row) if row >= 16 else None
 
 
 def _check_output(grad_output, output, op=None):
@@ -218,13 +230,16 @@ def _select_or_zero(keep, g, drop=False):
     keep = np.asarray(keep)
     if it is None or g.dtype.kind not in "fV":
         return np.where(~keep if drop else keep, g, np.zeros((), g.dtype))
-    # a bool's byte is 0 or 1: widening those bytes is NumPy's fast integer cast (its bool ->
-    # int cast is ~2x slower); then 1 -> all ones (keep) as -1, or as 1 - 1 = 0 (drop)
-    mask = keep.view(np.uint8).astype(it)
+    # a bool's byte is 0 or 1: 1 -> all ones (keep) as -1, or as 1 - 1 = 0 (drop), on the
+    # bytes as int8 (one vector op per 32), then widened with the sign by NumPy's fast integer
+    # cast (its bool -> int cast is ~2x slower)
+    small = keep.view(np.int8)
+    signs = np.empty_like(small)                # (an array for 0-d keeps too)
     if drop:
-        np.subtract(mask, 1, out=mask)
+        np.subtract(small, 1, out=signs)
     else:
-        np.negative(mask, out=mask)
+        np.negative(small, out=signs)
+    mask = signs.astype(it)
     if not g.flags.c_contiguous:
         g = g.copy()
     if mask.shape == g.shape:

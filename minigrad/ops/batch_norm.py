@@ -189,6 +189,9 @@ class NativeBatchNorm(Function):
         rm_s, rv_s = (None, None) if training else (running_mean, running_var)
         ctx.save_for_backward(input, weight, rm_s, rv_s, save_mean, save_invstd)
         ctx.mark_non_differentiable(save_mean, save_invstd)
+        # the statistics never get a gradient: no zeros made for them (PyTorch's engine passes
+        # undefined tensors to a built-in node's backward)
+        ctx.set_materialize_grads(False)
         return out, save_mean, save_invstd
 
     @staticmethod

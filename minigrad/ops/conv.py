@@ -64,6 +64,9 @@ def _columns(x, kernel, stride, padding, dilation, groups, out=None):
                     for i in range(nd))
     n, c = x.shape[:2]
     cg = c // groups
+    if _CHANNELS_LAST_COL2IM and nd <= 2 and all(s == 1 for s in stride) and \
+            out[-1] == x.shape[-1] and all(o > 0 for o in out):
+        return _columns_same_width(x, kernel, padding, dilation, groups, out), out
     if _CHANNELS_LAST_COL2IM and (cg >= out[-1] or cg == 1) and all(o > 0 for o in out):
         # the same columns, written one kernel tap at a time from a channels-last padded copy
         # of the input: each copy then reads the channels contiguously instead of rows of O[-1]
@@ -92,6 +95,54 @@ def _columns(x, kernel, stride, padding, dilation, groups, out=None):
     cols = win.transpose(axes).reshape(groups, n * math.prod(out),
                                        c // groups * math.prod(kernel))
     return cols, out
+
+
+def _columns_same_width(x, kernel, padding, dilation, groups, out):
+    """``_columns``' matrix for a stride-1 convolution over 1 or 2 spatial dims whose output
+    rows are as wide as the input's (``out[-1] == W``: the usual 3x3 with padding 1), each
+    kernel tap's column copied as one run per sample and group.
+
+    The source is the input channels-last, padded in the leading spatial dim only, flattened
+    per sample with ``padding[-1] * C/g`` spare elements at both ends: a tap's values at every
+    (*O, C/g) position are then one contiguous run, shifted by the tap's offset (one strided
+    view covers all taps). Where a tap's column shift ``d`` reads past a row's end (its first
+    or last ``|d|`` output columns, the padding's place), it reads the neighbouring row: those
+    columns are set to zero after the copies. The same matrix as the tap-by-tap path (tested),
+    with runs of prod(O) * C/g elements instead of rows of O[-1] (1.5x fewer instructions for
+    the CNN's 1-channel 8x8 input, 1.1x for its 24-channel 4x4 map)."""
+    n, c = x.shape[:2]
+    cg = c // groups
+    w = x.shape[-1]
+    two = len(kernel) == 2
+    top = padding[0] if two else 0                    # zero rows above and below
+    row = w * cg                                      # one input row, channels-last
+    spare = padding[-1] * cg                          # the largest column shift, in elements
+    block = ((x.shape[2] + 2 * top) if two else 1) * row
+    src = np.empty((groups, n, spare + block + spare), x.dtype)
+    inside = src[:, :, spare + top * row:spare + block - top * row]
+    np.copyto(inside.reshape((groups, n) + x.shape[2:] + (cg,)),
+              np.moveaxis(x.reshape((n, groups, cg) + x.shape[2:]), (1, 2), (0, -1)))
+    src[:, :, :spare + top * row] = 0
+    src[:, :, spare + block - top * row:] = 0
+    kh, kw = (kernel[0] if two else 1), kernel[-1]
+    run = math.prod(out) * cg
+    it = src.itemsize
+    taps = np.lib.stride_tricks.as_strided(    # (g, N, kh, kw, run): tap (0, 0) starts at 0
+        src, (groups, n, kh, kw, run),
+        src.strides[:2] + ((dilation[0] * row if two else 0) * it, dilation[-1] * cg * it, it),
+        writeable=False)
+    cols = np.empty((groups, n, run, kh, kw), x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            np.copyto(cols[:, :, :, i, j], taps[:, :, i, j])
+    per_column = cols.reshape((groups, n) + out + (cg, kh, kw))
+    for j in range(kw):
+        shift = j * dilation[-1] - padding[-1]
+        if shift < 0:
+            per_column[..., :-shift, :, :, j] = 0
+        elif shift > 0:
+            per_column[..., w - shift:, :, :, j] = 0
+    return cols.reshape(groups, n * math.prod(out), cg * kh * kw)
 
 
 def _by_group(y, groups):
@@ -127,6 +178,9 @@ def _corr_t(y, w, size, stride, padding, dilation, groups):
     cin_g = w.shape[1]
     cols = np.matmul(_by_group(y, groups),
                      w.reshape(groups, cout // groups, math.prod(w.shape[1:])))
+    if _CHANNELS_LAST_COL2IM and nd <= 2 and all(s == 1 for s in stride) and \
+            out[-1] == size[-1] and all(o > 0 for o in out):
+        return _col2im_same_width(cols, n, tuple(size), kernel, padding, dilation, groups, out)
     cols = cols.reshape((groups, n) + out + (cin_g,) + kernel)
     padded = tuple(size[i] + 2 * padding[i] for i in range(nd))
     taps = list(itertools.product(*(range(k) for k in kernel)))
@@ -164,8 +218,51 @@ def _corr_t(y, w, size, stride, padding, dilation, groups):
                                                                         tuple(size))
 
 
+def _col2im_same_width(cols, n, size, kernel, padding, dilation, groups, out):
+    """``_corr_t``'s sum of the columns ``cols`` (groups, N * prod(O), Cin/g * prod(k)) into
+    the input (N, Cin, *size), for the convolutions of ``_columns_same_width`` (stride 1, 1 or
+    2 spatial dims, ``out[-1] == size[-1]``): that function's layout run backwards.
+
+    The columns are first regrouped tap-major (one transposition whose reads are long runs at
+    the stride of prod(k)); each tap's block is then added, in tap order, as one run per
+    sample into a buffer laid out as ``_columns_same_width``'s source (channels-last, padded
+    in the leading dim, flattened per sample, spare elements at both ends), which is cropped
+    and transposed into the result. A tap's values whose column shift would carry them past a
+    row's end (into the padding, where the general path discards them) would land on the
+    neighbouring row: they are set to +0.0 first. Adding +0.0 changes no partial sum (a sum
+    that starts at +0.0 is never -0.0), so every element gets the general path's adds in the
+    general path's order: the same bits (tested)."""
+    kh, kw = (kernel[0] if len(kernel) == 2 else 1), kernel[-1]
+    cin_g = cols.shape[-1] // (kh * kw)
+    w = size[-1]
+    top = padding[0] if len(kernel) == 2 else 0
+    row = w * cin_g
+    spare = padding[-1] * cin_g
+    block = (size[0] + 2 * top if len(kernel) == 2 else 1) * row
+    run = math.prod(out) * cin_g
+    taps = np.empty((kh, kw, groups, n, run), cols.dtype)
+    np.copyto(taps.reshape(kh * kw, groups * n * run), cols.reshape(-1, kh * kw).T)
+    per_column = taps.reshape((kh, kw, groups, n) + tuple(out) + (cin_g,))
+    for j in range(kw):
+        shift = j * dilation[-1] - padding[-1]
+        if shift < 0:
+            per_column[:, j, ..., :-shift, :] = 0
+        elif shift > 0:
+            per_column[:, j, ..., w - shift:, :] = 0
+    buf = np.zeros((groups, n, spare + block + spare), cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            start = (i * dilation[0] * row if len(kernel) == 2 else 0) + j * dilation[-1] * cin_g
+            buf[:, :, start:start + run] += taps[i, j]
+    inner = buf[:, :, spare + top * row:spare + block - top * row].reshape(
+        groups, n, math.prod(size), cin_g)
+    res = np.empty((n, groups, cin_g, math.prod(size)), cols.dtype)
+    np.copyto(res, inner.transpose(1, 0, 3, 2))
+    return res.reshape((n, groups * cin_g) + size)
+
+
 #: ``_columns`` / ``_corr_t`` may take their channels-last paths (False: always the
-#: channel-first window view and (N, g, Cin/g, *S) buffer)
+#: channel-first window view and (N, g, Cin/g, *S) buffer; the fast paths' tests' reference)
 _CHANNELS_LAST_COL2IM = True
 
 

@@ -148,6 +148,26 @@ def _fma32_py(v: float, a: float) -> float:
     return float(np.float32(s))
 
 
+#: below this sum of squares no rounding into fp32 overflows (FLT_MAX is 3.4e38)
+_SQUARES_FP32_SAFE = 1e38
+
+
+def _two_norm_of_all(a):
+    """``norm_kernel``'s 2-norm over every element of the fp64 array ``a`` (the
+    ``linalg_vector_norm(x)`` that ``clip_grad_norm_`` takes of each gradient), without the
+    general path's per-call machinery (a transpose to rows, NaN passes, 0-d array rounding): the
+    same float64 squares in C order summed by the same ``np.add.reduce``, rounded into ``a``'s
+    dtype and square-rooted in float64 (``math.sqrt`` is IEEE's correctly rounded root, as
+    ``np.sqrt``). Returns a float, or None where the sum is NaN, inf or large enough to overflow
+    the fp32 rounding: the general path decides those."""
+    flat = np.asarray(a, dtype=np.float64).reshape(-1)
+    with np.errstate(over="ignore"):        # huge float64 squares: inf, silently, as the kernel
+        s = np.add.reduce(flat * flat)
+    if not s < _SQUARES_FP32_SAFE:
+        return None
+    return math.sqrt(float(s.astype(a.dtype)))
+
+
 def _rows(a, dims):
     """``a`` with the reduced ``dims`` moved last and flattened: shape (kept..., n)."""
     kept = [i for i in range(a.ndim) if i not in dims]
@@ -195,6 +215,9 @@ class VectorNorm(Function):
                 res = fp32_two_norm(input._data, dims)
             if res is not None and np.isnan(res).any():
                 res = None          # NaN signs: the general path below
+        elif full and p == 2 and dtype is None and input._data.size > 1 and \
+                input._data.dtype == np.float64:
+            res = _two_norm_of_all(input._data)     # the common case, without the machinery
         if res is None:
             src = np.asarray(input._data if dtype is None else input._data.astype(dt.np),
                              dtype=np.float64)

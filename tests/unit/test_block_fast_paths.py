@@ -121,11 +121,17 @@ def test_dbeta_row_sums_accumulate_matches_row_loop(dtype, cols, threads):
     ((2, 12, 5, 6), (8, 6, 3, 2), (2, 1), (1, 0), (1, 2), 2),
     ((1, 16, 3, 7), (4, 16, 2, 3), (1, 3), (0, 2), (2, 1), 1),
     ((2, 12, 9), (4, 6, 3), (2,), (1,), (1,), 2),
+    # stride 1, rows as wide as the input's (``_col2im_same_width``)
+    ((2, 6, 5, 7), (4, 3, 3, 5), (1, 1), (0, 2), (1, 1), 2),
+    ((2, 4, 5, 7), (6, 4, 2, 3), (1, 1), (1, 2), (2, 2), 1),
+    ((3, 4, 9), (4, 2, 5), (1,), (4,), (2,), 2),
+    ((2, 3, 1, 1), (5, 3, 3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((2, 2, 4, 3), (3, 2, 1, 1), (1, 1), (0, 0), (1, 1), 1),
 ])
 def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     """``_corr_t``'s channels-last buffer (many channels, narrow maps) against the (N, g,
     Cin/g, *S) buffer: the same adds in the same order, so the same bits (strides, padding,
-    dilation, groups, 1-d)."""
+    dilation, groups, 1-d; signed zeros, inf and nan in the gradient)."""
     from minigrad.ops import conv
     xs, ws, stride, padding, dilation, groups = case
     rng = np.random.default_rng(5)
@@ -133,9 +139,13 @@ def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     x = np.zeros(xs, dtype)
     y = conv._corr(x, w, stride, padding, dilation, groups)
     g = (rng.standard_normal(y.shape) * 8).astype(dtype)
-    got = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
-    monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
-    want = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
+    if dtype == np.float32:       # signed zeros (a sum of -0.0s stays +0.0), inf, nan
+        g.flat[::5] = -0.0
+        g.flat[1], g.flat[2] = np.inf, np.nan
+    with np.errstate(all="ignore"):                 # inf * 0 in the products, as the op
+        got = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
+        monkeypatch.setattr(conv, "_CHANNELS_LAST_COL2IM", False)
+        want = conv._corr_t(g, w, xs[2:], stride, padding, dilation, groups)
     assert got.shape == want.shape and got.tobytes() == want.tobytes()
 
 
@@ -148,6 +158,14 @@ def test_col2im_channels_last_matches_channel_first(monkeypatch, dtype, case):
     ((3, 1, 8, 8), (3, 3), (1, 1), (1, 1), (1, 1), 1, None),
     ((2, 4, 7, 5), (3, 2), (2, 1), (1, 0), (1, 2), 4, None),
     ((2, 1, 9), (3,), (1,), (2,), (2,), 1, (8,)),
+    # stride 1, rows as wide as the input's (``_columns_same_width``): padding, dilation,
+    # groups, 1-d, a 1x1 map, a given output size
+    ((2, 6, 5, 7), (3, 5), (1, 1), (0, 2), (1, 1), 2, None),
+    ((2, 4, 5, 7), (2, 3), (1, 1), (1, 2), (2, 2), 1, None),
+    ((3, 4, 9), (5,), (1,), (4,), (2,), 2, None),
+    ((2, 3, 1, 1), (3, 3), (1, 1), (1, 1), (1, 1), 1, None),
+    ((2, 3, 6, 5), (3, 3), (1, 1), (1, 1), (1, 1), 1, (4, 5)),
+    ((2, 2, 4, 3), (1, 1), (1, 1), (0, 0), (1, 1), 1, None),
 ])
 def test_im2col_channels_last_matches_window_view(monkeypatch, dtype, case):
     """``_columns``' tap-by-tap copy from a channels-last input (many channels, narrow maps)
@@ -342,14 +360,15 @@ def test_conv_pad_matches_np_pad(dtype, shape, padding):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
 @pytest.mark.parametrize("shape", [(3, 4, 8, 8), (2, 5, 7, 9), (6, 4, 6), (1, 1, 2, 2),
-                                   (0, 3, 4, 4)])
+                                   (0, 3, 4, 4), (2, 3, 17, 20), (1, 1, 258, 256)])
 @pytest.mark.parametrize("special", [None, "nan", "negzero"])
 @pytest.mark.parametrize("few", [16, 0])
 def test_max_pool_2x2_matches_window_max(monkeypatch, dtype, shape, special, few):
     """``_max_2x2`` (the 2x2 stride-2 pool in two stages) against the general path
     (``window_max`` over ``windows``' taps, then the flat indices): ties everywhere (small
     integer values), -inf-only windows, odd sizes (the last row/column left out), a strided
-    input, an empty batch, the results copied back per window position or whole; with a NaN
+    input, an empty batch, planes whose flat indices need 8, 16 or 64 bits in the index
+    arithmetic, the results copied back per window position or whole; with a NaN
     or a -0.0 it declines (None), and the general path's loop decides."""
     from minigrad.ops import pooling
     monkeypatch.setattr(pooling, "_FEW_POSITIONS", few)
@@ -422,3 +441,50 @@ def test_layer_norm_fma_widened_operands_match_fma32(order):
         got, want = ln._fma_bcast(*ops), nx.fma32(*ops)
     assert got.dtype == want.dtype == np.float32 and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+def test_two_norm_of_all_matches_norm_kernel(monkeypatch, dtype):
+    """``linalg_vector_norm(x)``'s shortcut (2-norm over all elements, clip_grad_norm_'s call)
+    gives the general path's bits: contiguous, transposed and 1-element-row inputs, tiny and
+    huge values (the fp32 rounding of the sum overflowing), NaN and inf; and torch's value."""
+    import torch
+    from minigrad.ops import norm
+    rng = np.random.default_rng(8)
+    npd = np.float32 if dtype is mg.float32 else np.float64
+    cases = [rng.standard_normal((48, 24, 3, 3)), rng.standard_normal((10, 192)).T,
+             rng.standard_normal(7) * 1e-30, rng.standard_normal(5) * 1e19,
+             np.array([1.0, np.nan, 2.0]), np.array([1.0, np.inf]), np.array([3.0, -4.0])]
+    if dtype is mg.float64:
+        cases.append(rng.standard_normal(9) * 1e200)
+    for a in cases:
+        x = mg.tensor(a.astype(npd))
+        got = mg.linalg.vector_norm(x)
+        with monkeypatch.context() as m:
+            m.setattr(norm, "_two_norm_of_all", lambda arr: None)
+            want = mg.linalg.vector_norm(x)
+        assert got.numpy().tobytes() == want.numpy().tobytes(), a
+        ref = torch.linalg.vector_norm(torch.from_numpy(a.astype(npd)))
+        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=4e-7 if npd is np.float32
+                                   else 1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 24, 8, 8), (3, 5, 7), (2, 40), (5, 3), (4, 0, 32),
+                                   (2, 3, 4, 4, 4, 4)])
+def test_relu_zero_row_matches_scalar_zero(dtype, shape):
+    """``relu``'s maximum with a zero row over rows of the trailing dims (the vectorised loop)
+    equals the maximum with a 0-d zero (the scalar loop) and torch.relu, bit for bit, on
+    signed zeros, infinities, NaN and subnormals; shapes whose rows take 1, 2 or more dims,
+    too short ones, an empty one; a non-contiguous input."""
+    import torch
+    from minigrad.ops.activation import Relu
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal(shape).astype(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40], dtype)
+    a.reshape(-1)[:min(a.size, 7)] = specials[:min(a.size, 7)]
+    for x in (a, a.swapaxes(0, -1)):
+        got = Relu.kernel(mg.float32 if dtype == np.float32 else mg.float64, x)
+        want = np.maximum(np.zeros((), dtype), x)
+        assert got.shape == want.shape and got.tobytes() == want.tobytes()
+        assert got.tobytes() == torch.relu(torch.from_numpy(x.copy())).numpy().tobytes()

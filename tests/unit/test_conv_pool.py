@@ -432,3 +432,40 @@ def test_max_unpool_to_an_empty_plane_checks_no_index():
     v, idx = _pooled((1, 2, 4, 4), 2, 2, 2)
     assert F.max_unpool2d(_mg(v), _mg(idx), 1, padding=1).shape == \
         TF.max_unpool2d(v, idx, 1, padding=1).shape == (1, 2, 0, 0)
+
+
+@pytest.mark.parametrize("op", ["max_pool2d", "batch_norm"])
+def test_non_differentiable_outputs_get_no_zero_gradients(op):
+    """The backward of ``max_pool2d_with_indices`` (indices) and ``native_batch_norm`` (saved
+    mean / invstd) receives no materialized zeros for its non-differentiable outputs, as
+    PyTorch's engine gives a built-in node undefined gradients there (its node hook sees only
+    the values' gradient): no ``zeros`` op runs in the backward, a node hook sees None in
+    those places, and the input gradient is torch's."""
+    from minigrad import dispatch as D
+    ran = []
+
+    class Record(D.DispatchMode):
+        def __minigrad_dispatch__(self, op_name, args, kwargs, call_next):
+            ran.append(op_name)
+            return call_next(args, kwargs)
+
+    a = np.random.default_rng(3).standard_normal((2, 3, 4, 4)).astype(np.float32)
+    seen, grads = {}, {}
+    for lib in (minigrad, torch):
+        x = lib.tensor(a, requires_grad=True)
+        if op == "max_pool2d":
+            y = lib.nn.functional.max_pool2d(x, 2, return_indices=True)[0]
+        else:
+            y = lib.nn.functional.batch_norm(x, None, None, training=True)
+        y.grad_fn.register_hook(lambda gi, go, lib=lib: seen.__setitem__(
+            lib.__name__, [g is not None for g in go]))
+        if lib is minigrad:
+            with Record():
+                (y * y).sum().backward()
+        else:
+            (y * y).sum().backward()
+        grads[lib.__name__] = x.grad.detach().numpy()
+    assert "zeros" not in ran
+    assert seen["minigrad"][0] and not any(seen["minigrad"][1:])
+    assert seen["torch"] == [True]
+    np.testing.assert_allclose(grads["minigrad"], grads["torch"], rtol=1e-5, atol=1e-6)

@@ -198,3 +198,37 @@ def test_fills_are_dispatched_writes():
 ])
 def test_errors_like_torch(fn):
     _same_error(fn)
+
+
+def test_bernoulli_scalar_integer_test_matches_uniform():
+    """``bernoulli_scalar``'s integer comparison of the words' halves is ``u < p`` for
+    ``_fraction``'s 53-bit uniform ``u``, on words planted at ``ceil(p * 2**53)`` and its
+    neighbours (with junk in the unused high bits), for p of 0, 1, 1/2, one ulp from 0 and 1,
+    subnormal and irrational-ish values."""
+    import math
+    from minigrad.ops import _distributions as D
+
+    class Words:
+        def __init__(self, words):
+            self.words = words
+
+        def _random(self, n):
+            return self.words[:n]
+
+        def _random64(self, n):
+            w = self._random(2 * n)
+            return (w[0::2] << np.uint64(32)) | w[1::2]
+
+    rng = np.random.default_rng(11)
+    n = 5000
+    for p in [0.0, 1.0, 0.5, 0.75, 1 - 2 ** -53, 2 ** -53, 3 * 2 ** -53, 5e-324, 0.1, 1 / 3,
+              2 ** -20 + 2 ** -53]:
+        w = rng.integers(0, 2 ** 32, 2 * n, dtype=np.uint64)
+        t = math.ceil(p * 2.0 ** 53)
+        for i, m in enumerate([t - 2, t - 1, t, t + 1, 0, 2 ** 53 - 1]):
+            m = min(max(m, 0), 2 ** 53 - 1)
+            w[2 * i] = (m >> 32) | (int(rng.integers(0, 2 ** 11)) << 21)
+            w[2 * i + 1] = m & 0xFFFFFFFF
+        want = D._fraction(Words(w), n, mg.float64) < p
+        got = D.bernoulli_scalar(Words(w), n, p)
+        assert got.dtype == np.bool_ and np.array_equal(got, want), p
