@@ -64,6 +64,8 @@ from . import _aliases  # noqa: E402
 _aliases.install()
 from .backends.cuda import set_float32_matmul_precision, get_float32_matmul_precision  # noqa: E402
 from .compiler import compile  # noqa: E402
+from . import _dynamo  # noqa: E402,F401  (torch._dynamo: config, reset... as no-ops)
+from . import overrides  # noqa: E402  (torch.overrides.has_torch_function...)
 from . import cpu, jit  # noqa: E402
 # torch.set_num_threads / get_num_threads: the emulated intra-op thread count, whose chunking the
 # 16-bit reduction recipes follow (minigrad.numerics); it does not change how NumPy runs
@@ -163,6 +165,30 @@ _AMP_LAZY = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autoc
              "set_autocast_dtype", "is_autocast_available")
 
 
+def _assert(condition, message):
+    """Mirrors ``torch._assert``, the traceable ``assert`` of model code (timm / torchvision
+    patch embeddings): raises ``AssertionError(message)`` when ``condition`` is false.
+
+    ``condition`` is a bool or a one-element tensor; a tensor of more elements raises
+    RuntimeError ("Boolean value of Tensor with more than one value is ambiguous"), as ``bool()``
+    of it does. Objects whose type defines ``__torch_function__`` get to handle the call
+    (``minigrad.overrides.handle_torch_function``).
+    """
+    if type(condition) is not Tensor and overrides.has_torch_function((condition,)):
+        return overrides.handle_torch_function(_assert, (condition,), condition, message)
+    if not condition:
+        raise AssertionError(message)
+
+
+_LAZY_MODULES = ("optim", "amp", "utils", "profiler", "memory", "func", "multiprocessing")
+
+
+def __dir__():
+    # the lazily provided names (``autocast``, ``optim``, ``utils``...) are listed too, so that
+    # tab completion and ``dir()``-based feature checks see them as in PyTorch
+    return sorted(set(globals()) | set(_AMP_LAZY) | set(_LAZY_MODULES) | {"vmap"})
+
+
 def __getattr__(name):
     # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
     # optim / amp_emu packages, imported on first use (minigrad never imports them at import
@@ -175,6 +201,6 @@ def __getattr__(name):
         return getattr(importlib.import_module("amp_emu.autocast"), name)
     if name == "vmap":                       # torch.vmap is torch.func.vmap
         return importlib.import_module("minigrad.func").vmap
-    if name in ("optim", "amp", "utils", "profiler", "memory", "func", "multiprocessing"):
+    if name in _LAZY_MODULES:
         return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
