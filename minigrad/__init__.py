@@ -36,14 +36,17 @@ from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, fl
 from .devices import device, get_default_device, set_default_device
 from .tensor import Tensor, Size
 from .legacy_tensor_types import CPU_TYPES as _LEGACY_TYPES
+from .legacy_tensor_types import set_default_tensor_type
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
                                     set_anomaly_enabled)
 from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
-from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
+from .random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator,
+                     default_generator)
+from ._global_flags import set_flush_denormal, set_warn_always, is_warn_always_enabled
 from . import ops as _ops  # registers every op
-from ._functional.factories import (tensor, as_tensor, from_numpy, frombuffer, zeros, ones,
+from ._functional.factories import (tensor, as_tensor, asarray, from_numpy, frombuffer, zeros, ones,
                                     full, empty, zeros_like, ones_like, full_like, empty_like,
                                     arange, eye, linspace, logspace, tril_indices, triu_indices,
                                     randn, rand, randint, randperm, randn_like, rand_like, normal)
@@ -108,6 +111,8 @@ from ._functional.aliases import *  # noqa: F401,F403,E402
 from ._functional.linear_algebra import *  # noqa: F401,F403,E402
 from ._functional.scans import *  # noqa: F401,F403,E402
 from ._functional.special_functions import *  # noqa: F401,F403,E402
+from ._functional.composites import *  # noqa: F401,F403,E402
+from ._functional.windows import *  # noqa: F401,F403,E402
 from ._functional.foreach import *  # noqa: F401,F403,E402  (torch._foreach_*)
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
@@ -148,7 +153,9 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError", "memory_format",
            "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
-           "set_printoptions", "get_printoptions"
+           "set_printoptions", "get_printoptions", "asarray", "default_generator",
+           "set_default_tensor_type", "set_flush_denormal", "set_warn_always",
+           "is_warn_always_enabled", "overrides"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 # ``axis=`` / ``keepdims=`` wherever ``dim=`` / ``keepdim=`` is taken, as PyTorch's parser does

@@ -29,6 +29,8 @@ family:
   ``ndimension``, ``is_signed``, ``is_same_size``
 - ``linear_algebra``: ``inverse``, ``det``, ``logdet``, ``slogdet``, ``cholesky``, ``trace``,
   ``kron``, ``cross``, ``matrix_power``, ``pinverse``
+- ``composites``: ``isposinf``, ``isneginf``, ``unique_consecutive``, ``dist``, ``diagflat``,
+  ``msort``, ``split_with_sizes``, ``apply_``, ``record_stream``
 - ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``,
   ``new`` (the legacy constructor)
 """
@@ -37,6 +39,7 @@ from __future__ import annotations
 from .aliases import AliasesMixin
 from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
+from .composites import CompositesMixin
 from .factories import FactoriesMixin
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
@@ -57,7 +60,7 @@ __all__ = ["TensorOpsMixin"]
 class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
                      MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
                      SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin,
-                     SpecialMathMixin, AliasesMixin, LinearAlgebraMixin):
+                     SpecialMathMixin, AliasesMixin, LinearAlgebraMixin, CompositesMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()
