@@ -19,7 +19,8 @@ from ..dispatch import dispatch
 from ..ops import factory as _k
 from ..tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "zeros", "ones", "full", "empty",
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "zeros", "ones", "full",
+           "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye", "linspace",
            "logspace", "tril_indices", "triu_indices", "randn", "rand", "randint", "randperm",
            "randn_like", "rand_like", "normal"]

@@ -45,11 +45,11 @@ def set_flags(_enabled=None, _strategy=None):
     orig = (enabled, strategy)
     if _enabled is not None:
         if _enabled and not _AVAILABLE:
-            raise ValueError(f"opt_einsum is not available, so setting `enabled` to {_enabled} will "
-                             "not reap the benefits of calculating an optimal path for "
-                             "einsum. torch.einsum will fall back to contracting from left to "
-                             "right. To enable this optimal path calculation, please install "
-                             "opt-einsum.")
+            raise ValueError(f"opt_einsum is not available, so setting `enabled` to "
+                             f"{_enabled} will not reap the benefits of calculating an optimal "
+                             "path for einsum. torch.einsum will fall back to contracting "
+                             "from left to right. To enable this optimal path calculation, "
+                             "please install opt-einsum.")
         enabled = _enabled
     if _strategy is not None:
         if not _AVAILABLE:

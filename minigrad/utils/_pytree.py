@@ -25,7 +25,8 @@ class namedtuple:  # noqa: N801  (PyTorch's node-type marker: TreeSpec(namedtupl
 
 
 def is_namedtuple(obj) -> bool:
-    """Whether ``obj`` is a named-tuple class or instance (``torch.utils._pytree.is_namedtuple``)."""
+    """Whether ``obj`` is a named-tuple class or instance
+    (``torch.utils._pytree.is_namedtuple``)."""
     cls = obj if isinstance(obj, type) else type(obj)
     return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
 
@@ -216,7 +217,8 @@ def tree_flatten(tree, is_leaf=None):
 
 
 def tree_unflatten(leaves, treespec):
-    """The pytree of structure ``treespec`` with ``leaves`` (``torch.utils._pytree.tree_unflatten``).
+    """The pytree of structure ``treespec`` with ``leaves``
+    (``torch.utils._pytree.tree_unflatten``).
 
     Raises:
         TypeError: ``treespec`` not a TreeSpec; ValueError: wrong number of leaves.

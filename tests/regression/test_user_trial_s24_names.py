@@ -314,8 +314,10 @@ def test_combinations_values_and_gradient(r, with_replacement):
         (y * mg.from_numpy(w)).sum().backward()
         (ty * torch.from_numpy(w)).sum().backward()
         assert _bits_equal(x.grad.numpy(), tx.grad.numpy())
-    _raises_like(lambda: mg.combinations(mg.ones(2, 2)), lambda: torch.combinations(torch.ones(2, 2)))
-    _raises_like(lambda: mg.combinations(mg.ones(2), -1), lambda: torch.combinations(torch.ones(2), -1))
+    _raises_like(lambda: mg.combinations(mg.ones(2, 2)),
+                 lambda: torch.combinations(torch.ones(2, 2)))
+    _raises_like(lambda: mg.combinations(mg.ones(2), -1),
+                 lambda: torch.combinations(torch.ones(2), -1))
 
 
 def test_svd_and_qr_deprecated_forms():
