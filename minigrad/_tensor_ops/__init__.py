@@ -26,11 +26,11 @@ family:
 - ``special_math``: ``sinc``, ``logit``, ``copysign``, ``heaviside``, ``ldexp``,
   ``nextafter``, ``gcd``, ``lcm``, ``float_power`` and in-place forms
 - ``aliases``: ``subtract``, ``multiply``, ``divide``, ``greater``..., ``select``,
-  ``ndimension``, ``is_signed``, ``is_same_size``
+  ``ndimension``, ``is_signed``, ``is_same_size``; ``isposinf``, ``isneginf``,
+  ``unique_consecutive``, ``dist``, ``diagflat``, ``msort``, ``split_with_sizes``, ``apply_``,
+  ``record_stream``
 - ``linear_algebra``: ``inverse``, ``det``, ``logdet``, ``slogdet``, ``cholesky``, ``trace``,
   ``kron``, ``cross``, ``matrix_power``, ``pinverse``
-- ``composites``: ``isposinf``, ``isneginf``, ``unique_consecutive``, ``dist``, ``diagflat``,
-  ``msort``, ``split_with_sizes``, ``apply_``, ``record_stream``
 - ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``,
   ``new`` (the legacy constructor)
 """
@@ -39,7 +39,6 @@ from __future__ import annotations
 from .aliases import AliasesMixin
 from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
-from .composites import CompositesMixin
 from .factories import FactoriesMixin
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
@@ -60,7 +59,7 @@ __all__ = ["TensorOpsMixin"]
 class TensorOpsMixin(PointwiseMixin, PointwiseMathMixin, BitwiseMixin, ComparisonMixin,
                      MatmulMixin, ReductionMixin, ShapeMixin, IndexingMixin, WritesMixin,
                      SoftmaxMixin, FactoriesMixin, SamplingMixin, InplaceMixin,
-                     SpecialMathMixin, AliasesMixin, LinearAlgebraMixin, CompositesMixin):
+                     SpecialMathMixin, AliasesMixin, LinearAlgebraMixin):
     """All op methods of ``Tensor`` (see each family's module)."""
 
     __slots__ = ()
