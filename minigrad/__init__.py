@@ -36,14 +36,17 @@ from .dtypes import (bfloat16, bool_, double, finfo, float, float16, float32, fl
 from .devices import device, get_default_device, set_default_device
 from .tensor import Tensor, Size
 from .legacy_tensor_types import CPU_TYPES as _LEGACY_TYPES
+from .legacy_tensor_types import set_default_tensor_type
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
                                     set_anomaly_enabled)
 from . import dispatch  # the module: dispatch.dispatch(op_name, ...), register_op, modes
-from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator
+from .random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator,
+                     default_generator)
+from ._global_flags import set_flush_denormal, set_warn_always, is_warn_always_enabled
 from . import ops as _ops  # registers every op
-from ._functional.factories import (tensor, as_tensor, from_numpy, frombuffer, zeros, ones,
+from ._functional.factories import (tensor, as_tensor, asarray, from_numpy, frombuffer, zeros, ones,
                                     full, empty, zeros_like, ones_like, full_like, empty_like,
                                     arange, eye, linspace, logspace, tril_indices, triu_indices,
                                     randn, rand, randint, randperm, randn_like, rand_like, normal)
@@ -64,6 +67,8 @@ from . import _aliases  # noqa: E402
 _aliases.install()
 from .backends.cuda import set_float32_matmul_precision, get_float32_matmul_precision  # noqa: E402
 from .compiler import compile  # noqa: E402
+from . import _dynamo  # noqa: E402,F401  (torch._dynamo: config, reset... as no-ops)
+from . import overrides  # noqa: E402  (torch.overrides.has_torch_function...)
 from . import cpu, jit  # noqa: E402
 # torch.set_num_threads / get_num_threads: the emulated intra-op thread count, whose chunking the
 # 16-bit reduction recipes follow (minigrad.numerics); it does not change how NumPy runs
@@ -106,6 +111,8 @@ from ._functional.aliases import *  # noqa: F401,F403,E402
 from ._functional.linear_algebra import *  # noqa: F401,F403,E402
 from ._functional.scans import *  # noqa: F401,F403,E402
 from ._functional.special_functions import *  # noqa: F401,F403,E402
+from ._functional.composites import *  # noqa: F401,F403,E402
+from ._functional.windows import *  # noqa: F401,F403,E402
 from ._functional.foreach import *  # noqa: F401,F403,E402  (torch._foreach_*)
 from .deterministic import (use_deterministic_algorithms,  # noqa: E402,F401
                             are_deterministic_algorithms_enabled,
@@ -146,7 +153,9 @@ __all__ = ["Tensor", "Size", "dtype", "dtypes", "finfo", "iinfo", "float64", "fl
            "sparse_coo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "OutOfMemoryError", "memory_format",
            "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
-           "set_printoptions", "get_printoptions"
+           "set_printoptions", "get_printoptions", "asarray", "default_generator",
+           "set_default_tensor_type", "set_flush_denormal", "set_warn_always",
+           "is_warn_always_enabled", "overrides"
            ] + list(_fn_all) + list(_LEGACY_TYPES)
 
 # ``axis=`` / ``keepdims=`` wherever ``dim=`` / ``keepdim=`` is taken, as PyTorch's parser does
@@ -163,6 +172,30 @@ _AMP_LAZY = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autoc
              "set_autocast_dtype", "is_autocast_available")
 
 
+def _assert(condition, message):
+    """Mirrors ``torch._assert``, the traceable ``assert`` of model code (timm / torchvision
+    patch embeddings): raises ``AssertionError(message)`` when ``condition`` is false.
+
+    ``condition`` is a bool or a one-element tensor; a tensor of more elements raises
+    RuntimeError ("Boolean value of Tensor with more than one value is ambiguous"), as ``bool()``
+    of it does. Objects whose type defines ``__torch_function__`` get to handle the call
+    (``minigrad.overrides.handle_torch_function``).
+    """
+    if type(condition) is not Tensor and overrides.has_torch_function((condition,)):
+        return overrides.handle_torch_function(_assert, (condition,), condition, message)
+    if not condition:
+        raise AssertionError(message)
+
+
+_LAZY_MODULES = ("optim", "amp", "utils", "profiler", "memory", "func", "multiprocessing")
+
+
+def __dir__():
+    # the lazily provided names (``autocast``, ``optim``, ``utils``...) are listed too, so that
+    # tab completion and ``dir()``-based feature checks see them as in PyTorch
+    return sorted(set(globals()) | set(_AMP_LAZY) | set(_LAZY_MODULES) | {"vmap"})
+
+
 def __getattr__(name):
     # ``minigrad.autocast`` is amp_emu's, and ``minigrad.optim`` / ``minigrad.amp`` are the
     # optim / amp_emu packages, imported on first use (minigrad never imports them at import
@@ -175,6 +208,6 @@ def __getattr__(name):
         return getattr(importlib.import_module("amp_emu.autocast"), name)
     if name == "vmap":                       # torch.vmap is torch.func.vmap
         return importlib.import_module("minigrad.func").vmap
-    if name in ("optim", "amp", "utils", "profiler", "memory", "func", "multiprocessing"):
+    if name in _LAZY_MODULES:
         return importlib.import_module(f"minigrad.{name}")
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

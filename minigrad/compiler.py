@@ -2,10 +2,11 @@
 
 PyTorch's compiler traces a model's Python code into graphs and generates fused kernels; the
 results are the same numbers, faster. minigrad has no compiler: each op runs its NumPy kernel as
-it is called. So ``compile`` checks its arguments as PyTorch does and hands back the model or
-function **unchanged** (deliberate difference: PyTorch wraps a Module in an ``OptimizedModule``
-whose ``state_dict`` keys start with ``_orig_mod.``; here the keys stay the model's own). A script
-that compiles its model (nanoGPT's ``--compile``) therefore runs, and trains the same.
+it is called. So ``compile`` checks its arguments as PyTorch does and wraps without compiling:
+a Module in an ``OptimizedModule`` (``minigrad._dynamo.eval_frame``) whose ``forward`` calls the
+original, kept as ``_orig_mod`` (so ``state_dict`` keys start with ``"_orig_mod."``, as
+PyTorch's), and a function in a function that calls it. A script that compiles its model
+(nanoGPT's ``--compile``) therefore runs, unwraps (``model._orig_mod``) and trains the same.
 """
 from __future__ import annotations
 
@@ -24,18 +25,21 @@ def list_backends(exclude_tags=("debug", "experimental")) -> list:
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
             options=None, name=None, disable=False, recompile_limit=None,
             isolate_recompiles=False, shapes_spec=None):
-    """Mirrors ``torch.compile``: returns ``model`` itself (no compilation; see the module).
+    """Mirrors ``torch.compile``: wraps ``model`` without compiling it (see the module).
 
     Args:
         model: a Module or function; None gives a decorator (``@minigrad.compile(mode=...)``).
-        fullgraph, dynamic, name, disable, recompile_limit, isolate_recompiles, shapes_spec:
-            accepted and ignored.
+        fullgraph, dynamic, name, recompile_limit, isolate_recompiles, shapes_spec: accepted and
+            ignored.
+        disable: True returns ``model`` itself, unwrapped (as PyTorch's).
         backend: a backend name from ``list_backends()`` or a callable; ignored.
         mode: None or one of PyTorch's modes ("default", "reduce-overhead", "max-autotune"...).
         options: a dict of backend options (not together with ``mode``); ignored.
 
     Returns:
-        ``model`` unchanged, or (``model=None``) a decorator that returns its argument unchanged.
+        For a Module, an ``OptimizedModule`` around it; for a function, a new function that calls
+        it (``functools.wraps``); ``model`` itself when ``disable=True``; with ``model=None``, a
+        decorator that does this to its argument.
 
     Raises:
         RuntimeError: both ``mode`` and ``options``, or an unknown mode (PyTorch's messages).
@@ -58,7 +62,19 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         return decorator
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
-    return model
+    if disable:
+        return model
+    from .nn.module import Module
+    if isinstance(model, Module):
+        from ._dynamo.eval_frame import OptimizedModule
+        return OptimizedModule(model)
+    import functools
+
+    @functools.wraps(model)
+    def compiled_fn(*args, **kwargs):
+        return model(*args, **kwargs)
+    compiled_fn._torchdynamo_orig_callable = model
+    return compiled_fn
 
 
 def disable(fn=None, recursive=True, *, reason=None):

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes as _dt
 
-__all__ = ["tensortype", "legacy_new", "CPU_TYPES", "CUDA_TYPES"]
+__all__ = ["tensortype", "legacy_new", "CPU_TYPES", "CUDA_TYPES", "set_default_tensor_type"]
 
 
 def _is_int(x) -> bool:
@@ -124,3 +124,43 @@ def _make_types(is_cuda: bool) -> dict:
 
 CPU_TYPES = _make_types(False)
 CUDA_TYPES = _make_types(True)
+
+
+_DEFAULT_TYPE_WARNED = []
+
+
+def set_default_tensor_type(t) -> None:
+    """Mirrors ``torch.set_default_tensor_type`` (deprecated since PyTorch 2.1; warns as it
+    does): make a legacy float type the default. ``t`` is a type (``minigrad.FloatTensor``,
+    ``minigrad.cuda.DoubleTensor``) or its dotted name (``"torch.cuda.FloatTensor"``; a leading
+    ``torch`` names minigrad). Its dtype becomes the default dtype (``set_default_dtype``) and
+    its device the default device: ``cuda`` types select the emulated device
+    (``set_default_device("cuda")``), cpu ones the cpu.
+
+    Raises:
+        TypeError: not a legacy tensor type ("invalid type object: only floating-point types are
+            supported as the default type"), or not a float one ("only floating-point types are
+            supported as the default type"); ModuleNotFoundError / AttributeError: a name that
+            does not resolve.
+    """
+    import warnings
+    import importlib
+    if isinstance(t, str):
+        head, *rest = t.split(".")
+        obj = importlib.import_module("minigrad" if head == "torch" else head)
+        for part in rest:
+            obj = getattr(obj, part)
+        t = obj
+    if not _DEFAULT_TYPE_WARNED:              # PyTorch warns once per process
+        _DEFAULT_TYPE_WARNED.append(True)
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, "
+                      "please use torch.set_default_dtype() and torch.set_default_device() "
+                      "as alternatives.", UserWarning, stacklevel=2)
+    if not isinstance(t, tensortype):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    from .devices import set_default_device
+    _dt.set_default_dtype(t.dtype)
+    set_default_device("cuda" if t.is_cuda else None)

@@ -46,6 +46,10 @@ function of its name, ``softmax`` or ``matmul``). Find a function by its family:
   ``bincount``, ``histc``, ``cov``, ``corrcoef``, ``trapezoid``, ``trapz``
 - ``special_functions``: ``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``, ``nansum``,
   ``nanmean``, ``nanmedian``, ``mode``
+- ``composites``: ``isposinf``, ``isneginf``, ``unique_consecutive``, ``dist``, ``diagflat``,
+  ``msort``, ``split_with_sizes``, ``unravel_index``, ``combinations``, ``svd``, ``qr``,
+  ``is_inference``
+- ``windows``: ``hann_window``, ``hamming_window``, ``blackman_window``, ``bartlett_window``
 - ``normalization``: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``,
   ``instance_norm``, ``native_layer_norm``...
 """
@@ -56,11 +60,12 @@ from . import (bitwise, comparison, indexing, joining, matmul, pointwise, pointw
                tensors, normalization)
 from . import distance, bucketing, activation, special_math, aliases, linear_algebra, scans
 from . import special_functions
+from . import composites, windows
 
 __all__ = ["FAMILIES"]
 
 FAMILIES = (pointwise, pointwise_math, bitwise, comparison, reduction, sorting, matmul, shape,
             rearrange, joining, selection, indexing, softmax, tensors, distance, sampling,
             spatial, normalization, bucketing, activation, special_math, aliases, linear_algebra,
-            scans, special_functions)
+            scans, special_functions, composites, windows)
 """The family modules, in the order ``minigrad.__all__`` lists their functions."""

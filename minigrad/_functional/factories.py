@@ -19,7 +19,8 @@ from ..dispatch import dispatch
 from ..ops import factory as _k
 from ..tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "frombuffer", "zeros", "ones", "full", "empty",
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "zeros", "ones", "full",
+           "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "eye", "linspace",
            "logspace", "tril_indices", "triu_indices", "randn", "rand", "randint", "randperm",
            "randn_like", "rand_like", "normal"]
@@ -250,6 +251,78 @@ def as_tensor(data, dtype=None, device=None):
         t = _k.from_numpy(data)
         return t if dtype is None or dtype is t.dtype else t.to(dtype=dtype)
     return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """``obj`` as a tensor, sharing its memory where it can (``torch.asarray``).
+
+    - A Tensor is returned itself when ``dtype`` / ``device`` (None: its own) need no
+      conversion and ``copy`` is not True; converted (``Tensor.to``) when they do, unless
+      ``copy=False``; cloned for ``copy=True``.
+    - A NumPy array (or NumPy scalar) on the cpu shares its memory (``from_numpy``), keeping its
+      dtype (float64 stays float64), unless ``copy=True`` or a ``dtype`` cast is asked for.
+    - Anything else (nested sequences, Python scalars) is copied by ``tensor`` (Python floats
+      take the default dtype).
+
+    ``requires_grad`` None keeps a tensor's own flag (with PyTorch 2.13's warning when that flag
+    is True), True makes the result require grad, False detaches it.
+
+    Raises:
+        ValueError: ``copy=False`` with a conversion or a sequence ("can't alias tensor with
+            dtype 'Float' into dtype 'Double'.", "can't alias arbitrary sequence into a
+            tensor.").
+    """
+    import warnings
+    if dtype is not None:
+        dtype = _dt.dtype_arg(dtype, "asarray")
+    if isinstance(obj, np.generic):
+        obj = np.asarray(obj)
+    converted = _from_torch(obj)
+    if converted is not None:
+        obj = converted
+    if isinstance(obj, Tensor):
+        t = obj
+        want_device = None if device is None else _devices.as_device(device)
+        wrong_dtype = dtype is not None and dtype is not t.dtype
+        wrong_device = want_device is not None and want_device != t.device
+        if copy is False and wrong_dtype:
+            raise ValueError(f"can't alias tensor with dtype '{t.dtype.scalar_name}' into "
+                             f"dtype '{dtype.scalar_name}'.")
+        if copy is False and wrong_device:
+            raise ValueError(f"can't alias tensor from device '{t.device}' to "
+                             f"'{want_device}'.")
+        if wrong_dtype or wrong_device:
+            t = t.to(device=want_device, dtype=dtype)
+        elif copy:
+            t = t.clone()
+        if requires_grad is None:
+            if t.requires_grad:
+                warnings.warn("torch.asarray: unspecified requires_grad now defaults to "
+                              "obj.requires_grad instead of False. Pass requires_grad=False "
+                              "explicitly to get the old behavior and silence this warning.",
+                              UserWarning, stacklevel=2)
+        elif requires_grad and not t.requires_grad:
+            t.requires_grad_(True)
+        elif not requires_grad and t.requires_grad:
+            t = t.detach()
+        return t
+    if isinstance(obj, np.ndarray) and obj.dtype.isnative and (
+            device is None or _devices.as_device(device).type == "cpu"):
+        t = _k.from_numpy(obj)
+        if dtype is not None and dtype is not t.dtype:
+            if copy is False:
+                raise ValueError(f"can't alias tensor with dtype '{t.dtype.scalar_name}' into "
+                                 f"dtype '{dtype.scalar_name}'.")
+            t = t.to(dtype=dtype)
+        elif copy:
+            t = t.clone()
+    else:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        t = tensor(obj, dtype=dtype, device=device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 from_numpy = _k.from_numpy

@@ -26,7 +26,9 @@ family:
 - ``special_math``: ``sinc``, ``logit``, ``copysign``, ``heaviside``, ``ldexp``,
   ``nextafter``, ``gcd``, ``lcm``, ``float_power`` and in-place forms
 - ``aliases``: ``subtract``, ``multiply``, ``divide``, ``greater``..., ``select``,
-  ``ndimension``, ``is_signed``, ``is_same_size``
+  ``ndimension``, ``is_signed``, ``is_same_size``; ``isposinf``, ``isneginf``,
+  ``unique_consecutive``, ``dist``, ``diagflat``, ``msort``, ``split_with_sizes``, ``apply_``,
+  ``record_stream``
 - ``linear_algebra``: ``inverse``, ``det``, ``logdet``, ``slogdet``, ``cholesky``, ``trace``,
   ``kron``, ``cross``, ``matrix_power``, ``pinverse``
 - ``factories``: ``new_zeros``, ``new_ones``, ``new_empty``, ``new_full``, ``new_tensor``,

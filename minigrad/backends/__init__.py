@@ -7,7 +7,10 @@ are settable attributes with PyTorch's defaults. ``cuda.matmul.allow_tf32`` (or
 emulated cuda device take TF32 inputs (``numerics.round_tf32``), as cuBLAS does; the cudnn flags
 change nothing (the emulated device has no cuDNN), no kernel is autotuned and every kernel is
 deterministic. ``mps.is_available()`` is False (there is no emulated MPS device).
-"""
-from . import cuda, cudnn, mps
 
-__all__ = ["cuda", "cudnn", "mps"]
+The CPU backends (``mkldnn``, ``mkl``, ``openmp``, ``cpu``, ``opt_einsum``) report what a CPU
+build of PyTorch reports; their flags are settable and change no numbers.
+"""
+from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum
+
+__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]

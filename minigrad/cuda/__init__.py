@@ -35,7 +35,7 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "get_
            "Stream", "Event", "StreamContext", "current_stream", "default_stream", "set_stream",
            "stream", "device", "device_of", "get_rng_state", "set_rng_state",
            "get_rng_state_all", "set_rng_state_all", "is_current_stream_capturing",
-           "ipc_collect", "get_arch_list", "nvtx"] + \
+           "ipc_collect", "get_arch_list", "nvtx", "utilization"] + \
     list(_LEGACY_TYPES)
 
 globals().update(_LEGACY_TYPES)   # torch.cuda.FloatTensor...: see minigrad.legacy_tensor_types
@@ -257,6 +257,18 @@ def is_current_stream_capturing() -> bool:
 
 def ipc_collect() -> None:
     """Nothing to collect (``torch.cuda.ipc_collect``)."""
+
+
+def utilization(device=None) -> int:
+    """The percent of the last sample period in which a kernel ran (``torch.cuda.utilization``,
+    which asks NVML): 0, since the emulated device's kernels run synchronously on the host and
+    nothing samples them.
+
+    Raises:
+        AssertionError: with the emulation off ("Torch not compiled with CUDA enabled").
+    """
+    _require()
+    return 0
 
 
 def get_arch_list() -> list:

@@ -82,10 +82,11 @@ def test_float32_matmul_precision_and_allow_tf32():
         mg.set_float32_matmul_precision("highest")
 
 
-def test_compile_returns_the_model_and_checks_arguments():
+def test_compile_wraps_the_model_and_checks_arguments():
     m = mg.nn.Linear(2, 2)
-    assert mg.compile(m) is m and mg.compile(mode="max-autotune")(m) is m
-    assert mg.compile(m, backend="inductor", fullgraph=True, dynamic=False) is m
+    assert mg.compile(m)._orig_mod is m and mg.compile(mode="max-autotune")(m)._orig_mod is m
+    assert mg.compile(m, backend="inductor", fullgraph=True, dynamic=False)._orig_mod is m
+    assert mg.compile(m, disable=True) is m
     assert mg.compiler.disable(m) is m and not mg.compiler.is_compiling()
     f = lambda x: x                                               # noqa: E731
     validate = torch.distributions.Distribution._validate_args

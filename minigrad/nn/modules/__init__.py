@@ -69,3 +69,7 @@ __all__ += ["EmbeddingBag", "MaxUnpool1d", "MaxUnpool2d"]
 __all__ += ["Softmin", "Softmax2d", "PReLU", "RReLU", "CELU", "Threshold", "Hardshrink",
             "Softshrink", "Softsign", "Tanhshrink"]
 __all__ += ["ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "CircularPad1d", "CircularPad2d"]
+
+# ``torch.nn.modules.module`` / ``torch.nn.modules.utils`` are attributes after a plain
+# ``import torch``, as in PyTorch (``torch.nn.modules.module.register_module_forward_hook``)
+from . import module, utils  # noqa: E402,F401
