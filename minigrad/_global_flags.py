@@ -2,16 +2,24 @@
 ``is_warn_always_enabled`` and ``set_flush_denormal`` (mirror ``torch.*`` of those names)."""
 from __future__ import annotations
 
-__all__ = ["set_warn_always", "is_warn_always_enabled", "set_flush_denormal"]
+__all__ = ["set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "warn_once"]
 
 _warn_always = [False]
 
 
 def set_warn_always(b: bool) -> None:
-    """Record whether warnings PyTorch gives once per process should be given every time
-    (``torch.set_warn_always``; default False). minigrad's once-per-process warnings keep their
-    own once-only logic; the flag is what ``is_warn_always_enabled`` reports."""
+    """Whether warnings PyTorch gives once per process (``TORCH_WARN_ONCE``) are given every
+    time (``torch.set_warn_always``; default False); minigrad's once-per-process warnings ask
+    ``warn_once``."""
     _warn_always[0] = bool(b)
+
+
+def warn_once(flag: list, i: int = 0) -> bool:
+    """PyTorch's ``TORCH_WARN_ONCE``: True (warn now) the first time for ``flag[i]``, or every
+    time while ``set_warn_always(True)``; marks the flag."""
+    first = not flag[i]
+    flag[i] = True
+    return first or _warn_always[0]
 
 
 def is_warn_always_enabled() -> bool:

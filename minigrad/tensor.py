@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _namespace
+from ._global_flags import warn_once
 from . import dtypes as _dt
 from ._autograd_state import _INFERENCE_ACTIVE, grad_enabled, inference_enabled
 from .devices import CPU, as_device, parse_to, restore_device, track_storage
@@ -484,9 +485,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
         unexpected behavior. ..."), given once per process as PyTorch's ``TORCH_WARN_ONCE``."""
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad and not _FLOAT_WARNED[0] and grad_enabled():
+        if self._requires_grad and grad_enabled() and warn_once(_FLOAT_WARNED):
             import warnings
-            _FLOAT_WARNED[0] = True
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._global_flags import warn_once
 from ..dispatch import dispatch
 
 
@@ -126,15 +127,13 @@ class ShapeMixin:
         Other than on 1-D and 2-D tensors PyTorch's deprecation UserWarning is given, once per
         process as PyTorch's ``TORCH_WARN_ONCE`` (the 0-D one separately)."""
         n = self.ndim
-        if n > 2 and not _T_WARNED[0]:
-            _T_WARNED[0] = True
+        if n > 2 and warn_once(_T_WARNED, 0):
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
                           "shape is deprecated and it will throw an error in a future release. "
                           "Consider `x.mT` to transpose batches of matrices or "
                           "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
                           "dimensions of a tensor.", UserWarning, stacklevel=2)
-        elif n == 0 and not _T_WARNED[1]:
-            _T_WARNED[1] = True
+        elif n == 0 and warn_once(_T_WARNED, 1):
             warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
                           "in these cases.", UserWarning, stacklevel=2)
         return dispatch("permute", self, tuple(range(n - 1, -1, -1)))

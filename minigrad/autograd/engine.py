@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from .._global_flags import warn_once
 from ..devices import depth as _device_depth
 from ..dispatch import OPERATOR2, dispatch, use_operator2
 from ..tensor import Tensor
@@ -136,8 +137,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _make_grads(outs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph and not _CYCLE_WARNED[0]:       # PyTorch's TORCH_WARN_ONCE in its engine
-        _CYCLE_WARNED[0] = True
+    if create_graph and warn_once(_CYCLE_WARNED):     # PyTorch's TORCH_WARN_ONCE in its engine
         import warnings
         warnings.warn("Using backward() with create_graph=True will create a reference cycle "
                       "between the parameter and its gradient which can cause a memory leak. We "

@@ -21,20 +21,20 @@ def _warnings(f):
     return [(x.category.__name__, str(x.message).split(" (Triggered")[0]) for x in w]
 
 
-def test_float_of_a_tensor_that_requires_grad_warns_like_torch(monkeypatch):
-    # the warning is a TORCH_WARN_ONCE (once per process): torch's set_warn_always(True) makes it
-    # fire on every call; ours is reset before each
-    import sys
-    torch.set_warn_always(True)
+def test_float_of_a_tensor_that_requires_grad_warns_like_torch():
+    # the warning is a TORCH_WARN_ONCE (once per process): set_warn_always(True) makes it fire
+    # on every call, in both
+    for L in (torch, mg):
+        L.set_warn_always(True)
     try:
         for f in (lambda L: float(L.tensor([2.0], requires_grad=True)),
                   lambda L: float(L.tensor(2.0)),
                   lambda L: int(L.tensor([2.0], requires_grad=True)),
                   lambda L: L.tensor([2.0], requires_grad=True).item()):
-            monkeypatch.setattr(sys.modules["minigrad.tensor"], "_FLOAT_WARNED", [False])
             assert _warnings(lambda: f(mg)) == _warnings(lambda: f(torch))
     finally:
-        torch.set_warn_always(False)
+        for L in (torch, mg):
+            L.set_warn_always(False)
 
 
 def test_mean_dtype_message():
