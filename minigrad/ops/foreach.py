@@ -193,8 +193,17 @@ def _add(op, inplace, self, other, alpha):
     kind = _kind(op, other)
     if kind == "List":
         selfs = _prepare(op, self, inplace, other)
-        return _apply(op, selfs, inplace, K.add, _arrays(other, selfs),
-                      [alpha] * len(selfs))
+        others = _arrays(other, selfs)
+        if inplace:     # the whole list in one pass where it may (``K.add_all``)
+            arrays = [t._data for t in selfs]
+            token = _nx.quiet()
+            try:
+                done = K.add_all(arrays, arrays, others, alpha)
+            finally:
+                _nx.unquiet(token)
+            if done:
+                return _written(selfs)
+        return _apply(op, selfs, inplace, K.add, others, [alpha] * len(selfs))
     selfs = _prepare(op, self, inplace)
     if kind == "Tensor":
         value = _scalar_tensor(other) * alpha
