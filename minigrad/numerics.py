@@ -36,6 +36,7 @@ import contextlib
 import functools
 import math
 import os
+import struct
 from fractions import Fraction
 
 import numpy as np
@@ -490,24 +491,52 @@ def _fma32_quiet(x, y, z, subtract):
     r = ufunc(a, b, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
         ufunc(a, b, dtype=np.float64)
     out = r.astype(np.float32)
-    suspect = (r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    suspect = (r.view(np.uint64) & _LOW29) == _BIT28
     tiny = np.abs(out) <= _FP32_TINY
     # (``any`` as the ufunc's reduce: ``ndarray.any`` adds a Python-level wrapper)
     if _any(tiny, axis=None):   # an exact zero sum (r == 0: p + z is then exactly 0) is fine
         suspect |= tiny & (r != 0)
     if not _any(suspect, axis=None):
         return out
-    # the (few) suspects by index, then gathers of those elements: the C-order indices of the
-    # flattened mask, unravelled (the same index arrays as ``suspect.nonzero()``, whose N-d loop
-    # costs ~15x more: 6M instructions for a 262,144-element 3-D mask, against 0.4M)
+    # the (few) suspects by index, then gathers of those elements: for a large N-d mask the
+    # C-order indices of the flattened mask, unravelled (the same index arrays as
+    # ``suspect.nonzero()``, whose N-d loop costs ~15x more: 6M instructions for a 262,144-element
+    # 3-D mask, against 0.4M; for a small one the two extra calls cost more)
     shape = r.shape
-    at = suspect.nonzero() if suspect.ndim <= 1 else \
+    at = suspect.nonzero() if suspect.ndim <= 1 or suspect.size <= 4096 else \
         np.unravel_index(suspect.reshape(-1).nonzero()[0], shape)
-    p = np.multiply(_gather(x, shape, at), _gather(y, shape, at), dtype=np.float64)
+    xs, ys, zs = _gather(x, shape, at), _gather(y, shape, at), _gather(z, shape, at)
+    if len(at[0]) <= FMA32_FEW:
+        _fma32_exact_few(out, at, xs.tolist(), ys.tolist(), zs.tolist(), r[at].tolist(),
+                         subtract)
+        return out
+    p = np.multiply(xs, ys, dtype=np.float64)
     if subtract:
         p = np.negative(p, out=p)      # z - x*y = (-p) + z, exactly
-    out[at] = _fma32_exact(p, np.asarray(_gather(z, shape, at), np.float64), r[at])
+    out[at] = _fma32_exact(p, np.asarray(zs, np.float64), r[at])
     return out
+
+
+#: at most this many suspects go through ``_fma32_exact_few`` (Python floats) rather than
+#: ``_fma32_exact`` (about twenty NumPy calls, each costing more than a suspect's Python loop);
+#: tests set it to 0 to compare the two
+FMA32_FEW = 32
+
+
+def _fma32_exact_few(out, at, xs, ys, zs, rs, subtract):
+    """``out[at] = _fma32_exact(...)`` for a few suspects given as Python floats (``xs``,
+    ``ys``, ``zs``: the operands, ``rs``: their float64 sums ``r[at]``), written only where
+    round-to-odd moves ``r`` (elsewhere ``out`` already holds ``fp32(r)``, NaN payloads kept).
+    Python floats are IEEE binary64, so the products (exact), the two-sum and ``nextafter``
+    are ``_fma32_exact``'s operations on the same values."""
+    for k, (xk, yk, zk, rk) in enumerate(zip(xs, ys, zs, rs)):
+        p = xk * yk
+        if subtract:
+            p = -p
+        bb = rk - p                                     # Knuth's two-sum: p + z = r + e
+        e = (p - (rk - bb)) + (zk - bb)
+        if e != 0 and math.isfinite(rk) and not struct.unpack("<q", struct.pack("<d", rk))[0] & 1:
+            out[tuple([a[k] for a in at])] = math.nextafter(rk, math.inf if e > 0 else -math.inf)
 
 
 def _gather(v, shape, at):
@@ -535,6 +564,7 @@ def _gather(v, shape, at):
 
 #: fp32's smallest normal
 _FP32_TINY = np.float32(2.0 ** -126)
+_LOW29, _BIT28 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)   # float64 significand bits
 _any = np.logical_or.reduce
 
 

@@ -312,3 +312,30 @@ def test_addmm_without_modes_skips_the_expand_with_the_same_result(bias_shape):
                     mg.addmm(bad, mg.zeros(3, 4), mg.zeros(4, 5))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("subtract", [False, True])
+def test_fma32_few_suspects_python_floats_match_numpy_path(subtract, monkeypatch):
+    """``fma32``'s suspects (float64 sums on an fp32 halfway point) go through round-to-odd
+    with Python floats when there are few (``numerics.FMA32_FEW``), else through NumPy
+    (``_fma32_exact``): both paths equal round-to-odd on every element, on constructed ties
+    (half of them false ties that one rounding must break away from even), subnormal ties, and
+    NaN / inf operands."""
+    from minigrad import numerics as nx
+    from tests.unit.test_foreach_kernels import TIE_CASES, _tie_operands
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: fma32 rounds twice by design")
+    for above, j, sub in TIE_CASES:
+        y, x, alpha = _tie_operands(40, above, j, sub, seed=11)
+        x[5], y[7], x[9] = np.nan, np.inf, -np.inf
+        a = np.float32(-alpha if subtract else alpha)
+        p = x.astype(np.float64) * np.float64(a)
+        y64 = y.astype(np.float64)
+        with np.errstate(all="ignore"):
+            want = nx._fma32_exact(-p if subtract else p, y64, y64 - p if subtract else p + y64)
+            got = []
+            for few in (nx.FMA32_FEW, 0):
+                monkeypatch.setattr(nx, "FMA32_FEW", few)
+                got.append(nx.fma32(x, a, y, subtract=subtract))
+        for g in got:
+            assert g.view(np.uint32).tolist() == want.view(np.uint32).tolist(), (above, j, sub)
