@@ -481,6 +481,12 @@ def _fma32_quiet(x, y, z, subtract):
             xy = np.asarray(x, np.float32) * np.asarray(y, np.float32)
             z = np.asarray(z, np.float32)
         return z - xy if subtract else xy + z
+    if type(y) is np.ndarray and 0 < y.ndim and y.size <= _POW2_MAX and y.dtype == _F32 and \
+            type(x) is np.ndarray and x.dtype == _F32 and type(z) is np.ndarray and \
+            z.dtype == _F32:
+        out = _fma32_pow2(x, y, z, subtract)
+        if out is not None:
+            return out
     r = np.multiply(x, y, dtype=np.float64)
     if r.ndim == 0 and np.ndim(z) == 0:
         p = np.float64(r)
@@ -537,6 +543,34 @@ def _fma32_exact_few(out, at, xs, ys, zs, rs, subtract):
         e = (p - (rk - bb)) + (zk - bb)
         if e != 0 and math.isfinite(rk) and not struct.unpack("<q", struct.pack("<d", rk))[0] & 1:
             out[tuple([a[k] for a in at])] = math.nextafter(rk, math.inf if e > 0 else -math.inf)
+
+
+#: ``y`` arrays of at most this many elements are tested for powers of two (``_fma32_pow2``)
+_POW2_MAX = 256
+_F32 = np.dtype(np.float32)
+_SIG32 = np.uint32(0x007FFFFF)      # an fp32 significand's bits
+_INF32 = np.float32(np.inf)
+
+
+def _fma32_pow2(x, y, z, subtract):
+    """``fma32`` of fp32 arrays when every element of ``y`` (a small array: a row sum, a scale)
+    is a power of two: ``x*y`` is then exact in fp32 wherever it lies strictly between fp32's
+    smallest normal and infinity (a shift of ``x``'s significand), so ``z - x*y`` (or
+    ``x*y + z``) rounded once is one fp32 subtract (add) of the fp32 product, operands in
+    ``fma32``'s order (NaN payloads of ``z`` come through as there). None where that does not
+    hold (a ``y`` with significand bits: not a power of two; a product that is zero, at most
+    2**-126 in magnitude, inf or NaN; no element): ``fma32`` then runs its float64 emulation.
+    (The softmax backward of a mean loss over a batch of 2**k rows meets ``y = -2**-k``.)"""
+    if _max(y.view(np.uint32) & _SIG32, axis=None):
+        return None
+    p = np.multiply(x, y)
+    a = np.abs(p)
+    if not (a.size and _min(a, axis=None) > _FP32_TINY and _max(a, axis=None) < _INF32):
+        return None
+    return np.subtract(z, p) if subtract else np.add(p, z)
+
+
+_min, _max = np.minimum.reduce, np.maximum.reduce
 
 
 def _gather(v, shape, at):

@@ -339,3 +339,48 @@ def test_fma32_few_suspects_python_floats_match_numpy_path(subtract, monkeypatch
                 got.append(nx.fma32(x, a, y, subtract=subtract))
         for g in got:
             assert g.view(np.uint32).tolist() == want.view(np.uint32).tolist(), (above, j, sub)
+
+
+@pytest.mark.parametrize("subtract", [False, True])
+def test_fma32_power_of_two_factor_matches_float64_emulation(subtract, monkeypatch):
+    """``fma32`` with a small ``y`` of powers of two (``numerics._fma32_pow2``: the product is
+    exact, one fp32 add) against the float64 emulation (the shortcut off) and round-to-odd on
+    every element: plain data (where the shortcut applies), products near fp32's smallest
+    normal, subnormal, zero, overflowing, NaN/inf operands, NaN payloads and signed zeros in
+    ``z`` (where it applies or declines), and a ``y`` that is not all powers of two."""
+    from minigrad import numerics as nx
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: fma32 rounds twice by design")
+    rng = np.random.default_rng(12)
+    f = np.float32
+    x = rng.standard_normal((32, 10)).astype(f)
+    z = rng.standard_normal((32, 10)).astype(f)
+    z[0, :4] = (np.nan, -0.0, 0.0, np.inf)
+    z.view(np.uint32)[1, 0] = 0x7FC01234                     # a NaN payload
+    z[2] = -x[2] * f(-0.5 if subtract else 0.5)               # exact cancellations: signed zeros
+    y = (-2.0 ** rng.integers(-8, 8, (32, 1))).astype(f)
+    y[2] = 0.5
+    cases = [(x, y, z, True)]
+    # (x[3, 0], y[3]): a product that loses bits below 2**-126, one rounding up to 2**-126,
+    # one exactly 2**-126, one overflowing, zero, NaN, inf
+    for xv, yv in ((1 + 2.0 ** -23, 2.0 ** -130), ((2 - 2.0 ** -23) * 2.0 ** -100, 2.0 ** -27),
+                   (1.0, 2.0 ** -126), (3e38, 4.0), (0.0, 1.0), (np.nan, 1.0), (np.inf, 1.0)):
+        xe, ye = x.copy(), y.copy()
+        xe[3, 0], ye[3] = xv, yv
+        cases.append((xe, ye, z, False))
+    y3 = y.copy()
+    y3[5] = 0.75                                              # not a power of two
+    cases.append((x, y3, z, False))
+    for xc, yc, zc, applies in cases:
+        with np.errstate(all="ignore"):
+            assert (nx._fma32_pow2(xc, yc, zc, subtract) is not None) == applies
+        p = xc.astype(np.float64) * yc.astype(np.float64)
+        z64 = zc.astype(np.float64)
+        with np.errstate(all="ignore"):
+            want = nx._fma32_exact(-p if subtract else p, z64, z64 - p if subtract else p + z64)
+            got = [nx.fma32(xc, yc, zc, subtract=subtract)]
+            monkeypatch.setattr(nx, "_POW2_MAX", 0)
+            got.append(nx.fma32(xc, yc, zc, subtract=subtract))
+            monkeypatch.undo()
+        for g in got:
+            assert g.view(np.uint32).tolist() == want.view(np.uint32).tolist(), applies
