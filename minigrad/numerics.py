@@ -481,7 +481,7 @@ def _fma32_quiet(x, y, z, subtract):
             xy = np.asarray(x, np.float32) * np.asarray(y, np.float32)
             z = np.asarray(z, np.float32)
         return z - xy if subtract else xy + z
-    if type(y) is np.ndarray and 0 < y.ndim and y.size <= _POW2_MAX and y.dtype == _F32 and \
+    if type(y) is np.ndarray and y.ndim and 0 < y.size <= _POW2_MAX and y.dtype == _F32 and \
             type(x) is np.ndarray and x.dtype == _F32 and type(z) is np.ndarray and \
             z.dtype == _F32:
         out = _fma32_pow2(x, y, z, subtract)

@@ -384,3 +384,32 @@ def test_fma32_power_of_two_factor_matches_float64_emulation(subtract, monkeypat
             monkeypatch.undo()
         for g in got:
             assert g.view(np.uint32).tolist() == want.view(np.uint32).tolist(), applies
+    for xs, ys in (((5, 0), (5, 1)), ((5, 0), (5, 0))):      # no element: the emulation's
+        e = nx.fma32(np.zeros(xs, f), np.ones(ys, f), np.zeros(xs, f), subtract=subtract)
+        assert e.shape == xs and e.dtype == np.float32
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 0, 3, 6, 7, 50])
+def test_nll_loss_nothing_ignored_shortcut_matches_torch(ignore_index):
+    """``_nll_prepare``'s first test (every target a class, ``ignore_index`` outside the
+    targets' [min, max]: nothing ignored, the kept all-True mask) and its general path (an
+    ``ignore_index`` between min and max, met or not) against torch: loss and gradient for
+    every reduction, and the out-of-bounds error of a bad target."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(32, 7, generator=g)
+    for t in (torch.randint(1, 6, (32,), generator=g), torch.randint(0, 7, (32,), generator=g)):
+        for reduction in ("mean", "sum", "none"):
+            xt = x.clone().requires_grad_(True)
+            ref = TF.nll_loss(xt, t, ignore_index=ignore_index, reduction=reduction)
+            ref.sum().backward()
+            xm = from_torch(x).requires_grad_(True)
+            out = mg.nn.functional.nll_loss(xm, from_torch(t), ignore_index=ignore_index,
+                                            reduction=reduction)
+            out.sum().backward()
+            assert out.detach().numpy().tobytes() == ref.detach().numpy().tobytes()
+            assert xm.grad.numpy().tobytes() == xt.grad.numpy().tobytes()
+    bad = torch.randint(0, 7, (32,), generator=g)
+    bad[3] = 9
+    if ignore_index != 9:
+        with pytest.raises(IndexError, match="Target 9 is out of bounds."):
+            mg.nn.functional.nll_loss(from_torch(x), from_torch(bad), ignore_index=ignore_index)
