@@ -187,15 +187,17 @@ def _scratch_shaped(shape, n):
 def _fast(out, *inputs) -> bool:
     """True when the fp32 fast path may write ``out`` chunk by chunk: all arrays fp32, ``out``
     C-contiguous and writeable, no input overlapping ``out`` unless it is ``out`` itself."""
-    if out is None or out.dtype != _F32 or not FAST_FP32 or not numerics.HAS_FMA:
+    # (``is``: NumPy's fp32 dtype is one object; an equal other one only takes the general
+    # path, with the same bits)
+    if out is None or out.dtype is not _F32 or not FAST_FP32 or not numerics.HAS_FMA:
         return False
     flags = out.flags
     if not flags.c_contiguous or not flags.writeable:
         return False
     owns = out.base is None
     for x in inputs:
-        if isinstance(x, np.ndarray) and x is not out:
-            if x.dtype != _F32:
+        if x is not out and isinstance(x, np.ndarray):
+            if x.dtype is not _F32:
                 return False
             # two arrays that own their memory (no base) cannot overlap: no bounds to compare
             if (not owns or x.base is not None) and _may_share_memory(x, out):
@@ -376,11 +378,13 @@ def add_all(outs, a_list, b_list, alpha) -> bool:
     n = 0
     shapes = []
     for o, a, b in zip(outs, a_list, b_list):
-        if o.dtype != _F32 or a.dtype != _F32 or b.dtype != _F32 or o.base is not None or \
-                a.base is not None or b.base is not None or not o.flags.writeable:
+        # (``is not _F32``: see ``_fast``; ``a is o`` for the in-place op: checked once)
+        if o.dtype is not _F32 or b.dtype is not _F32 or o.base is not None or \
+                b.base is not None or not o.flags.writeable:
             return False
         shape = o.shape
-        if a.shape != shape or b.shape != shape:
+        if b.shape != shape or a is not o and (
+                a.dtype is not _F32 or a.base is not None or a.shape != shape):
             return False
         n += o.size
         shapes.append(shape)
@@ -589,11 +593,10 @@ def _fp32_of(alpha):
 
 def mul(a, s, out=None):
     """``a.mul(s)`` for a Python scalar: R(a * opmath(s))."""
-    npd = a.dtype
-    cd = opmath_np(npd)
     if _fast(out, a):
         return np.multiply(a, _fp32_of(s), out=out)
-    return _store(_up(a, cd) * cd.type(s), npd, out)
+    npd = a.dtype
+    return _store(_up(a, opmath_np(npd)) * opmath_np(npd).type(s), npd, out)
 
 
 def add_scalar(a, s, out=None):
