@@ -38,6 +38,7 @@ def _rounder(dt):
 
 
 _EXACT = {}     # numpy dtype -> the identity rounder of fp32 / fp64
+_ZERO = {}      # numpy scalar type -> its +0 (``_cascade_one_level``)
 
 
 def _fold(x, rnd):
@@ -132,9 +133,13 @@ def _cascade_one_level(vals, cd):
     PyTorch's loop (NumPy's scalar ``+`` returns the second operand's NaN: only arrays here)."""
     n = vals.shape[0]
     k = (n - 1) // _STEP
-    zero = cd.type(0)
+    zero = _ZERO.get(cd)
+    if zero is None:
+        zero = _ZERO[cd] = cd.type(0)
     parts = [np.add.accumulate(vals[1 + _STEP * k:])[-1] + zero if n > 1 + _STEP * k else zero]
-    if k:
+    if k == 1:      # one block: its fold, as the general line below gives it (x + 0 + 0 is x + 0)
+        parts.append(np.add.accumulate(vals[1:1 + _STEP])[-1] + zero)
+    elif k:
         blocks = np.add.accumulate(vals[1:1 + _STEP * k].reshape(k, _STEP).T)[-1] + zero
         parts.append(np.add.accumulate(blocks)[-1] + zero)
     parts.append(vals[0] + zero)
