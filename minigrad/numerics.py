@@ -567,6 +567,8 @@ def _fma32_pow2(x, y, z, subtract):
     a = np.abs(p)
     if not (a.size and _min(a, axis=None) > _FP32_TINY and _max(a, axis=None) < _INF32):
         return None
+    if z.shape == p.shape:      # into the product, so the result's layout is the emulation's
+        return np.subtract(z, p, out=p) if subtract else np.add(p, z, out=p)
     return np.subtract(z, p) if subtract else np.add(p, z)
 
 
