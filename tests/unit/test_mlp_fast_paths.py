@@ -360,7 +360,8 @@ def test_fma32_power_of_two_factor_matches_float64_emulation(subtract, monkeypat
     z[2] = -x[2] * f(-0.5 if subtract else 0.5)               # exact cancellations: signed zeros
     y = (-2.0 ** rng.integers(-8, 8, (32, 1))).astype(f)
     y[2] = 0.5
-    cases = [(x, y, z, True), (np.asfortranarray(x), y, np.asfortranarray(z), True)]
+    cases = [(x, y, z, True), (np.asfortranarray(x), y, np.asfortranarray(z), True),
+             (np.asfortranarray(x), y, z, True)]
     # (x[3, 0], y[3]): a product that loses bits below 2**-126, one rounding up to 2**-126,
     # one exactly 2**-126, one overflowing, zero, NaN, inf
     for xv, yv in ((1 + 2.0 ** -23, 2.0 ** -130), ((2 - 2.0 ** -23) * 2.0 ** -100, 2.0 ** -27),
