@@ -387,8 +387,10 @@ def add_all(outs, a_list, b_list, alpha) -> bool:
                 a.dtype is not _F32 or a.base is not None or a.shape != shape):
             return False
         n += o.size
+        if n > FLAT_MAX:
+            return False
         shapes.append(shape)
-    if n > FLAT_MAX or len(outs) != len(a_list) or len(outs) != len(b_list):
+    if len(outs) != len(a_list) or len(outs) != len(b_list):
         return False
     ids = {id(o) for o in outs}
     if len(ids) != len(outs):
