@@ -71,7 +71,7 @@ _local = threading.local()
 FAST_FP32 = True      # tests switch the fp32 fast path off to compare it with the general path
 FP32_BRACKET = True   # tests switch ``_axpy_bracket`` off to compare it with the float64 emulation
 FLAT_MAX = CHUNK      # lists of at most this many elements in all: ``add_all``'s one pass
-FLAT = True           # tests switch ``add_all`` off to compare it with the per-tensor loop
+FLAT = True           # False: ``add_all`` declines every list (the per-tensor loop runs)
 # ``np.may_share_memory`` without its array-function dispatcher (a Python-level frame per call)
 _may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
 
