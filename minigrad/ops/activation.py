@@ -107,17 +107,9 @@ def _zeros_for(d):
     (NumPy's maximum treats ties and NaN alike in both loops: checked on every fp32 bit
     pattern), and so is the C-contiguous result; but a 0-d operand sends NumPy's maximum to its
     scalar loop, 2-4x slower than its vectorised array-array loop."""
-    key = (d.shape[-1] if d.ndim and d.shape[-1] >= 16 and d.flags.c_contiguous else 0, d.dtype)
-    z = _ZERO_ROWS.get(key)
-    if z is None:       # kept per (row length, dtype), read-only: a layer meets one every step
-        if len(_ZERO_ROWS) >= 32:
-            _ZERO_ROWS.clear()
-        z = _ZERO_ROWS[key] = np.zeros(key[0] or (), d.dtype)
-        z.flags.writeable = False
-    return z
-
-
-_ZERO_ROWS: dict = {}
+    if d.ndim and d.shape[-1] >= 16 and d.flags.c_contiguous:
+        return np.zeros(d.shape[-1], d.dtype)
+    return np.zeros((), d.dtype)
 
 
 def _check_output(grad_output, output, op=None):
