@@ -36,6 +36,7 @@ import contextlib
 import functools
 import math
 import os
+import struct
 from fractions import Fraction
 
 import numpy as np
@@ -480,6 +481,12 @@ def _fma32_quiet(x, y, z, subtract):
             xy = np.asarray(x, np.float32) * np.asarray(y, np.float32)
             z = np.asarray(z, np.float32)
         return z - xy if subtract else xy + z
+    if type(y) is np.ndarray and y.ndim and 0 < y.size <= _POW2_MAX and y.dtype == _F32 and \
+            type(x) is np.ndarray and x.dtype == _F32 and type(z) is np.ndarray and \
+            z.dtype == _F32:
+        out = _fma32_pow2(x, y, z, subtract)
+        if out is not None:
+            return out
     r = np.multiply(x, y, dtype=np.float64)
     if r.ndim == 0 and np.ndim(z) == 0:
         p = np.float64(r)
@@ -490,24 +497,82 @@ def _fma32_quiet(x, y, z, subtract):
     r = ufunc(a, b, out=r, dtype=np.float64) if not zshape or zshape == r.shape else \
         ufunc(a, b, dtype=np.float64)
     out = r.astype(np.float32)
-    suspect = (r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    suspect = (r.view(np.uint64) & _LOW29) == _BIT28
     tiny = np.abs(out) <= _FP32_TINY
     # (``any`` as the ufunc's reduce: ``ndarray.any`` adds a Python-level wrapper)
     if _any(tiny, axis=None):   # an exact zero sum (r == 0: p + z is then exactly 0) is fine
         suspect |= tiny & (r != 0)
     if not _any(suspect, axis=None):
         return out
-    # the (few) suspects by index, then gathers of those elements: the C-order indices of the
-    # flattened mask, unravelled (the same index arrays as ``suspect.nonzero()``, whose N-d loop
-    # costs ~15x more: 6M instructions for a 262,144-element 3-D mask, against 0.4M)
+    # the (few) suspects by index, then gathers of those elements: for a large N-d mask the
+    # C-order indices of the flattened mask, unravelled (the same index arrays as
+    # ``suspect.nonzero()``, whose N-d loop costs ~15x more: 6M instructions for a 262,144-element
+    # 3-D mask, against 0.4M; for a small one the two extra calls cost more)
     shape = r.shape
-    at = suspect.nonzero() if suspect.ndim <= 1 else \
+    at = suspect.nonzero() if suspect.ndim <= 1 or suspect.size <= 4096 else \
         np.unravel_index(suspect.reshape(-1).nonzero()[0], shape)
-    p = np.multiply(_gather(x, shape, at), _gather(y, shape, at), dtype=np.float64)
+    xs, ys, zs = _gather(x, shape, at), _gather(y, shape, at), _gather(z, shape, at)
+    if len(at[0]) <= FMA32_FEW:
+        _fma32_exact_few(out, at, xs.tolist(), ys.tolist(), zs.tolist(), r[at].tolist(),
+                         subtract)
+        return out
+    p = np.multiply(xs, ys, dtype=np.float64)
     if subtract:
         p = np.negative(p, out=p)      # z - x*y = (-p) + z, exactly
-    out[at] = _fma32_exact(p, np.asarray(_gather(z, shape, at), np.float64), r[at])
+    out[at] = _fma32_exact(p, np.asarray(zs, np.float64), r[at])
     return out
+
+
+#: at most this many suspects go through ``_fma32_exact_few`` (Python floats) rather than
+#: ``_fma32_exact`` (about twenty NumPy calls, each costing more than a suspect's Python loop);
+#: tests set it to 0 to compare the two
+FMA32_FEW = 32
+
+
+def _fma32_exact_few(out, at, xs, ys, zs, rs, subtract):
+    """``out[at] = _fma32_exact(...)`` for a few suspects given as Python floats (``xs``,
+    ``ys``, ``zs``: the operands, ``rs``: their float64 sums ``r[at]``), written only where
+    round-to-odd moves ``r`` (elsewhere ``out`` already holds ``fp32(r)``, NaN payloads kept).
+    Python floats are IEEE binary64, so the products (exact), the two-sum and ``nextafter``
+    are ``_fma32_exact``'s operations on the same values."""
+    for k, (xk, yk, zk, rk) in enumerate(zip(xs, ys, zs, rs)):
+        p = xk * yk
+        if subtract:
+            p = -p
+        bb = rk - p                                     # Knuth's two-sum: p + z = r + e
+        e = (p - (rk - bb)) + (zk - bb)
+        if e != 0 and math.isfinite(rk) and not struct.unpack("<q", struct.pack("<d", rk))[0] & 1:
+            out[tuple([a[k] for a in at])] = math.nextafter(rk, math.inf if e > 0 else -math.inf)
+
+
+#: ``y`` arrays of at most this many elements are tested for powers of two (``_fma32_pow2``)
+_POW2_MAX = 256
+_F32 = np.dtype(np.float32)
+_SIG32 = np.uint32(0x007FFFFF)      # an fp32 significand's bits
+_INF32 = np.float32(np.inf)
+
+
+def _fma32_pow2(x, y, z, subtract):
+    """``fma32`` of fp32 arrays when every element of ``y`` (a small array: a row sum, a scale)
+    is a power of two: ``x*y`` is then exact in fp32 wherever it lies strictly between fp32's
+    smallest normal and infinity (a shift of ``x``'s significand), so ``z - x*y`` (or
+    ``x*y + z``) rounded once is one fp32 subtract (add) of the fp32 product, operands in
+    ``fma32``'s order (NaN payloads of ``z`` come through as there). None where that does not
+    hold (a ``y`` with significand bits: not a power of two; a product that is zero, at most
+    2**-126 in magnitude, inf or NaN; no element): ``fma32`` then runs its float64 emulation.
+    (The softmax backward of a mean loss over a batch of 2**k rows meets ``y = -2**-k``.)"""
+    if _max(y.view(np.uint32) & _SIG32, axis=None):
+        return None
+    p = np.multiply(x, y)
+    a = np.abs(p)
+    if not (a.size and _min(a, axis=None) > _FP32_TINY and _max(a, axis=None) < _INF32):
+        return None
+    if z.shape == p.shape:      # into the product, so the result's layout is the emulation's
+        return np.subtract(z, p, out=p) if subtract else np.add(p, z, out=p)
+    return np.subtract(z, p) if subtract else np.add(p, z)
+
+
+_min, _max = np.minimum.reduce, np.maximum.reduce
 
 
 def _gather(v, shape, at):
@@ -535,6 +600,7 @@ def _gather(v, shape, at):
 
 #: fp32's smallest normal
 _FP32_TINY = np.float32(2.0 ** -126)
+_LOW29, _BIT28 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)   # float64 significand bits
 _any = np.logical_or.reduce
 
 

@@ -527,16 +527,6 @@ def _saved_outputs(ctx, outs, args):
         _pack_pending(ctx, outs, args)
 
 
-def _has_edge(cls, i, a):
-    """Whether positional argument ``i`` gets an entry in ``next_functions``, as in PyTorch:
-    floating tensors do (``(None, 0)`` when they need no grad); integer/bool tensors and other
-    arguments (dims, flags) do not, except the Python-number operand of binary arithmetic,
-    which PyTorch wraps into a tensor (``_scalar_edges``)."""
-    if isinstance(a, Tensor):
-        return a.dtype.is_floating_point
-    return cls._scalar_edges and i < 2 and isinstance(a, (int, float))
-
-
 def _connect(ctx, args, needs, out):
     ctx._seq = next(_seq)
     if _ANOMALY[0]:                 # detect_anomaly: the forward stack that made this node
@@ -556,7 +546,12 @@ def _connect(ctx, args, needs, out):
                 acc = None if ref is None else ref()
                 edges.append((acc, 0) if acc is not None else _edge(a))
             metas.append((a._data.shape, a.dtype))
-        elif _has_edge(ctx._function, i, a):
+        # an argument that needs no grad still gets an edge, ``(None, 0)``, as in PyTorch when
+        # it is a floating tensor, or the Python-number operand of binary arithmetic (which
+        # PyTorch wraps into a tensor: ``_scalar_edges``); integer/bool tensors and other
+        # arguments (dims, flags) get none
+        elif a.dtype.is_floating_point if isinstance(a, Tensor) else (
+                ctx._function._scalar_edges and i < 2 and isinstance(a, (int, float))):
             edges.append((None, 0))
             metas.append(None)
         else:

@@ -92,6 +92,17 @@ def _scalar_tensor(t):
 
 
 def _check_dtypes(op, selfs, *lists):
+    dt = selfs[0].dtype
+    if dt.is_floating_point:    # the common case: one floating dtype throughout, one pass
+        for lst in (selfs,) + lists:
+            for t in lst:
+                if t.dtype is not dt:
+                    break
+            else:
+                continue
+            break
+        else:
+            return
     for i, s in enumerate(selfs):
         if not s.dtype.is_floating_point:
             raise NotImplementedError(f"{op}: minigrad's foreach ops take floating-point "
@@ -155,12 +166,17 @@ def _apply(op, selfs, inplace, fn, *per_tensor):
     try:
         rows = zip(selfs, *per_tensor)
         if inplace:
-            for t, *args in rows:
-                a = t._data
-                try:
-                    fn(a, *args, out=a)
-                except ValueError as e:
-                    raise RuntimeError(f"{op}: cannot write into this tensor ({e})") from None
+            try:
+                if len(per_tensor) == 1:    # (most calls) one argument per tensor, unpacked
+                    for t, x in rows:
+                        a = t._data
+                        fn(a, x, out=a)
+                else:
+                    for t, *args in rows:
+                        a = t._data
+                        fn(a, *args, out=a)
+            except ValueError as e:
+                raise RuntimeError(f"{op}: cannot write into this tensor ({e})") from None
             for t in selfs:         # (``_written``)
                 t._vc[0] += 1
             return selfs
@@ -193,8 +209,17 @@ def _add(op, inplace, self, other, alpha):
     kind = _kind(op, other)
     if kind == "List":
         selfs = _prepare(op, self, inplace, other)
-        return _apply(op, selfs, inplace, K.add, _arrays(other, selfs),
-                      [alpha] * len(selfs))
+        others = _arrays(other, selfs)
+        if inplace:     # the whole list in one pass where it may (``K.add_all``)
+            arrays = [t._data for t in selfs]
+            token = _nx.quiet()
+            try:
+                done = K.add_all(arrays, arrays, others, alpha)
+            finally:
+                _nx.unquiet(token)
+            if done:
+                return _written(selfs)
+        return _apply(op, selfs, inplace, K.add, others, [alpha] * len(selfs))
     selfs = _prepare(op, self, inplace)
     if kind == "Tensor":
         value = _scalar_tensor(other) * alpha

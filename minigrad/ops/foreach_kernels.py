@@ -54,7 +54,7 @@ import numpy as np
 
 from .. import numerics
 
-__all__ = ["using_sqrt", "opmath_np", "add", "mul", "add_scalar",
+__all__ = ["using_sqrt", "opmath_np", "add", "add_all", "mul", "add_scalar",
            "div_scalar", "lerp", "addcmul", "addcdiv", "sqrt", "maximum", "neg", "new_out",
            "mul_tensors", "div_tensors", "lerp_tensors",
            "CHUNK"]
@@ -70,6 +70,8 @@ _sqrt_impl = [None]   # None: NumPy's correctly rounded sqrt; else a replacement
 _local = threading.local()
 FAST_FP32 = True      # tests switch the fp32 fast path off to compare it with the general path
 FP32_BRACKET = True   # tests switch ``_axpy_bracket`` off to compare it with the float64 emulation
+FLAT_MAX = CHUNK      # lists of at most this many elements in all: ``add_all``'s one pass
+FLAT = True           # False: ``add_all`` declines every list (the per-tensor loop runs)
 # ``np.may_share_memory`` without its array-function dispatcher (a Python-level frame per call)
 _may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
 
@@ -185,15 +187,17 @@ def _scratch_shaped(shape, n):
 def _fast(out, *inputs) -> bool:
     """True when the fp32 fast path may write ``out`` chunk by chunk: all arrays fp32, ``out``
     C-contiguous and writeable, no input overlapping ``out`` unless it is ``out`` itself."""
-    if out is None or out.dtype != _F32 or not FAST_FP32 or not numerics.HAS_FMA:
+    # (``is``: NumPy's fp32 dtype is one object; an equal other one only takes the general
+    # path, with the same bits)
+    if out is None or out.dtype is not _F32 or not FAST_FP32 or not numerics.HAS_FMA:
         return False
     flags = out.flags
     if not flags.c_contiguous or not flags.writeable:
         return False
     owns = out.base is None
     for x in inputs:
-        if isinstance(x, np.ndarray) and x is not out:
-            if x.dtype != _F32:
+        if x is not out and isinstance(x, np.ndarray):
+            if x.dtype is not _F32:
                 return False
             # two arrays that own their memory (no base) cannot overlap: no bounds to compare
             if (not owns or x.base is not None) and _may_share_memory(x, out):
@@ -314,11 +318,7 @@ def _axpy(out, x, alpha, y):
     first tries the fp32 bracket (``_axpy_bracket``); a piece where it decides too few
     elements runs the float64 emulation (``_axpy_piece``), and so do the later pieces."""
     n = out.size
-    al = _ALPHA64.get(alpha)    # (remembered as ``_fp32_of``'s fp32 scalars are, zeros not)
-    if al is None or not al:
-        if len(_ALPHA64) >= 64:
-            _ALPHA64.clear()
-        al = _ALPHA64[alpha] = _F64.type(alpha)
+    al = _alpha64(alpha)
     bracket = _bracket_scalars(alpha) if FP32_BRACKET and n >= BRACKET_MIN and \
         x.shape == out.shape else None
     if n <= CHUNK:      # one piece: the arrays as they are (any layout), scratch shaped as out
@@ -345,6 +345,100 @@ def _axpy(out, x, alpha, y):
         k = CHUNK if j <= n else n - i
         _axpy_piece(of[i:j], xf[i:j], al, yf[i:j], s[:k], s2[:k])
     return out
+
+
+def _alpha64(alpha):
+    """The fp32 scalar ``alpha`` as float64, remembered as ``_fp32_of``'s (zeros not)."""
+    al = _ALPHA64.get(alpha)
+    if al is None or not al:
+        if len(_ALPHA64) >= 64:
+            _ALPHA64.clear()
+        al = _ALPHA64[alpha] = _F64.type(alpha)
+    return al
+
+
+def add_all(outs, a_list, b_list, alpha) -> bool:
+    """``add(a, b, alpha, out=out)`` for every ``(out, a, b)`` of the three lists of arrays at
+    once (``_foreach_add_``'s loop of ``p.add_(buf, alpha=-lr)``), or False, with nothing
+    written, where this does not apply; the caller then runs the per-tensor loop.
+
+    It applies to fp32 arrays that own their memory (``base`` None), ``a`` and ``b`` of their
+    ``out``'s shape, ``outs`` distinct and writeable, no ``out`` another index's ``a`` or ``b``,
+    an fp32 ``alpha'`` other than 1, at most ``FLAT_MAX`` elements in all: the float64 emulation
+    of ``_axpy_piece`` (the same operations in the same order, so the same bits) over the
+    concatenated tensors, one NumPy call per pass for the whole list, where a small tensor's
+    pass costs less than the call. Every input is read before any output is written; the loop
+    writes tensor by tensor, which is the same while no output is another index's input (arrays
+    that own their memory overlap only when they are the same array)."""
+    if not (FLAT and FAST_FP32 and numerics.HAS_FMA) or alpha == 1:
+        return False
+    al = _fp32_of(alpha)
+    if al == 1:
+        return False
+    n = 0
+    shapes = []
+    for o, a, b in zip(outs, a_list, b_list):
+        # (``is not _F32``: see ``_fast``; ``a is o`` for the in-place op: checked once)
+        if o.dtype is not _F32 or b.dtype is not _F32 or o.base is not None or \
+                b.base is not None or not o.flags.writeable:
+            return False
+        shape = o.shape
+        if b.shape != shape or a is not o and (
+                a.dtype is not _F32 or a.base is not None or a.shape != shape):
+            return False
+        n += o.size
+        if n > FLAT_MAX:
+            return False
+        shapes.append(shape)
+    if len(outs) != len(a_list) or len(outs) != len(b_list):
+        return False
+    ids = {id(o) for o in outs}
+    if len(ids) != len(outs):
+        return False
+    for o, a, b in zip(outs, a_list, b_list):
+        if (a is not o and id(a) in ids) or (b is not o and id(b) in ids):
+            return False
+    t, t2, r32, t_views, r32_views = _flat_scratch(tuple(shapes), n)
+    np.concatenate(b_list, axis=None, out=t)       # x, as float64
+    np.multiply(t, _alpha64(al), out=t)
+    np.concatenate(a_list, axis=None, out=t2)      # y
+    np.add(t, t2, out=t)
+    np.bitwise_and(t.view(np.uint64), _LOW28, out=t2.view(np.uint64))
+    if np.minimum.reduce(t2, axis=None, initial=1.0):     # as _round_sum32: no suspect
+        src = t_views
+    else:       # suspects: _round_sum32 on the whole list, its operands concatenated
+        _round_sum32(r32, t, t2, np.concatenate(b_list, axis=None), al,
+                     np.concatenate(a_list, axis=None))
+        src = r32_views
+    for o, v in zip(outs, src):
+        o[...] = v
+    return True
+
+
+def _flat_scratch(shapes, n):
+    """Float64 scratch ``t``, ``t2`` and fp32 ``r32`` of ``n`` (<= CHUNK) elements (views of
+    ``_scratch``'s arrays) and the views of ``t`` and of ``r32`` shaped as the tensors of
+    ``shapes`` laid end to end, kept per ``shapes`` as ``_scratch_shaped`` keeps its views."""
+    views = getattr(_local, "flat_views", None)
+    if views is None:
+        views = _local.flat_views = {}
+    v = views.get(shapes)
+    if v is None:
+        if len(views) >= 64:
+            views.clear()
+        s64a, s64b, s32 = _scratch()
+        t, r32 = s64a[:n], s32[:n]
+        tv, rv = [], []
+        i = 0
+        for shape in shapes:
+            k = 1
+            for d in shape:
+                k *= d
+            tv.append(t[i:i + k].reshape(shape))
+            rv.append(r32[i:i + k].reshape(shape))
+            i += k
+        v = views[shapes] = (t, s64b[:n], r32, tv, rv)
+    return v
 
 
 def _axpy_piece(d, x, al, y, t, t2):
@@ -501,11 +595,10 @@ def _fp32_of(alpha):
 
 def mul(a, s, out=None):
     """``a.mul(s)`` for a Python scalar: R(a * opmath(s))."""
-    npd = a.dtype
-    cd = opmath_np(npd)
     if _fast(out, a):
         return np.multiply(a, _fp32_of(s), out=out)
-    return _store(_up(a, cd) * cd.type(s), npd, out)
+    npd = a.dtype
+    return _store(_up(a, opmath_np(npd)) * opmath_np(npd).type(s), npd, out)
 
 
 def add_scalar(a, s, out=None):

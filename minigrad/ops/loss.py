@@ -38,6 +38,7 @@ def _rounder(dt):
 
 
 _EXACT = {}     # numpy dtype -> the identity rounder of fp32 / fp64
+_ZERO = {}      # numpy scalar type -> its +0 (``_cascade_one_level``)
 
 
 def _fold(x, rnd):
@@ -132,9 +133,13 @@ def _cascade_one_level(vals, cd):
     PyTorch's loop (NumPy's scalar ``+`` returns the second operand's NaN: only arrays here)."""
     n = vals.shape[0]
     k = (n - 1) // _STEP
-    zero = cd.type(0)
+    zero = _ZERO.get(cd)
+    if zero is None:
+        zero = _ZERO[cd] = cd.type(0)
     parts = [np.add.accumulate(vals[1 + _STEP * k:])[-1] + zero if n > 1 + _STEP * k else zero]
-    if k:
+    if k == 1:      # one block: its fold, as the general line below gives it (x + 0 + 0 is x + 0)
+        parts.append(np.add.accumulate(vals[1:1 + _STEP])[-1] + zero)
+    elif k:
         blocks = np.add.accumulate(vals[1:1 + _STEP * k].reshape(k, _STEP).T)[-1] + zero
         parts.append(np.add.accumulate(blocks)[-1] + zero)
     parts.append(vals[0] + zero)
@@ -198,6 +203,12 @@ def _nll_prepare(input, target, weight, ignore_index):
     t = target._data.reshape(n, m)
     if t.dtype != np.int64:     # (int64 targets are only read: no copy)
         t = t.astype(np.int64)
+    if t.size:
+        # the common case first: every target a class and none equal to ignore_index (it lies
+        # outside [min, max]), so nothing is ignored and nothing can raise
+        lo, hi = np.minimum.reduce(t, axis=None), np.maximum.reduce(t, axis=None)
+        if 0 <= lo and hi < c and not lo <= ignore_index <= hi:
+            return n, c, m, t, _all_true(t.shape), True
     keep = t != ignore_index
     # the ufuncs' reduce directly: ``keep.all()``, ``t.min()`` and ``t.max()`` without NumPy's
     # Python wrappers around them (half the cost of these checks on a small batch)
@@ -216,9 +227,32 @@ def _nll_prepare(input, target, weight, ignore_index):
 def _at_targets(n, m, t):
     """The index of ``x[i, t[i, j], j]`` for an (n, c, m) array ``x`` (``np.take_along_axis``'s
     index along axis 1, built without its per-call Python overhead)."""
+    rows = _kept(_ROWS, n, lambda: np.arange(n)[:, None])
     if m == 1:      # (N, C) inputs: a plain 0 for the last axis (same (n, 1) result)
-        return np.arange(n)[:, None], t, 0
-    return np.arange(n)[:, None], t, np.arange(m)[None, :]
+        return rows, t, 0
+    return rows, t, np.arange(m)[None, :]
+
+
+def _all_true(shape):
+    """An all-True bool array of ``shape`` (read-only, kept per shape): the ``keep`` mask when
+    no target is ignored."""
+    return _kept(_TRUE, shape, lambda: np.ones(shape, bool))
+
+
+def _kept(cache, key, make):
+    """``cache[key]``, made read-only by ``make()`` on first use (a loss meets the same batch
+    shape every step; building the array costs more than the lookup)."""
+    a = cache.get(key)
+    if a is None:
+        if len(cache) >= 16:
+            cache.clear()
+        a = cache[key] = make()
+        a.flags.writeable = False
+    return a
+
+
+_ROWS: dict = {}    # n -> np.arange(n)[:, None]
+_TRUE: dict = {}    # shape -> np.ones(shape, bool)
 
 
 @register_op("nll_loss_forward")

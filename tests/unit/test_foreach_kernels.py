@@ -280,3 +280,64 @@ def test_remembered_alpha_signed_zero(n):
         with np.errstate(all="ignore"):
             got = K.add(y, x, alpha, out=K.new_out(y))
         assert got.view(np.uint32).tolist() == ref.view(np.uint32).tolist(), alpha
+
+
+SHAPES_ALL = [(8, 16), (128,), (3, 5, 7), (), (1,)]
+
+
+@pytest.mark.parametrize("alpha", [-0.01, 0.9, -1.0, 1e-30, -7e20, 2.0 ** -126, 3e38, 0.0])
+def test_add_all_equals_per_tensor_add(alpha):
+    # ``add_all`` (the whole list in one float64 pass) against ``add`` tensor by tensor and
+    # against numerics.fma32, on several shapes cut from each of the bracket's cases (halfway
+    # points, subnormals, inf/NaN, any bit pattern): the same bits, in place
+    n = sum(int(np.prod(s)) for s in SHAPES_ALL)
+    for seed, (x, y) in enumerate(_bracket_cases(n, 7)):
+        xs, ys, i = [], [], 0
+        for s in SHAPES_ALL:
+            k = int(np.prod(s))
+            xs.append(x[i:i + k].reshape(s).copy())
+            ys.append(y[i:i + k].reshape(s).copy())
+            i += k
+        outs = [v.copy() for v in ys]
+        with np.errstate(all="ignore"):
+            assert K.add_all(outs, outs, xs, alpha)
+            for o, a, b in zip(outs, ys, xs):
+                ref = K.numerics.fma32(b, np.float32(alpha), a)
+                loop = a.copy()
+                K.add(loop, b, alpha, out=loop)
+                assert o.view(np.uint32).tolist() == loop.view(np.uint32).tolist(), seed
+                assert o.view(np.uint32).tolist() == \
+                    np.asarray(ref).view(np.uint32).tolist(), seed
+
+
+def test_add_all_halfway_points():
+    # constructed fp32 halfway points (the suspects' path of ``add_all``): one rounding
+    for above, j, sub in TIE_CASES:
+        y, x, alpha = _tie_operands(40, above, j, sub, seed=5)
+        outs = [y[:30].copy(), y[30:].copy()]
+        with np.errstate(all="ignore"):
+            assert K.add_all(outs, outs, [x[:30].copy(), x[30:].copy()], alpha)
+        ref = K.numerics.fma32(x, np.float32(alpha), y)
+        assert np.concatenate(outs).view(np.uint32).tolist() == ref.view(np.uint32).tolist()
+
+
+def test_add_all_declines():
+    # where the list cannot be done in one pass, ``add_all`` writes nothing and returns False
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.standard_normal(6).astype(np.float32) for _ in range(3))
+    keep = [v.copy() for v in (a, b, c)]
+    big = np.zeros(K.FLAT_MAX + 1, np.float32)
+    ro = a.copy()
+    ro.flags.writeable = False
+    cases = [([a, b], [a, b], [c, a], -0.01),            # an output is another index's input
+             ([a, a], [a, a], [b, c], -0.01),            # one output twice
+             ([a], [a], [b[::2].copy()], -0.01),         # shapes differ
+             ([a[:3]], [a[:3]], [b[:3]], -0.01),         # a view
+             ([a], [a], [b.astype(np.float64)], -0.01),  # another dtype
+             ([ro], [ro], [b], -0.01),                   # read-only
+             ([a], [a], [b], 1.0),                       # alpha' == 1: plain adds
+             ([big], [big], [big.copy()], -0.01)]        # too many elements
+    for outs, ys, xs, alpha in cases:
+        assert not K.add_all(outs, ys, xs, alpha)
+        for v, k in zip((a, b, c), keep):
+            assert v.tobytes() == k.tobytes()

@@ -312,3 +312,106 @@ def test_addmm_without_modes_skips_the_expand_with_the_same_result(bias_shape):
                     mg.addmm(bad, mg.zeros(3, 4), mg.zeros(4, 5))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("subtract", [False, True])
+def test_fma32_few_suspects_python_floats_match_numpy_path(subtract, monkeypatch):
+    """``fma32``'s suspects (float64 sums on an fp32 halfway point) go through round-to-odd
+    with Python floats when there are few (``numerics.FMA32_FEW``), else through NumPy
+    (``_fma32_exact``): both paths equal round-to-odd on every element, on constructed ties
+    (half of them false ties that one rounding must break away from even), subnormal ties, and
+    NaN / inf operands."""
+    from minigrad import numerics as nx
+    from tests.unit.test_foreach_kernels import TIE_CASES, _tie_operands
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: fma32 rounds twice by design")
+    for above, j, sub in TIE_CASES:
+        y, x, alpha = _tie_operands(40, above, j, sub, seed=11)
+        x[5], y[7], x[9] = np.nan, np.inf, -np.inf
+        a = np.float32(-alpha if subtract else alpha)
+        p = x.astype(np.float64) * np.float64(a)
+        y64 = y.astype(np.float64)
+        with np.errstate(all="ignore"):
+            want = nx._fma32_exact(-p if subtract else p, y64, y64 - p if subtract else p + y64)
+            got = []
+            for few in (nx.FMA32_FEW, 0):
+                monkeypatch.setattr(nx, "FMA32_FEW", few)
+                got.append(nx.fma32(x, a, y, subtract=subtract))
+        for g in got:
+            assert g.view(np.uint32).tolist() == want.view(np.uint32).tolist(), (above, j, sub)
+
+
+@pytest.mark.parametrize("subtract", [False, True])
+def test_fma32_power_of_two_factor_matches_float64_emulation(subtract, monkeypatch):
+    """``fma32`` with a small ``y`` of powers of two (``numerics._fma32_pow2``: the product is
+    exact, one fp32 add) against the float64 emulation (the shortcut off) and round-to-odd on
+    every element: plain data (where the shortcut applies), products near fp32's smallest
+    normal, subnormal, zero, overflowing, NaN/inf operands, NaN payloads and signed zeros in
+    ``z`` (where it applies or declines), and a ``y`` that is not all powers of two."""
+    from minigrad import numerics as nx
+    if not nx.HAS_FMA:
+        pytest.skip("no fma in this build: fma32 rounds twice by design")
+    rng = np.random.default_rng(12)
+    f = np.float32
+    x = rng.standard_normal((32, 10)).astype(f)
+    z = rng.standard_normal((32, 10)).astype(f)
+    z[0, :4] = (np.nan, -0.0, 0.0, np.inf)
+    z.view(np.uint32)[1, 0] = 0x7FC01234                     # a NaN payload
+    z[2] = -x[2] * f(-0.5 if subtract else 0.5)               # exact cancellations: signed zeros
+    y = (-2.0 ** rng.integers(-8, 8, (32, 1))).astype(f)
+    y[2] = 0.5
+    cases = [(x, y, z, True), (np.asfortranarray(x), y, np.asfortranarray(z), True),
+             (np.asfortranarray(x), y, z, True)]
+    # (x[3, 0], y[3]): a product that loses bits below 2**-126, one rounding up to 2**-126,
+    # one exactly 2**-126, one overflowing, zero, NaN, inf
+    for xv, yv in ((1 + 2.0 ** -23, 2.0 ** -130), ((2 - 2.0 ** -23) * 2.0 ** -100, 2.0 ** -27),
+                   (1.0, 2.0 ** -126), (3e38, 4.0), (0.0, 1.0), (np.nan, 1.0), (np.inf, 1.0)):
+        xe, ye = x.copy(), y.copy()
+        xe[3, 0], ye[3] = xv, yv
+        cases.append((xe, ye, z, False))
+    y3 = y.copy()
+    y3[5] = 0.75                                              # not a power of two
+    cases.append((x, y3, z, False))
+    for xc, yc, zc, applies in cases:
+        with np.errstate(all="ignore"):
+            assert (nx._fma32_pow2(xc, yc, zc, subtract) is not None) == applies
+        p = xc.astype(np.float64) * yc.astype(np.float64)
+        z64 = zc.astype(np.float64)
+        with np.errstate(all="ignore"):
+            want = nx._fma32_exact(-p if subtract else p, z64, z64 - p if subtract else p + z64)
+            got = [nx.fma32(xc, yc, zc, subtract=subtract)]
+            monkeypatch.setattr(nx, "_POW2_MAX", 0)
+            got.append(nx.fma32(xc, yc, zc, subtract=subtract))
+            monkeypatch.undo()
+        assert got[0].strides == got[1].strides         # the same layout as the emulation's
+        for g in got:
+            assert g.view(np.uint32).tolist() == want.view(np.uint32).tolist(), applies
+    for xs, ys in (((5, 0), (5, 1)), ((5, 0), (5, 0))):      # no element: the emulation's
+        e = nx.fma32(np.zeros(xs, f), np.ones(ys, f), np.zeros(xs, f), subtract=subtract)
+        assert e.shape == xs and e.dtype == np.float32
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 0, 3, 6, 7, 50])
+def test_nll_loss_nothing_ignored_shortcut_matches_torch(ignore_index):
+    """``_nll_prepare``'s first test (every target a class, ``ignore_index`` outside the
+    targets' [min, max]: nothing ignored, the kept all-True mask) and its general path (an
+    ``ignore_index`` between min and max, met or not) against torch: loss and gradient for
+    every reduction, and the out-of-bounds error of a bad target."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(32, 7, generator=g)
+    for t in (torch.randint(1, 6, (32,), generator=g), torch.randint(0, 7, (32,), generator=g)):
+        for reduction in ("mean", "sum", "none"):
+            xt = x.clone().requires_grad_(True)
+            ref = TF.nll_loss(xt, t, ignore_index=ignore_index, reduction=reduction)
+            ref.sum().backward()
+            xm = from_torch(x).requires_grad_(True)
+            out = mg.nn.functional.nll_loss(xm, from_torch(t), ignore_index=ignore_index,
+                                            reduction=reduction)
+            out.sum().backward()
+            assert out.detach().numpy().tobytes() == ref.detach().numpy().tobytes()
+            assert xm.grad.numpy().tobytes() == xt.grad.numpy().tobytes()
+    bad = torch.randint(0, 7, (32,), generator=g)
+    bad[3] = 9
+    if ignore_index != 9:
+        with pytest.raises(IndexError, match="Target 9 is out of bounds."):
+            mg.nn.functional.nll_loss(from_torch(x), from_torch(bad), ignore_index=ignore_index)
