@@ -42,6 +42,7 @@ import copy
 import difflib
 import inspect
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes as _dt
@@ -403,7 +404,7 @@ def _measure(row, ulp, abs_factor):
         bound = _bound(dname, ulp)
         if ulp is None and d.itemsize == 2 and a.base in _GEMMS:
             bound = _GEMM_16BIT_ULP     # (and the absolute tolerance below, as for fp32)
-        tol = abs_factor * float(np.finfo(d.np).eps) * max(_magnitude(yf), in_scale) \
+        tol = abs_factor * float(ml_dtypes.finfo(d.np).eps) * max(_magnitude(yf), in_scale) \
             if bound else 0.0
         over = (u > bound) & ~(err <= tol)
         if over.any():
