@@ -10,12 +10,14 @@ step) and, with ``values=True``, a copy of each output.
 inputs (same bits; modules from ``minigrad.nn`` become their ``torch.nn`` twins with the same
 weights), traces both (PyTorch's side with a ``TorchDispatchMode``, which sees ATen's ops, so
 the names are the same), optionally runs the backward of the result, lines the two op sequences
-up by name, and measures each pair of outputs in the output's own format: ULP distance, and the
+up (``_align``: phase run by phase run in call order, ops by name and result dtypes and shapes,
+reordered independent ops paired with a nearby twin), and measures each pair of outputs in the output's own format: ULP distance, and the
 max absolute and relative error. The first pair beyond the numerics contract is the first
 divergence; the report names it with its inputs and a one-line repro.
 
 The numerics contract used by default: 16-bit outputs bit-exact (minigrad's 16-bit kernels
-reproduce PyTorch's), fp32/fp64 outputs within 4 ULPs or an absolute error of 4 eps times the
+reproduce PyTorch's) but for matrix products (``_GEMMS``: 1 ULP, or the absolute bound below;
+PyTorch's CPU 16-bit gemm does not always round once), fp32/fp64 outputs within 4 ULPs or an absolute error of 4 eps times the
 largest reference magnitude (summation order differs between NumPy's BLAS and PyTorch's);
 integer and bool outputs equal. ``ulp=`` overrides the bound (one number, or a dict per dtype
 name).

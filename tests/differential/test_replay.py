@@ -402,3 +402,19 @@ def test_align_pairs_reordered_casts_by_dtype_and_runs_in_call_order():
     rows = _align(ours, theirs)
     mm = next(r for r in rows if r.ours.base == "addmm")
     assert mm.theirs is theirs[3]
+
+
+def test_default_contract_16bit_gemm_one_ulp_elementwise_exact():
+    from minigrad.testing.replay import Row, _measure
+    y = np.array([0.5, 1.0, -2.0], dtype=np.float16)
+    x = y.copy()
+    x.view(np.uint16)[1] += 1                   # one ulp off in one element
+    for op, ok in (("addmm", True), ("mm", True), ("gelu", False)):
+        a, b = _rec(0, op, "forward", "float16", (3,)), _rec(0, op, "forward", "float16", (3,))
+        a.values, b.values = [x], [y]
+        row = Row(a, b)
+        _measure(row, None, 4.0)
+        assert row.ok is ok and row.max_ulp == 1, (op, row.note)
+        row = Row(a, b)
+        _measure(row, {"float16": 0}, 4.0)      # an explicit bound holds for every op
+        assert not row.ok
