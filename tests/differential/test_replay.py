@@ -284,3 +284,137 @@ def test_the_step_inherits_a_gradient_difference():
     params = [r for r in step if r.ours.name.startswith("parameter ")]
     assert any(not r.ok for r in params)
     assert all(r.ok or "every matched op of the step agrees" in r.note for r in params), str(c)
+
+
+# newuser F13: non-reentrant checkpoint + fp16 autocast + GradScaler + clip_grad_norm_. PyTorch's
+# autocast casts linear's bias, weight, input in that order (minigrad: input first), so the
+# engine runs their backward casts in the other order too, and the recomputation's casts down to
+# fp16 sit among the gradients' casts up to fp32 of the same shapes. PLANT puts a divergence on
+# minigrad's side: "gelu" computes a gelu in fp32 (a dtype divergence, forward and in the
+# recomputation), "scale" multiplies a gradient by 1 + 2**-8 in a hook (a value divergence in
+# the backward).
+_CHECKPOINT_AMP = '''
+import os
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+plant = os.environ.get("PLANT", "") if torch.__name__ == "minigrad" else ""
+torch.manual_seed(0)
+
+
+class Block(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.a, s.b = nn.Linear(16, 16), nn.Linear(16, 16)
+
+    def forward(s, x):
+        h = s.a(x)
+        h = nn.functional.gelu(h.float() if plant == "gelu" else h)
+        return x + s.b(h)
+
+
+blocks = nn.ModuleList([Block() for _ in range(2)])
+head = nn.Linear(16, 4)
+params = list(blocks.parameters()) + list(head.parameters())
+opt = torch.optim.SGD(params, lr=0.1)
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 4)
+x, y = torch.randn(8, 16), torch.randint(0, 4, (8,))
+with torch.autocast("cpu", dtype=torch.float16):
+    h = x
+    for b in blocks:
+        h = checkpoint(b, h, use_reentrant=False)
+    h.register_hook(lambda g: g * (1.0 + 2.0 ** -8 if plant == "scale" else 1.0))
+    loss = nn.functional.cross_entropy(head(h), y)
+scaler.scale(loss).backward()
+scaler.unscale_(opt)
+torch.nn.utils.clip_grad_norm_(params, 1.0)
+scaler.step(opt)
+scaler.update()
+print(f"{loss.item():.6f}", scaler.get_scale())
+'''
+
+
+@pytest.mark.parametrize("plant,verdict", [
+    ("", None),
+    ("gelu", "FIRST DIVERGENCE: forward op gelu (dtype float32 vs float16)"),
+    ("scale", "FIRST DIVERGENCE: backward op mul (128 of 128 beyond 4 ulp; also on "
+              "minigrad's own inputs")])
+def test_diff_cli_checkpoint_under_fp16_autocast(tmp_path, plant, verdict):
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "ck.py"
+    script.write_text(_CHECKPOINT_AMP)
+    env = dict(os.environ, PLANT=plant, MINIGRAD_EMULATE_CUDA="0")
+    res = subprocess.run([sys.executable, "-m", "minigrad.diff", "--max-ops", "400",
+                          str(script)], capture_output=True, text=True, timeout=300, env=env)
+    out = res.stdout
+    assert res.returncode == (0 if verdict is None else 1), out[-3000:] + res.stderr[-3000:]
+    if verdict is None:
+        assert "no divergence beyond the numerics contract" in out, out[-3000:]
+        assert "DIVERGES" not in out
+    else:
+        assert verdict in out, out[-3000:]
+    lines = [line.split() for line in out.splitlines() if len(line.split()) > 3]
+    phases = [w[1] for w in lines if w[0].isdigit()]
+    # the rows in call order: forward, the backward (with the recomputation), then the ops
+    # after it (clip_grad_norm_'s norms, GradScaler's update) tagged forward again
+    first_bwd = phases.index("backward")
+    assert "forward" in phases[first_bwd:] and phases[0] == "forward"
+    assert any(w[1:3] == ["backward", "gelu"] for w in lines)       # recomputed, and matched
+
+
+def _rec(index, name, phase, out_dtype, shape):
+    from minigrad.testing.replay import OpRecord
+    r = OpRecord(index, name, 0, phase, [])
+    r.outputs = [(out_dtype, shape)]
+    return r
+
+
+def test_align_pairs_reordered_casts_by_dtype_and_runs_in_call_order():
+    from minigrad.testing.replay import _align
+    # minigrad casts input, weight, bias; PyTorch bias, weight, input. Then a backward whose
+    # gradient cast up (fp16 -> fp32) and recomputed cast down (fp32 -> fp16) of one shape come
+    # in the other order, then a forward-tagged op after the backward
+    ours = [_rec(0, "_to_copy", "forward", "float16", (8, 4)),
+            _rec(1, "_to_copy", "forward", "float16", (4, 4)),
+            _rec(2, "_to_copy", "forward", "float16", (4,)),
+            _rec(3, "addmm", "forward", "float16", (8, 4)),
+            _rec(4, "_to_copy", "backward", "float32", (8, 4)),
+            _rec(5, "_to_copy", "backward", "float16", (8, 4)),
+            _rec(6, "norm", "forward", "float32", ())]
+    theirs = [_rec(0, "_to_copy", "forward", "float16", (4,)),
+              _rec(1, "_to_copy", "forward", "float16", (4, 4)),
+              _rec(2, "_to_copy", "forward", "float16", (8, 4)),
+              _rec(3, "addmm", "forward", "float16", (8, 4)),
+              _rec(4, "_to_copy", "backward", "float16", (8, 4)),
+              _rec(5, "_to_copy", "backward", "float32", (8, 4)),
+              _rec(6, "norm", "forward", "float32", ())]
+    rows = _align(ours, theirs)
+    assert all(r.ours is not None and r.theirs is not None for r in rows), rows
+    assert [r.ours.index for r in rows] == list(range(7))           # our call order
+    assert all(r.ours.outputs == r.theirs.outputs for r in rows)
+    # a real dtype difference still pairs up (op and shapes), so that it shows as one
+    theirs[5].outputs = [("float16", (8, 4))]
+    theirs[4].outputs = [("float32", (8, 4))]
+    theirs[3].outputs = [("float32", (8, 4))]
+    rows = _align(ours, theirs)
+    mm = next(r for r in rows if r.ours.base == "addmm")
+    assert mm.theirs is theirs[3]
+
+
+def test_default_contract_16bit_gemm_one_ulp_elementwise_exact():
+    from minigrad.testing.replay import Row, _measure
+    y = np.array([0.5, 1.0, -2.0], dtype=np.float16)
+    x = y.copy()
+    x.view(np.uint16)[1] += 1                   # one ulp off in one element
+    for op, ok in (("addmm", True), ("mm", True), ("gelu", False)):
+        a, b = _rec(0, op, "forward", "float16", (3,)), _rec(0, op, "forward", "float16", (3,))
+        a.values, b.values = [x], [y]
+        row = Row(a, b)
+        _measure(row, None, 4.0)
+        assert row.ok is ok and row.max_ulp == 1, (op, row.note)
+        row = Row(a, b)
+        _measure(row, {"float16": 0}, 4.0)      # an explicit bound holds for every op
+        assert not row.ok
