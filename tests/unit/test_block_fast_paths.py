@@ -482,3 +482,20 @@ def test_gelu_tanh_backward_takes_forward_tanh_only_when_inner_matches(monkeypat
         x = mg.tensor(x0).requires_grad_()
         assert mg.nn.functional.gelu(x, approximate="tanh").grad_fn is None
     assert sa._KERNEL_TANH[0] is None and sa._FORWARD_TANH[0] is None
+
+
+def test_fma32_normal_skips_only_the_subnormal_test_for_one_minus_square():
+    """``fma32(-t, t, 1, normal=True)`` (gelu_backward's ``1 - t*t``, ``|t| <= 1``) gives the
+    bits of the full ``fma32``: every fp32 ``t`` in ``[1 - 2**-10, 1]`` (where the float64
+    sum often sits on an fp32 halfway point), a stride over the rest of ``[0, 1]``, both signs,
+    NaN, +-0 and +-1 (the halfway suspects, which take the round-to-odd test, among them)."""
+    from minigrad import numerics as nx
+    one = np.float32(1)
+    top = np.arange(np.float32(1 - 2 ** -10).view(np.int32), 0x3F800001,
+                    dtype=np.int32).view(np.float32)
+    rest = np.arange(0, 0x3F800001, 9973, dtype=np.int32).view(np.float32)
+    t = np.concatenate([top, rest, -top, -rest, np.array([np.nan, -0.0], np.float32)])
+    got = nx.fma32(-t, t, one, normal=True)
+    assert got.tobytes() == nx.fma32(-t, t, one).tobytes()
+    r = 1 - t.astype(np.float64) ** 2           # the float64 sums fma32 rounds
+    assert ((r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)).sum() > 100
