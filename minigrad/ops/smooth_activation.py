@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import numerics as _nx
 from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.saved_tensors import _HOOKS_ACTIVE
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .erf import erf64, erf_vec32, exp32
@@ -190,7 +191,8 @@ class Gelu(Kernel):
     (x < -3: PyTorch's own value carries that cancellation error; the bound is absolute).
     A recorded tanh-form node keeps its ``tanh(inner)`` (and ``inner``) for its backward, which
     takes it instead of a second tanh when the backward's ``inner`` has the same bits (PyTorch's
-    kernel recomputes it; the same argument gives the same value): ``_kept_tanh``.
+    kernel recomputes it; the same argument gives the same value): ``_kept_tanh``. Not under
+    saved-tensor hooks (memory they manage stays theirs).
 
     Raises:
         RuntimeError: ``approximate`` other than "none"/"tanh".
@@ -237,7 +239,8 @@ class Gelu(Kernel):
             out = super().forward(ctx, *args, **kwargs)
         finally:
             kept, _KERNEL_TANH[0] = _KERNEL_TANH[0], None
-        if kept and not ctx._unrecorded and ctx.needs_input_grad[0]:
+        # (not under saved-tensor hooks: they decide where saved values live, e.g. save_on_cpu)
+        if kept and not ctx._unrecorded and ctx.needs_input_grad[0] and not _HOOKS_ACTIVE[0]:
             ctx._forward_tanh = kept
         return out
 

@@ -432,7 +432,7 @@ def test_gelu_tanh_backward_takes_forward_tanh_only_when_inner_matches(monkeypat
     ``gelu_backward`` computed from scratch; it recomputes when the forward was not
     edge-free (an element past Sleef's +-1 edge), when the input was changed behind
     autograd's back (``.data``), and on a retained graph's second backward; a no-grad forward
-    keeps nothing. bf16 is checked against torch as well."""
+    or one under saved-tensor hooks keeps nothing. bf16 is checked against torch as well."""
     torch = pytest.importorskip("torch")
     calls = []
     real = sa._tanh_edge
@@ -481,6 +481,9 @@ def test_gelu_tanh_backward_takes_forward_tanh_only_when_inner_matches(monkeypat
     with mg.no_grad():
         x = mg.tensor(x0).requires_grad_()
         assert mg.nn.functional.gelu(x, approximate="tanh").grad_fn is None
+    with mg.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = mg.nn.functional.gelu(mg.tensor(x0).requires_grad_(), approximate="tanh")
+    assert not hasattr(y.grad_fn, "_forward_tanh")
     assert sa._KERNEL_TANH[0] is None and sa._FORWARD_TANH[0] is None
 
 
