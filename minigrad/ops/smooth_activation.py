@@ -189,10 +189,10 @@ class Gelu(Kernel):
     tail), both in PyTorch's fp32 operation order, one rounding for 16-bit.
     fp16/bf16 bit-exact on all inputs; fp32 within a few ulp except where ``1 + erf`` cancels
     (x < -3: PyTorch's own value carries that cancellation error; the bound is absolute).
-    A recorded tanh-form node keeps its ``tanh(inner)`` (and a copy of the input) for its
-    backward, which takes it instead of a second tanh when the saved input still has the same
-    bits (PyTorch's kernel recomputes it; the same input gives the same value):
-    ``_kept_tanh``. Not under saved-tensor hooks (memory they manage stays theirs).
+    A recorded tanh-form node keeps its ``tanh(inner)`` (and ``inner``) for its backward, which
+    takes it instead of a second tanh when the backward's ``inner`` has the same bits (PyTorch's
+    kernel recomputes it; the same argument gives the same value): ``_kept_tanh``. Not under
+    saved-tensor hooks (memory they manage stays theirs).
 
     Raises:
         RuntimeError: ``approximate`` other than "none"/"tanh".
@@ -216,11 +216,10 @@ class Gelu(Kernel):
         if approximate == "tanh":
             inner = _gelu_inner(x, x * x)
             t, edge = _tanh_edge(inner, lambda: _tail(dtype, x))
-            # asked for by Gelu.forward (see _FORWARD_TANH): the input's bits (a copy) and
-            # the tanh; past the +-1 edge the value depends on the scalar-tail mask, which the
-            # backward's operands may change
+            # asked for by Gelu.forward (see _FORWARD_TANH); past the +-1 edge the value
+            # depends on the scalar-tail mask, which the backward's operands may change
             if _KERNEL_TANH[0] is _ASK:
-                _KERNEL_TANH[0] = None if edge else (np.array(x), t)
+                _KERNEL_TANH[0] = None if edge else (inner, t)
             return half * x * (one + t)
         onednn = _onednn_gelu(dtype, x)
 
@@ -234,7 +233,7 @@ class Gelu(Kernel):
     @classmethod
     def forward(cls, ctx, *args, **kwargs):
         # Kernel.forward, then (tanh form, a node that will run backward) the kernel's
-        # ``tanh(inner)`` kept on the node with a copy of its input for ``gelu_backward``
+        # ``tanh(inner)`` kept on the node with its argument for ``gelu_backward``
         _KERNEL_TANH[0] = _ASK
         try:
             out = super().forward(ctx, *args, **kwargs)
@@ -248,8 +247,8 @@ class Gelu(Kernel):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        # the forward's (input, tanh(inner)), offered once (a retained graph's next backward
-        # recomputes): gelu_backward's kernel takes it only for an input of the same bits
+        # the forward's (inner, tanh(inner)), offered once (a retained graph's next backward
+        # recomputes): gelu_backward's kernel takes it only for an identical inner
         kept = ctx.__dict__.pop("_forward_tanh", None)
         before = _FORWARD_TANH[0]
         _FORWARD_TANH[0] = kept
@@ -259,11 +258,11 @@ class Gelu(Kernel):
             _FORWARD_TANH[0] = before
 
 
-#: Gelu.forward sets ``_ASK``; then the tanh-form kernel puts ``(copy of x, tanh(inner))``
+#: Gelu.forward sets ``_ASK``; then the tanh-form kernel puts its ``(inner, tanh(inner))``
 #: there (None past the edge); kernels called otherwise keep nothing
 _KERNEL_TANH = [None]
 _ASK = ()
-#: while Gelu's node runs its backward: that forward's ``(x, tanh(inner))``, or None
+#: while Gelu's node runs its backward: that forward's ``(inner, tanh(inner))``, or None
 _FORWARD_TANH = [None]
 
 
@@ -274,23 +273,21 @@ def _gelu_inner(x, x_sq):
     return _c(_GELU_BETA, x) * (x + _c(_KAPPA, x) * (x_sq * x))
 
 
-def _kept_tanh(x):
-    """``tanh(inner(x))`` as the forward computed it, when ``_FORWARD_TANH`` holds an input of
-    ``x``'s shape, dtype (compute type) and bits (None otherwise). PyTorch's gelu_backward
-    recomputes the tanh from the saved input; from the same input bits the forward computed
-    the same ``inner`` and, edge-free (no scalar-tail dependence), the same tanh, so it is
-    taken instead of a second one. Comparing the values (not the input's version) also covers
-    an input changed in place behind autograd's back (``.data``): then the tanh is
-    recomputed."""
+def _kept_tanh(inner):
+    """``tanh(inner)`` as the forward computed it, when ``_FORWARD_TANH`` holds an ``inner`` of
+    the same shape, dtype and bits (None otherwise). PyTorch's gelu_backward recomputes the
+    tanh from the saved input; for the same argument bits the forward's value is the same
+    value (edge-free: no scalar-tail dependence), so it is taken instead of a second tanh.
+    Comparing the arguments (not the input's version) also covers an input changed in place
+    behind autograd's back (``.data``): then they differ and the tanh is recomputed."""
     kept = _FORWARD_TANH[0]
     if kept is None:
         return None
-    k_x, t = kept
-    x = np.asarray(x)
-    if k_x.shape != x.shape or k_x.dtype != x.dtype:
+    k_inner, t = kept
+    if k_inner.shape != inner.shape or k_inner.dtype != inner.dtype:
         return None
-    bits = np.dtype(f"u{x.dtype.itemsize}")       # signed zeros and NaNs by their bits
-    if _any(np.not_equal(k_x.view(bits), x.view(bits)), axis=None):
+    bits = np.dtype(f"u{inner.dtype.itemsize}")       # signed zeros and NaNs by their bits
+    if _any(np.not_equal(k_inner.view(bits), inner.view(bits)), axis=None):
         return None
     return t
 
@@ -327,9 +324,10 @@ class GeluBackward(Kernel):
             beta, kappa = _c(_GELU_BETA, x), _c(_KAPPA, x)
             x_sq = x * x
             # x*x*x as x_sq * x (x_sq reused below)
-            t = _kept_tanh(x)
+            inner = _gelu_inner(x, x_sq)
+            t = _kept_tanh(inner)
             if t is None:
-                t = _tanh(_gelu_inner(x, x_sq), lambda: _tail(dtype, dy, x))
+                t = _tanh(inner, lambda: _tail(dtype, dy, x))
             left_d = half * (one + t)
             # 1 - t*t is one fused multiply-add in ATen's vectorised loop (measured: fp16);
             # never below fp32's normal range but at 0 (|t| <= 1)

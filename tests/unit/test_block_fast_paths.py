@@ -426,7 +426,7 @@ def test_layer_norm_fma_widened_operands_match_fma32(order):
 
 
 @pytest.mark.parametrize("dtype", [mg.float32, mg.bfloat16, mg.float16, mg.float64])
-def test_gelu_tanh_backward_takes_forward_tanh_only_for_the_same_input(monkeypatch, dtype):
+def test_gelu_tanh_backward_takes_forward_tanh_only_when_inner_matches(monkeypatch, dtype):
     """gelu (tanh form) through autograd: the node keeps its forward's ``tanh(inner)`` and its
     backward takes it (one tanh per forward+backward, counted) with the bits of
     ``gelu_backward`` computed from scratch; it recomputes when the forward was not
