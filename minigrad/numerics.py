@@ -449,10 +449,12 @@ def round_tf32(x):
     return r.astype(np.uint32).view(np.float32).reshape(np.shape(x))
 
 
-def fma32(x, y, z, *, subtract=False):
+def fma32(x, y, z, *, subtract=False, normal=False):
     """``x*y + z`` for fp32 operands with one rounding, as ``vec::fmadd`` (two roundings when the
     build has no fma); ``subtract=True``: ``z - x*y``, as ``vec::fnmadd`` (a NaN operand comes
     out unchanged, sign included, as from ``z - x*y``: negating an operand first would flip it).
+    ``normal=True``: the caller knows that no result rounds below fp32's normal range but to
+    zero (``1 - t*t`` for ``|t| <= 1``: 0 or at least 2**-24), so that test is skipped.
     The float64 product of two fp32 values is exact; the float64 sum is made round-to-odd (an
     inexact sum gets an odd last bit, towards the exact value), so that its rounding to fp32 is
     the correctly rounded fma even when the product is an fp32 tie and ``z`` is tiny (a double
@@ -467,12 +469,12 @@ def fma32(x, y, z, *, subtract=False):
     formed in one float64 buffer (``dtype=``/``out=``: no converted copies of the operands)."""
     token = quiet()       # np.errstate(all="ignore") as two C calls
     try:
-        return _fma32_quiet(x, y, z, subtract)
+        return _fma32_quiet(x, y, z, subtract, normal)
     finally:
         unquiet(token)
 
 
-def _fma32_quiet(x, y, z, subtract):
+def _fma32_quiet(x, y, z, subtract, normal=False):
     """``fma32``'s body, with NumPy's floating-point warnings off."""
     if not HAS_FMA:
         if np.ndim(x) == 0:
@@ -498,10 +500,11 @@ def _fma32_quiet(x, y, z, subtract):
         ufunc(a, b, dtype=np.float64)
     out = r.astype(np.float32)
     suspect = (r.view(np.uint64) & _LOW29) == _BIT28
-    tiny = np.abs(out) <= _FP32_TINY
     # (``any`` as the ufunc's reduce: ``ndarray.any`` adds a Python-level wrapper)
-    if _any(tiny, axis=None):   # an exact zero sum (r == 0: p + z is then exactly 0) is fine
-        suspect |= tiny & (r != 0)
+    if not normal:
+        tiny = np.abs(out) <= _FP32_TINY
+        if _any(tiny, axis=None):   # an exact zero sum (r == 0: p + z is exactly 0) is fine
+            suspect |= tiny & (r != 0)
     if not _any(suspect, axis=None):
         return out
     # the (few) suspects by index, then gathers of those elements: for a large N-d mask the

@@ -229,8 +229,10 @@ def _fma_row_sums32(u3, v3, low):
         z = np.empty((size + 1, k, n), np.float32)               # z[j]: the buffer before row j
         z[0] = 0
         r = np.empty((size, k, n))            # r[j]: row j's float64 sum p[j] + z[j]
-        acc = np.empty((k, n))                # the buffer z[j] as float64 (exact)
-        rows_p, rows_z, rows_r = list(p), list(z), list(r)    # the row views, made once
+        acc = np.empty(k * n)                 # the buffer z[j] as float64 (exact)
+        # the row views, made once, each row's k chunks as one 1-D run (contiguous: a 1-D
+        # operand costs NumPy's ufunc and assignment calls ~10% less than a (k, n) one)
+        rows_p, rows_z, rows_r = (list(a.reshape(a.shape[0], k * n)) for a in (p, z, r))
         add = np.add
         start = 0
         while True:
@@ -240,7 +242,7 @@ def _fma_row_sums32(u3, v3, low):
             # and two assignments that round it to fp32 and widen it back (8.9k instructions a
             # row for 128 columns), instead of one add that casts its operand and output
             # (13.4k); the float64 sums r also serve the round-to-odd check below
-            acc[...] = z[start]
+            acc[...] = rows_z[start]
             for pj, rj, zn in zip(rows_p[start:], rows_r[start:], rows_z[start + 1:]):
                 add(pj, acc, rj)
                 zn[...] = rj

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import numerics as _nx
 from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.saved_tensors import _HOOKS_ACTIVE
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from .erf import erf64, erf_vec32, exp32
@@ -52,15 +53,22 @@ def _tanh(a, tail=None):
     the bool mask ``tail`` is set (ATen's scalar tail, ``std::tanh``) keep the rounded value.
     ``tail`` may also be a function returning that mask: it is called only when some element
     lies past the +-1 edge (building the mask costs about a pass over the array)."""
+    return _tanh_edge(a, tail)[0]
+
+
+def _tanh_edge(a, tail=None):
+    """``(_tanh(a, tail), edge)``: ``edge`` is False when no element lies past Sleef's +-1
+    edge (fp32) or the compute type has none (fp64): the result then does not depend on
+    ``tail``."""
     if a.dtype == np.float64:
-        return np.tanh(a)
+        return np.tanh(a), False
     a = np.asarray(a)
     # float64 tanh rounded to fp32; ``dtype=``/``out=`` let NumPy's loop widen and round in
     # small buffers (the same bits as ``np.tanh(a.astype(np.float64)).astype(np.float32)``)
     out = np.tanh(a, dtype=np.float64, out=np.empty(a.shape, np.float32), casting="unsafe")
     # the usual case, no element past the edge, read off the extremes (NaNs skipped: fmax/fmin)
     if not a.size or (_fmax(a, axis=None) <= _TANH_ONE and _fmin(a, axis=None) >= -_TANH_ONE):
-        return out
+        return out, False
     one = np.abs(a) > _TANH_ONE
     if callable(tail):
         tail = tail()
@@ -68,7 +76,7 @@ def _tanh(a, tail=None):
         one &= ~tail
     if one.any():                  # rare: set just those elements
         out[one] = np.copysign(np.float32(1), a[one])
-    return out
+    return out, True
 
 
 _fmax, _fmin = np.fmax.reduce, np.fmin.reduce
@@ -181,6 +189,10 @@ class Gelu(Kernel):
     tail), both in PyTorch's fp32 operation order, one rounding for 16-bit.
     fp16/bf16 bit-exact on all inputs; fp32 within a few ulp except where ``1 + erf`` cancels
     (x < -3: PyTorch's own value carries that cancellation error; the bound is absolute).
+    A recorded tanh-form node keeps its ``tanh(inner)`` (and ``inner``) for its backward, which
+    takes it instead of a second tanh when the backward's ``inner`` has the same bits (PyTorch's
+    kernel recomputes it; the same argument gives the same value): ``_kept_tanh``. Not under
+    saved-tensor hooks (memory they manage stays theirs).
 
     Raises:
         RuntimeError: ``approximate`` other than "none"/"tanh".
@@ -202,8 +214,13 @@ class Gelu(Kernel):
     def kernel(dtype, x, approximate="none"):
         half, one = _c(0.5, x), _c(1, x)
         if approximate == "tanh":
-            inner = _c(_GELU_BETA, x) * (x + _c(_KAPPA, x) * (x * x * x))
-            return half * x * (one + _tanh(inner, lambda: _tail(dtype, x)))
+            inner = _gelu_inner(x, x * x)
+            t, edge = _tanh_edge(inner, lambda: _tail(dtype, x))
+            # asked for by Gelu.forward (see _FORWARD_TANH); past the +-1 edge the value
+            # depends on the scalar-tail mask, which the backward's operands may change
+            if _KERNEL_TANH[0] is _ASK:
+                _KERNEL_TANH[0] = None if edge else (inner, t)
+            return half * x * (one + t)
         onednn = _onednn_gelu(dtype, x)
 
         def gelu_erf(x, tail):
@@ -213,10 +230,69 @@ class Gelu(Kernel):
             return x * half * (one + erf)
         return _blockwise(gelu_erf, x, _erf_tail(dtype, x))
 
+    @classmethod
+    def forward(cls, ctx, *args, **kwargs):
+        # Kernel.forward, then (tanh form, a node that will run backward) the kernel's
+        # ``tanh(inner)`` kept on the node with its argument for ``gelu_backward``
+        _KERNEL_TANH[0] = _ASK
+        try:
+            out = super().forward(ctx, *args, **kwargs)
+        finally:
+            kept, _KERNEL_TANH[0] = _KERNEL_TANH[0], None
+        # (not under saved-tensor hooks: they decide where saved values live, e.g. save_on_cpu)
+        if kept and not ctx._unrecorded and ctx.needs_input_grad[0] and not _HOOKS_ACTIVE[0]:
+            ctx._forward_tanh = kept
+        return out
+
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return dispatch("gelu_backward", grad, x, approximate=ctx.approximate or "none")
+        # the forward's (inner, tanh(inner)), offered once (a retained graph's next backward
+        # recomputes): gelu_backward's kernel takes it only for an identical inner
+        kept = ctx.__dict__.pop("_forward_tanh", None)
+        before = _FORWARD_TANH[0]
+        _FORWARD_TANH[0] = kept
+        try:
+            return dispatch("gelu_backward", grad, x, approximate=ctx.approximate or "none")
+        finally:
+            _FORWARD_TANH[0] = before
+
+
+#: Gelu.forward sets ``_ASK``; then the tanh-form kernel puts its ``(inner, tanh(inner))``
+#: there (None past the edge); kernels called otherwise keep nothing
+_KERNEL_TANH = [None]
+_ASK = ()
+#: while Gelu's node runs its backward: that forward's ``(inner, tanh(inner))``, or None
+_FORWARD_TANH = [None]
+
+
+def _gelu_inner(x, x_sq):
+    """``sqrt(2/pi) * (x + 0.044715 * x*x*x)`` in ``x``'s compute type, ``x*x*x`` as
+    ``x_sq * x`` (``x_sq = x*x``): the tanh argument of both gelu kernels, in PyTorch's
+    operation order."""
+    return _c(_GELU_BETA, x) * (x + _c(_KAPPA, x) * (x_sq * x))
+
+
+def _kept_tanh(inner):
+    """``tanh(inner)`` as the forward computed it, when ``_FORWARD_TANH`` holds an ``inner`` of
+    the same shape, dtype and bits (None otherwise). PyTorch's gelu_backward recomputes the
+    tanh from the saved input; for the same argument bits the forward's value is the same
+    value (edge-free: no scalar-tail dependence), so it is taken instead of a second tanh.
+    Comparing the arguments (not the input's version) also covers an input changed in place
+    behind autograd's back (``.data``): then they differ and the tanh is recomputed."""
+    kept = _FORWARD_TANH[0]
+    if kept is None:
+        return None
+    k_inner, t = kept
+    if k_inner.shape != inner.shape or k_inner.dtype != inner.dtype:
+        return None
+    bits = np.dtype(f"u{inner.dtype.itemsize}")       # signed zeros and NaNs by their bits
+    if _any(np.not_equal(k_inner.view(bits), inner.view(bits)), axis=None):
+        return None
+    return t
+
+
+_any = np.logical_or.reduce
 
 
 @register_op("gelu_backward")
@@ -248,10 +324,15 @@ class GeluBackward(Kernel):
             beta, kappa = _c(_GELU_BETA, x), _c(_KAPPA, x)
             x_sq = x * x
             # x*x*x as x_sq * x (x_sq reused below)
-            t = _tanh(beta * (x + kappa * (x_sq * x)), lambda: _tail(dtype, dy, x))
+            inner = _gelu_inner(x, x_sq)
+            t = _kept_tanh(inner)
+            if t is None:
+                t = _tanh(inner, lambda: _tail(dtype, dy, x))
             left_d = half * (one + t)
-            # 1 - t*t is one fused multiply-add in ATen's vectorised loop (measured: fp16)
-            td = _nx.fma64(-t, t, one) if x.dtype == np.float64 else _nx.fma32(-t, t, one)
+            # 1 - t*t is one fused multiply-add in ATen's vectorised loop (measured: fp16);
+            # never below fp32's normal range but at 0 (|t| <= 1)
+            td = _nx.fma64(-t, t, one) if x.dtype == np.float64 else \
+                _nx.fma32(-t, t, one, normal=True)
             right_d = (half * x) * td * (beta * (one + _c(3, x) * kappa * x_sq))
             return dy * (left_d + right_d)
         onednn = _onednn_gelu(dtype, dy, x)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from minigrad.dispatch import dispatch
 from minigrad.ops import smooth_activation as sa
 
 
@@ -488,3 +489,82 @@ def test_relu_zero_row_matches_scalar_zero(dtype, shape):
         want = np.maximum(np.zeros((), dtype), x)
         assert got.shape == want.shape and got.tobytes() == want.tobytes()
         assert got.tobytes() == torch.relu(torch.from_numpy(x.copy())).numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.bfloat16, mg.float16, mg.float64])
+def test_gelu_tanh_backward_takes_forward_tanh_only_when_inner_matches(monkeypatch, dtype):
+    """gelu (tanh form) through autograd: the node keeps its forward's ``tanh(inner)`` and its
+    backward takes it (one tanh per forward+backward, counted) with the bits of
+    ``gelu_backward`` computed from scratch; it recomputes when the forward was not
+    edge-free (an element past Sleef's +-1 edge), when the input was changed behind
+    autograd's back (``.data``), and on a retained graph's second backward; a no-grad forward
+    or one under saved-tensor hooks keeps nothing. bf16 is checked against torch as well."""
+    torch = pytest.importorskip("torch")
+    calls = []
+    real = sa._tanh_edge
+
+    def counted(a, tail=None):
+        calls.append(1)
+        return real(a, tail)
+    monkeypatch.setattr(sa, "_tanh_edge", counted)
+    rng = np.random.default_rng(3)
+    x0 = np.clip(rng.standard_normal((4, 5, 40)) * 2, -4, 4).astype(np.float32)   # |inner| < 6
+    x0.flat[:5] = [0.0, -0.0, 1e-40, -2.5, 3.25]
+    g0 = rng.standard_normal(x0.shape).astype(np.float32)
+    big = x0.copy()
+    big.flat[7] = 9.5                       # inner past the +-1 edge (fp64 has none)
+
+    def reference(x, g):                    # the kernel, without a kept tanh
+        xs, gs = (mg.tensor(a).to(dtype) for a in (x, g))
+        return dispatch("gelu_backward", gs, xs, approximate="tanh")
+
+    for data, kept in ((x0, True), (big, dtype is mg.float64)):
+        x = mg.tensor(data).to(dtype).requires_grad_()
+        g = mg.tensor(g0).to(dtype)
+        calls.clear()
+        y = mg.nn.functional.gelu(x, approximate="tanh")
+        y.backward(g, retain_graph=True)
+        assert len(calls) == (1 if kept else 2)
+        want = reference(data, g0)
+        assert _bits(x.grad._data) == _bits(want._data)
+        x.grad = None
+        calls.clear()
+        y.backward(g)                       # retained graph: nothing kept any more
+        assert len(calls) == 1 and _bits(x.grad._data) == _bits(want._data)
+        if dtype is mg.bfloat16:
+            tx = torch.tensor(data).to(torch.bfloat16).requires_grad_()
+            torch.nn.functional.gelu(tx, approximate="tanh").backward(
+                torch.tensor(g0).to(torch.bfloat16))
+            assert np.array_equal(x.grad.float()._data, tx.grad.float().numpy())
+    # changed behind autograd's back: the backward sees the new input, as PyTorch's would
+    x = mg.tensor(x0).to(dtype).requires_grad_()
+    y = mg.nn.functional.gelu(x, approximate="tanh")
+    x.data.mul_(0.5)
+    calls.clear()
+    y.backward(mg.tensor(g0).to(dtype))
+    assert len(calls) == 1
+    assert _bits(x.grad._data) == _bits(reference(x0 * np.float32(0.5), g0)._data)
+    with mg.no_grad():
+        x = mg.tensor(x0).requires_grad_()
+        assert mg.nn.functional.gelu(x, approximate="tanh").grad_fn is None
+    with mg.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = mg.nn.functional.gelu(mg.tensor(x0).requires_grad_(), approximate="tanh")
+    assert not hasattr(y.grad_fn, "_forward_tanh")
+    assert sa._KERNEL_TANH[0] is None and sa._FORWARD_TANH[0] is None
+
+
+def test_fma32_normal_skips_only_the_subnormal_test_for_one_minus_square():
+    """``fma32(-t, t, 1, normal=True)`` (gelu_backward's ``1 - t*t``, ``|t| <= 1``) gives the
+    bits of the full ``fma32``: every fp32 ``t`` in ``[1 - 2**-10, 1]`` (where the float64
+    sum often sits on an fp32 halfway point), a stride over the rest of ``[0, 1]``, both signs,
+    NaN, +-0 and +-1 (the halfway suspects, which take the round-to-odd test, among them)."""
+    from minigrad import numerics as nx
+    one = np.float32(1)
+    top = np.arange(np.float32(1 - 2 ** -10).view(np.int32), 0x3F800001,
+                    dtype=np.int32).view(np.float32)
+    rest = np.arange(0, 0x3F800001, 9973, dtype=np.int32).view(np.float32)
+    t = np.concatenate([top, rest, -top, -rest, np.array([np.nan, -0.0], np.float32)])
+    got = nx.fma32(-t, t, one, normal=True)
+    assert got.tobytes() == nx.fma32(-t, t, one).tobytes()
+    r = 1 - t.astype(np.float64) ** 2           # the float64 sums fma32 rounds
+    assert ((r.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)).sum() > 100
