@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _namespace
+from . import _namespace, _widening
 from . import dtypes as _dt
 from ._autograd_state import _INFERENCE_ACTIVE, grad_enabled, inference_enabled
 from .devices import CPU, as_device, parse_to, restore_device, track_storage
@@ -414,6 +414,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
     @property
     def data(self):
         """Mirrors ``torch.Tensor.data``."""
+        if _widening._entries:      # writes through it would not bump our version counter
+            _widening.forget(self._data)
         t = Tensor._make(self._data, self.dtype)
         if self._device is not CPU:
             t._device = self._device
@@ -454,6 +456,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
         if self._requires_grad and not force and grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if _widening._entries:      # writes into the array would not bump the version counter
+            _widening.forget(self._data)
         return self._data
 
     def __array__(self, dtype=None, copy=None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _fp8
+from .. import _fp8, _widening
 from .. import numerics as _nx
 from .. import dtypes as _dt
 from .._fp16 import MIN_SIZE as _F16_MIN, float16_to_float32 as _f16_to_f32, \
@@ -43,6 +43,16 @@ def opmath(x, dtype):
             return _fp8.from_float8(x, cd)     # PyTorch's NaN bits (minigrad/_fp8.py)
         return x.astype(cd)
     return cd.type(x)
+
+
+def opmath_read(x, dtype):
+    """``opmath(x, dtype)`` for a kernel that only reads the result (a matmul operand, a sum's
+    input): an fp16 tensor's fp32 image comes from the widening cache (``minigrad._widening``:
+    the same bits, widened once per array and version), which keeps it for the next reader.
+    Never write into the result: it may be shared (as ``opmath``'s is for an fp32 input)."""
+    if isinstance(x, Tensor) and x.dtype is _dt.float16 and dtype.opmath.np == _F32:
+        return _widening.widen(x)
+    return opmath(x, dtype)
 
 
 # callables ``watcher(opmath_array, rounded_array, dtype)`` told of every rounding ``wrap`` does
