@@ -18,11 +18,12 @@ Rules:
 - Valid while the tensor's version counter is the one recorded: an in-place write (which bumps
   it) invalidates the entry. Handing the buffer out where writes would not bump it
   (``Tensor.data``, ``numpy()``, ``__array__``) drops the entry (``forget``).
-- Lifetime: the fp16 array's (a weak reference: the entry goes when the array is freed, e.g.
-  a saved activation when backward frees the graph, unless ``retain_graph``).
-- Entries are made only while grad mode is on or a backward runs (the arrays of a recorded
-  graph and its gradients), never for leaves that require grad (parameters, which optimizers
-  update in place), so inference keeps none.
+- Lifetime: the fp16 array's (a weak reference: the entry goes when the array is freed). The
+  arrays that get images are a graph's activations and casts, kept by its saved tensors until
+  backward frees the graph (unless ``retain_graph``), and gradients, freed as backward moves
+  on; a temporary's image goes with it (under ``no_grad`` nothing is saved, so nothing stays).
+  Never for a Parameter (or another Tensor subclass) nor a leaf that requires grad, whose
+  arrays live as long as the model and which optimizers update in place.
 - Host-side emulation state, not device memory: the emulated device's figures
   (``minigrad.cuda.memory_allocated``, ``memory_stats``, snapshots, ``minigrad.memory``) do not
   count it, so they stay PyTorch's. Its own figure is ``stats()``
@@ -32,19 +33,21 @@ PyTorch has no such cache (its fp16 matmuls read fp16 directly); it mirrors noth
 """
 from __future__ import annotations
 
+import contextlib
 import weakref
 
 import numpy as np
 
-from ._autograd_state import _grad_state
 from ._fp16 import MIN_SIZE, float16_to_float32
 
-__all__ = ["lookup", "widen", "put", "forget", "stats", "reset_peak", "clear"]
+_Tensor = None                # minigrad.tensor.Tensor, set by tensor.py (which imports this)
+
+__all__ = ["lookup", "widen", "put", "forget", "stats", "reset_peak", "clear", "disabled"]
 
 _F16 = np.dtype(np.float16)
 _entries = {}                 # id(root fp16 array) -> _Entry
 _figures = {"current": 0, "peak": 0, "hits": 0}
-_backward = [0]               # > 0 while a backward runs (set by autograd.engine)
+_on = [True]                  # False inside ``disabled()``
 
 
 class _Entry:
@@ -89,7 +92,7 @@ def lookup(t):
     """The kept fp32 image of fp16 tensor ``t``'s array (viewed as ``t``'s), or None.
 
     The result is shared: read it, never write it."""
-    if not _entries:
+    if not _entries or not _on[0]:
         return None
     a = t._data
     root = _root(a)
@@ -105,10 +108,11 @@ def lookup(t):
 
 
 def _may_keep(t):
-    if not (_grad_state.enabled or _backward[0]):
-        return False
+    """Whether an image of ``t``'s array may be kept: not for a Parameter (or another Tensor
+    subclass) nor a leaf that requires grad, whose arrays live as long as the model and are
+    updated in place by optimizers; not inside ``disabled()``."""
     b = t if t._base is None else t._base
-    return not (b._requires_grad and b._grad_fn is None)
+    return _on[0] and type(b) is _Tensor and not (b._requires_grad and b._grad_fn is None)
 
 
 def widen(t):
@@ -178,6 +182,19 @@ def reset_peak() -> None:
     """Set the peak to the bytes held now, and the hit count to 0."""
     _figures["peak"] = _figures["current"]
     _figures["hits"] = 0
+
+
+@contextlib.contextmanager
+def disabled():
+    """A region where the cache neither serves nor keeps anything (every widening is done
+    afresh, the path without a cache), for tests that compare the two; entries made before
+    stay."""
+    prev = _on[0]
+    _on[0] = False
+    try:
+        yield
+    finally:
+        _on[0] = prev
 
 
 def clear() -> None:

@@ -408,6 +408,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
         if requires_grad and self._inference and not inference_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
+        if requires_grad and _widening._entries:    # a leaf that requires grad keeps no image
+            _widening.forget(self._data)
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -426,6 +428,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """Mirrors ``torch.Tensor.data``."""
         if not isinstance(other, Tensor):
             raise TypeError(f"data must be set to a Tensor, got {type(other).__name__}")
+        if _widening._entries:      # now shared under two version counters
+            _widening.forget(other._data)
         self._data = other._data
         self.dtype = other.dtype
         if other._device is not self._device:
@@ -899,3 +903,6 @@ def _rebuild(data, *args):
 def _host_only(t):
     raise TypeError(f"can't convert {t._device} device type tensor to numpy. Use Tensor.cpu() "
                     "to copy the tensor to host memory first.")
+
+
+_widening._Tensor = Tensor      # its rules tell plain tensors from Parameters

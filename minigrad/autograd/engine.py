@@ -20,7 +20,6 @@ import weakref
 import numpy as np
 
 from ..devices import depth as _device_depth
-from .._widening import _backward as _widening_depth
 from ..dispatch import OPERATOR2, dispatch, use_operator2
 from ..tensor import Tensor
 from .anomaly_mode import _ANOMALY, _check_nan, _print_stack
@@ -239,7 +238,6 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     prev = grad_enabled()
     set_grad_enabled_raw(create_graph)
     _device_depth.n += 1        # backward formulas follow their inputs' device, unchecked
-    _widening_depth[0] += 1     # the widening cache keeps gradients' images (minigrad/_widening.py)
     task = _task
     prev_task, prev_valid = task.task_id, task.checkpoint_valid
     task.task_id = next(_task_ids)
@@ -363,7 +361,6 @@ def _execute(outs, grads, retain_graph, create_graph, inputs, capture):
     finally:
         set_grad_enabled_raw(prev)
         _device_depth.n -= 1
-        _widening_depth[0] -= 1
         task.task_id, task.checkpoint_valid = prev_task, prev_valid
     return captured
 
