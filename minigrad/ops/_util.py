@@ -14,7 +14,7 @@ from .. import _fp8, _widening
 from .. import numerics as _nx
 from .. import dtypes as _dt
 from .._fp16 import MIN_SIZE as _F16_MIN, float16_to_float32 as _f16_to_f32, \
-    float32_to_float16 as _f32_to_f16
+    float32_to_float16 as _f32_to_f16, float32_to_float16_widened as _f32_to_f16_widened
 from ..tensor import Tensor
 
 LOW = (_dt.float16, _dt.bfloat16)
@@ -53,6 +53,20 @@ def opmath_read(x, dtype):
     if isinstance(x, Tensor) and x.dtype is _dt.float16 and dtype.opmath.np == _F32:
         return _widening.widen(x)
     return opmath(x, dtype)
+
+
+def wrap_widened(arr, dtype) -> Tensor:
+    """``wrap(arr, dtype)`` for a result that an op may widen next (an fp16 matmul's: a
+    weight's gradient is widened back to fp32 by autocast's ``ToCopyBackward0``): an fp32
+    ``arr`` rounded to fp16 also gives the result's fp32 image, in one more pass, kept in the
+    widening cache (``minigrad._widening``). The same result as ``wrap``."""
+    if dtype is _dt.float16 and type(arr) is np.ndarray and arr.dtype == _F32 and \
+            arr.size >= _F16_MIN and not ROUNDING_WATCHERS:
+        h, w = _f32_to_f16_widened(arr)
+        t = _make(h, dtype)
+        _widening.put(t, w)
+        return t
+    return wrap(arr, dtype)
 
 
 # callables ``watcher(opmath_array, rounded_array, dtype)`` told of every rounding ``wrap`` does

@@ -24,7 +24,7 @@ from ..autograd.function import Function
 from ..dispatch import _MODES_PUSHED, dispatch, register_op
 from ..tensor import Tensor
 from ..backends.cuda import _precision
-from ._util import opmath, opmath_read, tf32_operands, wrap
+from ._util import opmath, opmath_read, tf32_operands, wrap, wrap_widened
 
 
 
@@ -147,7 +147,7 @@ class Mm(Function):
         n = ctx.needs_input_grad
         ctx.mat2_colmajor = _colmajor(mat2)
         ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
-        return wrap(_product(input, mat2, input.dtype), input.dtype)
+        return wrap_widened(_product(input, mat2, input.dtype), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):
