@@ -15,6 +15,7 @@ from .. import numerics as _nx
 from .. import dtypes as _dt
 from .._fp16 import MIN_SIZE as _F16_MIN, float16_to_float32 as _f16_to_f32, \
     float32_to_float16 as _f32_to_f16, float32_to_float16_widened as _f32_to_f16_widened
+from ..autograd.engine import _task as _engine_task     # (its task_id: -1 outside backward)
 from ..tensor import Tensor
 
 LOW = (_dt.float16, _dt.bfloat16)
@@ -56,12 +57,13 @@ def opmath_read(x, dtype):
 
 
 def wrap_widened(arr, dtype) -> Tensor:
-    """``wrap(arr, dtype)`` for a result that an op may widen next (an fp16 matmul's: a
-    weight's gradient is widened back to fp32 by autocast's ``ToCopyBackward0``): an fp32
-    ``arr`` rounded to fp16 also gives the result's fp32 image, in one more pass, kept in the
-    widening cache (``minigrad._widening``). The same result as ``wrap``."""
+    """``wrap(arr, dtype)`` for a result that an op may widen next (an fp16 matmul's in a
+    backward: a weight's gradient, widened back to fp32 by autocast's ``ToCopyBackward0``):
+    while a backward runs, an fp32 ``arr`` rounded to fp16 also gives the result's fp32 image,
+    in one more pass, kept in the widening cache (``minigrad._widening``). The same result as
+    ``wrap``."""
     if dtype is _dt.float16 and type(arr) is np.ndarray and arr.dtype == _F32 and \
-            arr.size >= _F16_MIN and not ROUNDING_WATCHERS:
+            arr.size >= _F16_MIN and not ROUNDING_WATCHERS and _engine_task.task_id != -1:
         h, w = _f32_to_f16_widened(arr)
         t = _make(h, dtype)
         _widening.put(t, w)
