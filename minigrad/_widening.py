@@ -42,7 +42,7 @@ from ._fp16 import MIN_SIZE, float16_to_float32
 
 _Tensor = None                # minigrad.tensor.Tensor, set by tensor.py (which imports this)
 
-__all__ = ["lookup", "widen", "put", "forget", "stats", "reset_peak", "clear", "disabled"]
+__all__ = ["lookup", "take", "widen", "put", "forget", "stats", "reset_peak", "clear", "disabled"]
 
 _F16 = np.dtype(np.float16)
 _entries = {}                 # id(root fp16 array) -> _Entry
@@ -105,6 +105,24 @@ def lookup(t):
     if w is not None:
         _figures["hits"] += 1
     return w
+
+
+def take(t):
+    """fp16 tensor ``t``'s kept image as an fp32 array that owns its memory, for a copy-out
+    (``_to_copy`` to float32), or None when there is none. When ``t`` reads its array in the
+    root's own layout and the image owns its memory, the entry is handed over (removed from the
+    cache: no copy, and nothing else holds the array); otherwise the image is copied, in the
+    layout ``float16_to_float32`` gives."""
+    w = lookup(t)
+    if w is None:
+        return None
+    root = _root(t._data)
+    e = _entries[id(root)]
+    if w is e.wide and w.base is None:
+        del _entries[id(root)]
+        _figures["current"] -= w.nbytes
+        return w
+    return w.copy(order="K")
 
 
 def _may_keep(t):

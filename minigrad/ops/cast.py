@@ -76,12 +76,10 @@ class ToCopy(Function):
 
 def _widened_copy(t):
     """fp16 tensor ``t`` widened to a new float32 array that owns its memory, in the layout
-    ``_convert`` gives (bit-identical to it): a copy of the widening cache's image when it has
-    one (a memcpy instead of five passes), else ``_convert``'s widening."""
-    w = _widening.lookup(t)
-    if w is None:
-        return _convert(t._data, _dt.float32)
-    return w.copy(order="K")
+    ``_convert`` gives (bit-identical to it): the widening cache's image when it has one
+    (handed over, or copied: ``_widening.take``), else ``_convert``'s widening."""
+    w = _widening.take(t)
+    return _convert(t._data, _dt.float32) if w is None else w
 
 
 def _laid_out(arr, like, memory_format):

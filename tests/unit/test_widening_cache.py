@@ -72,7 +72,7 @@ def _mlp_steps(lib, dtype, device, steps=3):
         scaler.update()
         out.append(loss.detach().float().cpu())
     for p in model.parameters():
-        out += [p.detach().cpu(), p.grad.cpu()]
+        out += [p.detach(), p.grad]
     return out
 
 
@@ -91,6 +91,11 @@ def test_fp16_autocast_steps_same_bits_with_and_without_the_cache():
     s = widening_cache_stats()
     assert s["hits"] >= 3 * 5 and s["peak"] > 0       # it served the backward's widenings
     assert [_bits(a) for a in cached] == [_bits(a) for a in plain]
+    # the gradients in the same layout, owning their memory (AccumulateGrad took them over)
+    layout = [(a._data.flags.c_contiguous, a._data.flags.f_contiguous, a._data.base is None)
+              for a in cached[3:]]
+    assert layout == [(a._data.flags.c_contiguous, a._data.flags.f_contiguous,
+                       a._data.base is None) for a in plain[3:]]
 
 
 # ---------------------------------------------------------------- memory: visible, not device
