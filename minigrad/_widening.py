@@ -8,6 +8,16 @@ again by the input's gradient, a gradient by both matmuls of an ``addmm`` backwa
 bias's sum. The widening is exact (an fp16 value is an fp32 value), so reading a kept copy
 instead gives the same bits; this module keeps it.
 
+Who makes and reads images:
+
+- Readers: the fp16 operands of a matmul (``linalg._product``) and the input of ``SumToSize``
+  (a bias's gradient) through ``ops._util.opmath_read`` (``widen``: the image, or a widening
+  that is then kept); ``_to_copy`` to float32 (``take``: the image handed over or copied).
+- Makers by the rounding itself (``_fp16.float32_to_float16_widened``: one more pass where a
+  later widening takes five): ``_to_copy`` fp32 -> fp16 (autocast's casts) and, while a
+  backward runs, an fp16 ``mm``'s result (``ops._util.wrap_widened``: a weight's gradient,
+  which autocast's ``ToCopyBackward0`` widens next).
+
 Rules:
 
 - An entry belongs to one fp16 array that owns its memory (the *root*: a tensor's storage) of
@@ -17,11 +27,15 @@ Rules:
   uncached widening would give it (OpenBLAS's bits depend on it); other views miss.
 - Valid while the tensor's version counter is the one recorded: an in-place write (which bumps
   it) invalidates the entry. Handing the buffer out where writes would not bump it
-  (``Tensor.data``, ``numpy()``, ``__array__``) drops the entry (``forget``).
+  (``Tensor.data``, ``numpy()``, ``__array__``), sharing it under another version counter
+  (``Tensor.data = ...``) or making it a parameter's (``nn.Parameter(t)``,
+  ``requires_grad_()``) drops the entry (``forget``).
 - Lifetime: the fp16 array's (a weak reference: the entry goes when the array is freed). The
   arrays that get images are a graph's activations and casts, kept by its saved tensors until
   backward frees the graph (unless ``retain_graph``), and gradients, freed as backward moves
-  on; a temporary's image goes with it (under ``no_grad`` nothing is saved, so nothing stays).
+  on; a temporary's image goes with it (under ``no_grad`` nothing is saved, so nothing stays
+  but the images of fp16 tensors the caller keeps, e.g. ``x16 = x.half()``, while it keeps
+  them).
   Never for a Parameter (or another Tensor subclass) nor a leaf that requires grad, whose
   arrays live as long as the model and which optimizers update in place.
 - Host-side emulation state, not device memory: the emulated device's figures
