@@ -202,3 +202,19 @@ def test_data_and_numpy_drop_the_image():
     h.detach().numpy()[...] = 0           # through numpy(): the image goes too
     assert _widening.lookup(h) is None
     assert not (h @ h).detach().numpy().any()
+
+
+def test_a_stolen_gradient_keeps_no_image():
+    # an fp16 leaf's gradient is an fp16 mm's result (whose image the backward keeps); taken
+    # over as .grad, it must not hold its image for as long as .grad lives
+    gc.collect()
+    base = widening_cache_stats()["entries"]
+    w = mg.randn(256, 128).half().requires_grad_()
+    x = mg.randn(64, 256).half()
+    (x @ w).float().sum().backward()
+    gc.collect()
+    assert w.grad.dtype is mg.float16 and _widening.lookup(w.grad) is None
+    assert _widening.lookup(x) is not None      # a kept fp16 cast keeps its image while it lives
+    del x
+    gc.collect()
+    assert widening_cache_stats()["entries"] == base
