@@ -11,8 +11,10 @@ instead gives the same bits; this module keeps it.
 Who makes and reads images:
 
 - Readers: the fp16 operands of a matmul (``linalg._product``) and the input of ``SumToSize``
-  (a bias's gradient) through ``ops._util.opmath_read`` (``widen``: the image, or a widening
-  that is then kept); ``_to_copy`` to float32 (``take``: the image handed over or copied).
+  (a bias's gradient) through ``ops._util.opmath_read`` (``widen``: the image, else a plain
+  widening: a reader never keeps one, since it cannot tell an array minigrad made from memory
+  shared with NumPy, ``from_numpy(a)``, which the caller may write without a version bump);
+  ``_to_copy`` to float32 (``take``: the image handed over or copied).
 - Makers by the rounding itself (``_fp16.float32_to_float16_widened``: one more pass where a
   later widening takes five): ``_to_copy`` fp32 -> fp16 (autocast's casts) and, while a
   backward runs, an fp16 ``mm``'s result (``ops._util.wrap_widened``: a weight's gradient,
@@ -150,7 +152,7 @@ def _may_keep(t):
 def widen(t):
     """fp16 tensor ``t``'s values as an fp32 array, bit-identical to
     ``_fp16.float16_to_float32(t._data)``: the kept image when there is one, else a fresh
-    widening, kept for the next reader when the rules allow. Shared: read it, never write it.
+    widening (not kept: see the module docstring). Shared: read it, never write it.
     ``t._data`` must be float16."""
     a = t._data
     if a.size < MIN_SIZE:
@@ -158,15 +160,7 @@ def widen(t):
     w = lookup(t)
     if w is not None:
         return w
-    w = float16_to_float32(a)
-    if _may_keep(t):
-        root = _root(a)
-        if root is not None:
-            if a is root or (a.shape == root.shape and a.strides == root.strides):
-                _put(t, root, w)
-            elif a.ndim == 2 and a.shape == root.shape[::-1] and a.strides == root.strides[::-1]:
-                _put(t, root, w.T)
-    return w
+    return float16_to_float32(a)
 
 
 def put(t, wide):

@@ -197,11 +197,24 @@ def test_data_and_numpy_drop_the_image():
     h.data.mul_(0.5)                      # .data: a new version counter, PyTorch's semantics
     assert _widening.lookup(h) is None
     assert _bits(h @ h) == _bits(_plain_mm(h, h))
-    h @ h
-    assert _widening.lookup(h) is not None
-    h.detach().numpy()[...] = 0           # through numpy(): the image goes too
-    assert _widening.lookup(h) is None
-    assert not (h @ h).detach().numpy().any()
+    assert _widening.lookup(h) is None    # a reader never keeps an image
+    h2 = (a * 1).half()                   # the cast keeps one
+    assert _widening.lookup(h2) is not None
+    h2.detach().numpy()[...] = 0          # through numpy(): the image goes too
+    assert _widening.lookup(h2) is None
+    assert not (h2 @ h2).detach().numpy().any()
+
+
+def test_memory_shared_with_numpy_is_never_imaged():
+    """A tensor over a NumPy array (from_numpy) changes when the array is written, with no
+    version bump: its matmuls read the array, never a kept image (as PyTorch's read the memory)."""
+    arr = np.ones((64, 64), np.float16)
+    t = mg.from_numpy(arr)
+    w = mg.ones(64, 64, dtype=mg.float16)
+    assert (t @ w)[0, 0].item() == 64.0
+    assert _widening.lookup(t) is None
+    arr[...] = 2
+    assert (t @ w)[0, 0].item() == 128.0
 
 
 def test_a_stolen_gradient_keeps_no_image():
