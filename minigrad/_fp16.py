@@ -60,7 +60,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["float32_to_float16", "float16_to_float32", "CHUNK", "MIN_SIZE"]
+__all__ = ["float32_to_float16", "float16_to_float32", "float32_to_float16_widened", "CHUNK",
+           "MIN_SIZE"]
 
 CHUNK = 1 << 18          # elements per chunk (scratch 1 MiB per uint32 array, in L2/L3). Each
 # pass is one ufunc call, ~5k instructions of NumPy's own: with 64K-element chunks that was ~1
@@ -129,13 +130,18 @@ def _scratch():
     return s
 
 
-def _f32_to_f16_chunk(x, u, out, a, g, lo):
+def _f32_to_f16_chunk(x, u, out, a, g, lo, w=None):
     """fp32 chunk ``x`` (its bits ``u``) -> fp16 bit patterns written into ``out`` (uint16);
-    ``a`` and ``g`` (uint32) are scratch, ``lo`` the exponent clamp. (The ufuncs take ``out``
-    positionally: the keyword costs NumPy a few hundred instructions a call.)"""
+    ``a`` and ``g`` (uint32) are scratch, ``lo`` the exponent clamp; ``w`` (uint32), when
+    given, gets the fp32 bits of the rounded values (``sign | D``: the fp16 result widened).
+    (The ufuncs take ``out`` positionally: the keyword costs NumPy a few hundred instructions
+    a call.)"""
     np.bitwise_and(u, _ABS, a)                         # A = |x| bits
     if _MAX(a) >= _OVF:                                # overflow, inf or NaN: NumPy's own cast
-        out.view(np.float16)[...] = x                  # (same bits, same FP warnings)
+        h = out.view(np.float16)
+        h[...] = x                                     # (same bits, same FP warnings)
+        if w is not None:
+            w.view(np.float32)[...] = h
         return
     np.bitwise_and(a, _EXP, g)                         # 2**e
     np.maximum(g, lo, out=g)                           # 2**e' = 2**max(e, -14)
@@ -144,10 +150,12 @@ def _f32_to_f16_chunk(x, u, out, a, g, lo):
     gf = g.view(np.float32)
     np.add(af, gf, af)                                 # Y = a + G: the FPU rounds a to fp16 (RNE)
     np.subtract(af, gf, af)                            # D = Y - G: |x| rounded, exactly
+    np.bitwise_and(u, _SIGN, g)
+    if w is not None:
+        np.bitwise_or(a, g, w)                         # sign | D: the fp16 value as fp32
     np.multiply(af, _M112, af)                         # bits(D * 2**-112) = |h| << 13
     # the sign goes to bit 28, which is 0 in bits(D * 2**-112) (its exponent field is at most
     # 30 < 2**5), so one shift puts it at bit 15 next to |h| and one narrowing makes the fp16
-    np.bitwise_and(u, _SIGN, g)
     np.right_shift(g, _SH3, g)
     np.bitwise_or(a, g, a)
     np.right_shift(a, _SH13, a)
@@ -182,6 +190,40 @@ def float32_to_float16(x) -> np.ndarray:
         m = j - i
         _f32_to_f16_chunk(xf[i:j], u[i:j], out[i:j], s.a[:m], s.g[:m], s.lo[:m])
     return result
+
+
+def float32_to_float16_widened(x):
+    """``float32_to_float16(x)`` and that result widened back to float32, in one pass:
+    ``(h, w)`` with ``w`` bit-identical to ``h.astype(np.float32)`` (the rounded values; one
+    more whole-chunk pass than the rounding alone, where a later widening takes five).
+
+    Args:
+        x: np.ndarray of dtype float32 of at least ``MIN_SIZE`` elements, any shape.
+
+    Returns:
+        Two new arrays of ``x``'s shape owning their memory, in the layout
+        ``float32_to_float16`` gives (column-major when ``x`` is, else C-contiguous).
+
+    Raises:
+        TypeError: if ``x`` is not a float32 array; ValueError: fewer than ``MIN_SIZE``
+            elements.
+    """
+    if not isinstance(x, np.ndarray) or x.dtype != np.float32:
+        raise TypeError(f"float32_to_float16_widened expects a float32 ndarray, got "
+                        f"{getattr(x, 'dtype', type(x).__name__)}")
+    n = x.size
+    if n < MIN_SIZE:
+        raise ValueError(f"float32_to_float16_widened needs at least {MIN_SIZE} elements")
+    xf, result, out = _flat_pair(x, np.float16, np.uint16)
+    wide = np.empty(x.shape, np.float32, order="F" if _column_major(x) else "C")
+    wf = (wide.T if _column_major(x) else wide).reshape(-1).view(np.uint32)
+    u = xf.view(np.uint32)
+    s = _scratch()
+    for i in range(0, n, CHUNK):
+        j = min(i + CHUNK, n)
+        m = j - i
+        _f32_to_f16_chunk(xf[i:j], u[i:j], out[i:j], s.a[:m], s.g[:m], s.lo[:m], wf[i:j])
+    return result, wide
 
 
 def _f16_to_f32_chunk(x, h, out):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _namespace
+from . import _namespace, _widening
 from ._global_flags import warn_once
 from . import dtypes as _dt
 from ._autograd_state import _INFERENCE_ACTIVE, grad_enabled, inference_enabled
@@ -409,12 +409,16 @@ class Tensor(TensorOpsMixin, StorageMixin):
         if requires_grad and self._inference and not inference_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
+        if requires_grad and _widening._entries:    # a leaf that requires grad keeps no image
+            _widening.forget(self._data)
         self._requires_grad = bool(requires_grad)
         return self
 
     @property
     def data(self):
         """Mirrors ``torch.Tensor.data``."""
+        if _widening._entries:      # writes through it would not bump our version counter
+            _widening.forget(self._data)
         t = Tensor._make(self._data, self.dtype)
         if self._device is not CPU:
             t._device = self._device
@@ -425,6 +429,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
         """Mirrors ``torch.Tensor.data``."""
         if not isinstance(other, Tensor):
             raise TypeError(f"data must be set to a Tensor, got {type(other).__name__}")
+        if _widening._entries:      # now shared under two version counters
+            _widening.forget(other._data)
         self._data = other._data
         self.dtype = other.dtype
         if other._device is not self._device:
@@ -455,6 +461,8 @@ class Tensor(TensorOpsMixin, StorageMixin):
         if self._requires_grad and not force and grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if _widening._entries:      # writes into the array would not bump the version counter
+            _widening.forget(self._data)
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -895,3 +903,6 @@ def _rebuild(data, *args):
 def _host_only(t):
     raise TypeError(f"can't convert {t._device} device type tensor to numpy. Use Tensor.cpu() "
                     "to copy the tensor to host memory first.")
+
+
+_widening._Tensor = Tensor      # its rules tell plain tensors from Parameters

@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from .. import _widening
 from .._global_flags import warn_once
 from ..devices import depth as _device_depth
 from ..dispatch import OPERATOR2, dispatch, use_operator2
@@ -643,6 +644,8 @@ def _accumulate_leaf(v, g, create_graph, node=None):
         if create_graph:
             v.grad = g
         elif _STEAL[0] and _sole_owner(g):  # steal the buffer, as PyTorch's AccumulateGrad does
+            if _widening._entries:          # a .grad keeps no widening image (minigrad/_widening.py)
+                _widening.forget(g._data)
             v.grad = g if g._base is None else g.data
         else:
             v.grad = g._detached_copy()

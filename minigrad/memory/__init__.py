@@ -33,6 +33,9 @@ Example::
     m.max_saved                  # the most bytes saved for backward at once
     print(m.report())
 
+``widening_cache_stats()`` is apart from all of these: the host-side bytes of the fp16 widening
+cache (``minigrad._widening``, emulation state that no device figure counts).
+
 Mirrors nothing in PyTorch directly: its figures are ``torch.cuda.memory_stats``'s (for the cpu
 too), its categories those of ``torch.profiler._memory_profiler``'s categories.
 """
@@ -40,10 +43,11 @@ from __future__ import annotations
 
 from .figures import (cpu_accounting_enabled, disable_cpu_accounting, enable_cpu_accounting,
                       max_memory_allocated, max_memory_reserved, memory_allocated,
-                      memory_reserved, memory_stats, reset_peak_memory_stats)
+                      memory_reserved, memory_stats, reset_peak_memory_stats,
+                      reset_widening_cache_peak, widening_cache_stats)
 from .tracker import CATEGORIES, MemoryTracker, track
 
 __all__ = ["track", "MemoryTracker", "CATEGORIES", "enable_cpu_accounting",
            "disable_cpu_accounting", "cpu_accounting_enabled", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
-           "reset_peak_memory_stats"]
+           "reset_peak_memory_stats", "widening_cache_stats", "reset_widening_cache_peak"]

@@ -19,7 +19,8 @@ from ..tensor import Tensor
 
 __all__ = ["enable_cpu_accounting", "disable_cpu_accounting", "cpu_accounting_enabled",
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-           "memory_stats", "reset_peak_memory_stats", "registry", "kinds"]
+           "memory_stats", "reset_peak_memory_stats", "widening_cache_stats",
+           "reset_widening_cache_peak", "registry", "kinds"]
 
 _cpu = StorageRegistry(CachingAllocator(device=-1, caching=False))
 _cpu_on = [0]             # how many regions have cpu accounting on
@@ -149,6 +150,27 @@ def max_memory_reserved(device="cpu") -> int:
 def reset_peak_memory_stats(device="cpu") -> None:
     """Set the peaks of ``device``'s figures to their current values."""
     registry(device).allocator.reset_peak()
+
+
+def widening_cache_stats() -> dict:
+    """The host-side bytes of the fp16 widening cache (``minigrad._widening``): fp32 images of
+    fp16 arrays that matmuls and sums keep so that each array is widened once, not a device's
+    memory, so no other figure here or in ``minigrad.cuda`` counts them (those stay
+    PyTorch's). Mirrors nothing in PyTorch.
+
+    Returns:
+        ``{"current": bytes held now, "peak": the most held since the last
+        ``reset_widening_cache_peak``, "entries": fp16 arrays with an image, "hits": widenings
+        served from it since then}``.
+    """
+    from .. import _widening
+    return _widening.stats()
+
+
+def reset_widening_cache_peak() -> None:
+    """Set ``widening_cache_stats()``'s peak to the bytes held now and its hit count to 0."""
+    from .. import _widening
+    _widening.reset_peak()
 
 
 # ------------------------------------------------------------------------------ categories

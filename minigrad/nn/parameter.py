@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _widening
 from .. import dtypes as _dt
 from ..devices import restore_device, track_storage
 from ..tensor import Tensor, _rebuild_args, _storage_args
@@ -42,6 +43,8 @@ class Parameter(Tensor):
                                "gradients")
         p = cls._make(data._data, data.dtype, bool(requires_grad))
         p._vc = data._vc
+        if _widening._entries:      # no widening image kept for a parameter's lifetime
+            _widening.forget(data._data)
         if data._device is not p._device:
             p._device = data._device
         return p

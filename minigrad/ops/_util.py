@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _fp8
+from .. import _fp8, _widening
 from .. import numerics as _nx
 from .. import dtypes as _dt
 from .._fp16 import MIN_SIZE as _F16_MIN, float16_to_float32 as _f16_to_f32, \
-    float32_to_float16 as _f32_to_f16
+    float32_to_float16 as _f32_to_f16, float32_to_float16_widened as _f32_to_f16_widened
+from ..autograd.engine import _task as _engine_task     # (its task_id: -1 outside backward)
 from ..tensor import Tensor
 
 LOW = (_dt.float16, _dt.bfloat16)
@@ -43,6 +44,31 @@ def opmath(x, dtype):
             return _fp8.from_float8(x, cd)     # PyTorch's NaN bits (minigrad/_fp8.py)
         return x.astype(cd)
     return cd.type(x)
+
+
+def opmath_read(x, dtype):
+    """``opmath(x, dtype)`` for a kernel that only reads the result (a matmul operand, a sum's
+    input): an fp16 tensor's fp32 image comes from the widening cache (``minigrad._widening``:
+    the same bits, widened once per array and version), which keeps it for the next reader.
+    Never write into the result: it may be shared (as ``opmath``'s is for an fp32 input)."""
+    if isinstance(x, Tensor) and x.dtype is _dt.float16 and dtype.opmath.np == _F32:
+        return _widening.widen(x)
+    return opmath(x, dtype)
+
+
+def wrap_widened(arr, dtype) -> Tensor:
+    """``wrap(arr, dtype)`` for a result that an op may widen next (an fp16 matmul's in a
+    backward: a weight's gradient, widened back to fp32 by autocast's ``ToCopyBackward0``):
+    while a backward runs, an fp32 ``arr`` rounded to fp16 also gives the result's fp32 image,
+    in one more pass, kept in the widening cache (``minigrad._widening``). The same result as
+    ``wrap``."""
+    if dtype is _dt.float16 and type(arr) is np.ndarray and arr.dtype == _F32 and \
+            arr.size >= _F16_MIN and not ROUNDING_WATCHERS and _engine_task.task_id != -1:
+        h, w = _f32_to_f16_widened(arr)
+        t = _make(h, dtype)
+        _widening.put(t, w)
+        return t
+    return wrap(arr, dtype)
 
 
 # callables ``watcher(opmath_array, rounded_array, dtype)`` told of every rounding ``wrap`` does

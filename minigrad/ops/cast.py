@@ -17,7 +17,11 @@ from .. import memory_layout as _mf
 from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
+from .. import _widening
+from .._fp16 import MIN_SIZE as _F16_MIN, float32_to_float16_widened
 from .factory import _convert
+
+_F32 = np.dtype(np.float32)
 
 
 @register_op("_to_copy")
@@ -40,11 +44,23 @@ class ToCopy(Function):
         dev = input._device if device is None else _devices.as_device(device)
         ctx.src_dtype = input.dtype
         ctx.src_device = input._device
-        arr = _convert(input._data, dt).copy() if dt is input.dtype \
-            else _convert(input._data, dt)
+        src, wide = input._data, None
+        if dt is input.dtype:
+            arr = src.copy()
+        elif dt is _dt.float16 and src.dtype == _F32 and src.size >= _F16_MIN:
+            # the rounding also gives the result's fp32 image (one more pass), kept for the
+            # matmul that reads it next (minigrad/_widening.py): the same bits as widening it
+            arr, wide = float32_to_float16_widened(src)
+        elif dt is _dt.float32 and input.dtype is _dt.float16 and src.size >= _F16_MIN:
+            arr = _widened_copy(input)
+        else:
+            arr = _convert(src, dt)
         if memory_format is not None and memory_format is not _mf.preserve_format:
-            arr = _laid_out(arr, input._data, memory_format)
+            arr = _laid_out(arr, src, memory_format)
+            wide = None
         out = Tensor._make(arr, dt)
+        if wide is not None:
+            _widening.put(out, wide)
         if dev is not _devices.CPU:
             out._device = dev
             _devices.state.cuda_seen = True
@@ -56,6 +72,14 @@ class ToCopy(Function):
         if grad._device is not ctx.src_device:
             return dispatch("_to_copy", grad, dtype=ctx.src_dtype, device=ctx.src_device)
         return dispatch("_to_copy", grad, dtype=ctx.src_dtype)
+
+
+def _widened_copy(t):
+    """fp16 tensor ``t`` widened to a new float32 array that owns its memory, in the layout
+    ``_convert`` gives (bit-identical to it): the widening cache's image when it has one
+    (handed over, or copied: ``_widening.take``), else ``_convert``'s widening."""
+    w = _widening.take(t)
+    return _convert(t._data, _dt.float32) if w is None else w
 
 
 def _laid_out(arr, like, memory_format):

@@ -24,7 +24,7 @@ from ..autograd.function import Function
 from ..dispatch import _MODES_PUSHED, dispatch, register_op
 from ..tensor import Tensor
 from ..backends.cuda import _precision
-from ._util import opmath, tf32_operands, wrap
+from ._util import opmath, opmath_read, tf32_operands, wrap, wrap_widened
 
 
 
@@ -102,7 +102,7 @@ def _product(a, b, dtype):
     """a @ b in opmath (fp32 for fp16/bf16), not yet rounded; fp32 cuda matrix products in TF32
     when PyTorch's would be (``_util.tf32_operands``: cuBLAS gemm; mv and dot are gemv/dot
     kernels, which have no TF32)."""
-    x, y = opmath(a, dtype), opmath(b, dtype)
+    x, y = opmath_read(a, dtype), opmath_read(b, dtype)     # (fp16: widened once, cached)
     if _precision[0] != "highest" and isinstance(a, Tensor) and x.ndim >= 2 and y.ndim >= 2:
         x, y = tf32_operands(dtype, a, x, y)
     token = _nx.quiet()             # inf * 0 in a product: no NumPy warning, as PyTorch
@@ -147,7 +147,7 @@ class Mm(Function):
         n = ctx.needs_input_grad
         ctx.mat2_colmajor = _colmajor(mat2)
         ctx.save_for_backward(input if n[1] else None, mat2 if n[0] else None)
-        return wrap(_product(input, mat2, input.dtype), input.dtype)
+        return wrap_widened(_product(input, mat2, input.dtype), input.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -16,7 +16,7 @@ from ..autograd.function import Function
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._binary import arr
-from ._util import LOW as _LOW, opmath, refuse_float8, wrap, wrap_dim, wrap_dims
+from ._util import LOW as _LOW, opmath, opmath_read, refuse_float8, wrap, wrap_dim, wrap_dims
 
 
 def _sum_dtype(input, dtype, fname="sum"):
@@ -157,7 +157,7 @@ class SumToSize(Function):
         if not axes:
             return Tensor._make(input._data.copy(), input.dtype)
         rt = _sum_dtype(input, None)      # a real sum: integer and bool inputs give int64
-        a = opmath(input, rt)
+        a = opmath_read(input, rt)        # (a gradient, its fp16 widening cached for a matmul)
         token = _nx.quiet()
         try:
             out = np.add.reduce(a, axis=axes, keepdims=True)
