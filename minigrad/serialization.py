@@ -426,10 +426,8 @@ def _rebuild_tensor(root, offset, shape, strides, dtype_name, requires_grad, dev
 # The legacy storage class naming each dtype's storage in a checkpoint (torch.FloatStorage...);
 # the dtypes without one (the float8 formats) save an UntypedStorage of bytes and name their
 # dtype in ``_rebuild_tensor_v3``, as PyTorch 2.13 does.
-_STORAGE_CLASS = {"float64": "DoubleStorage", "float32": "FloatStorage",
-                  "float16": "HalfStorage", "bfloat16": "BFloat16Storage",
-                  "int64": "LongStorage", "int32": "IntStorage", "int16": "ShortStorage",
-                  "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage"}
+_STORAGE_CLASS = {d.name: d.legacy_name.replace("Tensor", "Storage")     # DoubleStorage...
+                  for d in _dt.all_dtypes if not d.is_float8}
 _STORAGE_ALIGNMENT = 64          # each record's bytes start at a multiple of 64 in the file
 
 

@@ -440,6 +440,18 @@ EXEMPTIONS = {
         "amp_emu.fp8's float8 gemm (no PyTorch twin: TE's recipe); forward and backward "
         "compared with torch._scaled_mm on the same float8 operands in "
         "tests/amp/test_fp8_delayed_scaling.py",
+    "_upsample_nearest_exact2d":
+        "F.interpolate(mode='nearest-exact'): values and gradients against torch bit for bit in "
+        "fp32/fp16/bf16/uint8 in tests/differential/test_interpolate_nearest_exact.py",
+    "_upsample_nearest_exact2d_backward":
+        "nearest-exact's backward kernel; compared with torch's gradients in "
+        "tests/differential/test_interpolate_nearest_exact.py",
+    "_upsample_bilinear2d_aa":
+        "F.interpolate(mode='bilinear', antialias=True), fp32: forward bit for bit and backward "
+        "within 3e-8 of torch in tests/differential/test_interpolate_antialias.py",
+    "_upsample_bicubic2d_aa":
+        "F.interpolate(mode='bicubic', antialias=True), fp32: forward bit for bit and backward "
+        "within 3e-8 of torch in tests/differential/test_interpolate_antialias.py",
     "_fp8_amax_and_scale_update_":
         "TE's delayed-scaling update, in place on a call site's state; checked against a "
         "recomputation from the definition in tests/amp/test_fp8_delayed_scaling.py",
