@@ -58,7 +58,8 @@ from ._fp16 import MIN_SIZE, float16_to_float32
 
 _Tensor = None                # minigrad.tensor.Tensor, set by tensor.py (which imports this)
 
-__all__ = ["lookup", "take", "widen", "put", "forget", "stats", "reset_peak", "clear", "disabled"]
+__all__ = ["lookup", "take", "widen", "put", "forget", "stats", "reset_peak", "clear", "disabled",
+           "account"]
 
 _F16 = np.dtype(np.float16)
 _entries = {}                 # id(root fp16 array) -> _Entry
@@ -195,6 +196,15 @@ def forget(a):
         e = _entries.pop(id(root), None)
         if e is not None:
             _figures["current"] -= e.wide.nbytes
+
+
+def account(nbytes: int) -> None:
+    """Add ``nbytes`` (negative: release) to the figures' ``current`` / ``peak``: the other
+    host-side emulation cache, tanh-form GELU's kept forward tanh (``ops.smooth_activation``),
+    is counted here too, so that ``stats()`` shows every byte minigrad keeps beside PyTorch's."""
+    cur = _figures["current"] = _figures["current"] + nbytes
+    if cur > _figures["peak"]:
+        _figures["peak"] = cur
 
 
 def stats() -> dict:

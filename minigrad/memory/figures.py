@@ -153,10 +153,11 @@ def reset_peak_memory_stats(device="cpu") -> None:
 
 
 def widening_cache_stats() -> dict:
-    """The host-side bytes of the fp16 widening cache (``minigrad._widening``): fp32 images of
-    fp16 arrays that matmuls and sums keep so that each array is widened once, not a device's
-    memory, so no other figure here or in ``minigrad.cuda`` counts them (those stay
-    PyTorch's). Mirrors nothing in PyTorch.
+    """The host-side bytes of minigrad's emulation caches: the fp16 widening cache
+    (``minigrad._widening``: fp32 images of fp16 arrays, so that each array is widened once) and
+    the forward ``tanh`` a tanh-form GELU node keeps for its backward. Not a device's memory, so
+    no other figure here or in ``minigrad.cuda`` counts them (those stay PyTorch's). Mirrors
+    nothing in PyTorch.
 
     Returns:
         ``{"current": bytes held now, "peak": the most held since the last

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .. import _widening
 from .. import numerics as _nx
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.saved_tensors import _HOOKS_ACTIVE
@@ -241,7 +242,7 @@ class Gelu(Kernel):
             kept, _KERNEL_TANH[0] = _KERNEL_TANH[0], None
         # (not under saved-tensor hooks: they decide where saved values live, e.g. save_on_cpu)
         if kept and not ctx._unrecorded and ctx.needs_input_grad[0] and not _HOOKS_ACTIVE[0]:
-            ctx._forward_tanh = kept
+            ctx._forward_tanh = _KeptTanh(kept)
         return out
 
     @staticmethod
@@ -249,7 +250,8 @@ class Gelu(Kernel):
         (x,) = ctx.saved_tensors
         # the forward's (inner, tanh(inner)), offered once (a retained graph's next backward
         # recomputes): gelu_backward's kernel takes it only for an identical inner
-        kept = ctx.__dict__.pop("_forward_tanh", None)
+        holder = ctx.__dict__.pop("_forward_tanh", None)
+        kept = None if holder is None else holder.pair
         before = _FORWARD_TANH[0]
         _FORWARD_TANH[0] = kept
         try:
@@ -264,6 +266,22 @@ _KERNEL_TANH = [None]
 _ASK = ()
 #: while Gelu's node runs its backward: that forward's ``(inner, tanh(inner))``, or None
 _FORWARD_TANH = [None]
+
+
+class _KeptTanh:
+    """A node's kept ``(inner, tanh(inner))``, counted while it lives in the host-side emulation
+    figures (``minigrad.memory.widening_cache_stats``; not device memory: PyTorch keeps
+    nothing, its backward recomputes the tanh)."""
+
+    __slots__ = ("pair", "nbytes")
+
+    def __init__(self, pair):
+        self.pair = pair
+        self.nbytes = pair[0].nbytes + pair[1].nbytes
+        _widening.account(self.nbytes)
+
+    def __del__(self):
+        _widening.account(-self.nbytes)
 
 
 def _gelu_inner(x, x_sq):

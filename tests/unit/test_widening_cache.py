@@ -231,3 +231,20 @@ def test_a_stolen_gradient_keeps_no_image():
     del x
     gc.collect()
     assert widening_cache_stats()["entries"] == base
+
+
+def test_gelu_kept_tanh_is_counted_until_backward():
+    """tanh-form GELU keeps its forward tanh on the node: the emulation figure shows its bytes
+    until the backward takes them; the device figures do not (PyTorch keeps nothing)."""
+    gc.collect()
+    before = widening_cache_stats()["current"]
+    x = mg.randn(64, 128, requires_grad=True)
+    y = mg.nn.functional.gelu(x, approximate="tanh")
+    held = widening_cache_stats()["current"] - before
+    assert held == 2 * 64 * 128 * 4               # inner and tanh(inner), fp32
+    y.sum().backward()
+    gc.collect()
+    assert widening_cache_stats()["current"] == before
+    with mg.no_grad():
+        mg.nn.functional.gelu(x, approximate="tanh")
+    assert widening_cache_stats()["current"] == before
