@@ -9,6 +9,7 @@ on PyTorch's CUDA fp32 list). Deliberate difference: ``pairwise_distance`` takes
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from ..autograd.grad_mode import no_grad
 from ..dispatch import dispatch, register_op
 from ..tensor import Tensor
 from ._util import broadcast_shapes
@@ -43,9 +44,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``cosine_similarity(x1, x2, dim=1, eps=1e-8)`` = ``sum((x1 / max(|x1|, eps)) * (x2 /
     max(|x2|, eps)), dim)`` (``torch.cosine_similarity``, ``F.cosine_similarity``), as
-    PyTorch 2.13: inputs cast to their common dtype and broadcast, each divided by its 2-norm
-    clamped at ``eps``. Deliberate difference: PyTorch clamps in place under no-grad (a node
-    fewer, and a norm below ``eps`` still passes gradient); here ``clamp_min`` is a node.
+    PyTorch 2.13's composite: integer inputs cast to the common dtype (floating ones kept, the
+    ops promote), both broadcast, each divided by a clone of its 2-norm clamped at ``eps`` in
+    place under no-grad, so a norm below ``eps`` still passes its gradient (as PyTorch's).
 
     Raises:
         RuntimeError: "expected common dtype to be floating point, yet common dtype is Long";
@@ -57,14 +58,15 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{ct.scalar_name}")
     shape = broadcast_shapes(x1.shape, x2.shape)
-    a = x1 if x1.dtype is ct else dispatch("_to_copy", x1, dtype=ct)
-    b = x2 if x2.dtype is ct else dispatch("_to_copy", x2, dtype=ct)
+    a = x1 if x1.dtype.is_floating_point else dispatch("_to_copy", x1, dtype=ct)
+    b = x2 if x2.dtype.is_floating_point else dispatch("_to_copy", x2, dtype=ct)
     if tuple(a.shape) != shape:
         a = dispatch("expand", a, shape)
     if tuple(b.shape) != shape:
         b = dispatch("expand", b, shape)
-    # PyTorch clamps the norms in place under no-grad; here an out-of-place clamp_min (the
-    # same values; the gradient differs only where a norm is below eps)
-    na = dispatch("clamp_min", dispatch("linalg_vector_norm", a, 2, dim, True), eps)
-    nb = dispatch("clamp_min", dispatch("linalg_vector_norm", b, 2, dim, True), eps)
+    na = dispatch("clone", dispatch("linalg_vector_norm", a, 2, dim, True))
+    nb = dispatch("clone", dispatch("linalg_vector_norm", b, 2, dim, True))
+    with no_grad():
+        dispatch("clamp_", na, eps, None)
+        dispatch("clamp_", nb, eps, None)
     return dispatch("sum", dispatch("mul", dispatch("div", a, na), dispatch("div", b, nb)), dim)
