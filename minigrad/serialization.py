@@ -336,8 +336,18 @@ def _load(fh, weights_only, pickle_module, kw):
     if head == _ZIP_MAGIC:
         return _load_zip(fh, weights_only, pickle_module, kw)
     if weights_only:          # a plain pickle: minigrad.save's format before the zip one
-        return _WeightsOnlyUnpickler(fh, **kw).load()
-    return (pickle_module or pickle).Unpickler(fh, **kw).load()
+        obj = _WeightsOnlyUnpickler(fh, **kw).load()
+    else:
+        obj = (pickle_module or pickle).Unpickler(fh, **kw).load()
+    if type(obj) is int and obj == _LEGACY_MAGIC:
+        raise RuntimeError("this file is in PyTorch's legacy (pre-1.6) serialization format "
+                           "(torch.save(..., _use_new_zipfile_serialization=False)), which "
+                           "minigrad does not read; re-save it with PyTorch's default format")
+    return obj
+
+
+#: the first pickled object of PyTorch's legacy (pre-1.6, non-zip) format
+_LEGACY_MAGIC = 0x1950a86a20f9469cfc6c
 
 
 # ---------------------------------------------------------------- tensors and their storages

@@ -146,7 +146,16 @@ class AveragedModel(Module):
                     p_averaged.detach().copy_(p_model_)
             if self.n_averaged > 0:
                 if self.multi_avg_fn is not None:
-                    self.multi_avg_fn(averaged, current, self.n_averaged)
+                    # grouped by (device, dtype) in first-seen order, as PyTorch's
+                    # _group_tensors_by_device_and_dtype (an int64 num_batches_tracked buffer
+                    # gets its own call, which the multi_avg_fns copy)
+                    groups = {}
+                    for a, c in zip(averaged, current):
+                        groups.setdefault((a.device, a.dtype), ([], []))
+                        groups[(a.device, a.dtype)][0].append(a)
+                        groups[(a.device, a.dtype)][1].append(c)
+                    for (dev, _), (avgs, curs) in groups.items():
+                        self.multi_avg_fn(avgs, curs, self.n_averaged.to(dev))
                 else:
                     avg_fn = self.avg_fn if self.avg_fn is not None else get_swa_avg_fn()
                     for p_averaged, p_model in zip(averaged, current):

@@ -429,16 +429,24 @@ def _input_scale(rec) -> float:
     if rec.args is None:
         return 0.0
     n_in = 0
+    sizes = []
     for a in torch.utils._pytree.tree_leaves(rec.args):
         if isinstance(a, torch.Tensor) and a.dtype.is_floating_point and a.numel():
             mags.append(_magnitude(a.detach().to(torch.float64).cpu().numpy()))
             n_in += a.numel()
+            sizes.append(a.numel())
     mags.sort(reverse=True)
     if not mags:
         return 0.0
-    scale = mags[0] * mags[1] if len(mags) > 1 and rec.base in _PRODUCTS else mags[0]
+    product = len(mags) > 1 and rec.base in _PRODUCTS
+    scale = mags[0] * mags[1] if product else mags[0]
     # a reduction or a product adds many terms per result: its rounding error grows with them
     n_out = max(1, sum(int(np.prod(s)) for _, s in rec.outputs))
+    if product:
+        # terms per output of A @ B: sqrt(|A| |B| / |out|) is K for mm / mv / dot (M K * K N /
+        # M N = K^2) with the two largest operands (an addmm's bias is the smallest)
+        sizes.sort(reverse=True)
+        return scale * max(1.0, float(np.sqrt(sizes[0] * sizes[1] / n_out)), n_in / n_out)
     return scale * max(1.0, n_in / n_out)
 
 

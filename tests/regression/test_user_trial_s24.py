@@ -161,3 +161,51 @@ def test_cosine_similarity_gradient_through_a_norm_below_eps():
         y.backward()
         got.append((y.item(), a.grad.item(), b.grad.item(), type(y.grad_fn).__name__))
     assert got[0] == got[1]
+
+
+def test_ema_averaged_model_with_buffers_and_batch_norm():
+    """get_ema_multi_avg_fn + use_buffers=True: the int64 num_batches_tracked gets its own
+    (device, dtype) group, as torch's update_parameters groups them (it crashed)."""
+    import optim
+    out = []
+    for L, SW in ((torch, torch.optim.swa_utils), (mg, optim.swa_utils)):
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.BatchNorm1d(2))
+        m(L.randn(4, 2))
+        ema = SW.AveragedModel(m, multi_avg_fn=SW.get_ema_multi_avg_fn(0.9), use_buffers=True)
+        for _ in range(3):
+            m(L.randn(4, 2))
+            ema.update_parameters(m)
+        bufs = list(ema.module.buffers())
+        out.append((bufs[2].item(), bufs[2].dtype == L.int64,
+                    [round(v, 5) for v in bufs[0].tolist()]))
+    assert out[0] == out[1]
+
+
+def test_legacy_torch_checkpoint_refused_not_misread():
+    """PyTorch's pre-1.6 format starts with a magic number; it used to load as that integer."""
+    import io
+    buf = io.BytesIO()
+    torch.save({"a": torch.ones(2)}, buf, _use_new_zipfile_serialization=False)
+    for weights_only in (True, False):
+        buf.seek(0)
+        with pytest.raises(RuntimeError, match="legacy"):
+            mg.load(buf, weights_only=weights_only)
+
+
+def test_diff_contract_scales_with_the_inner_dimension():
+    """An fp32 matmul's rounding grows with its K terms per output: a 300x300 @ 300x300 result
+    that differs from torch's by summation order is within the contract (it was flagged)."""
+    import subprocess
+    import sys
+    import tempfile
+    import os
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "mm.py")
+        with open(script, "w") as f:
+            f.write("import torch\ntorch.manual_seed(0)\nx = torch.randn(300, 300)\n"
+                    "print(float((x @ x).sum()))\n")
+        r = subprocess.run([sys.executable, "-m", "minigrad.diff", script], capture_output=True,
+                           text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "no divergence" in r.stdout
