@@ -346,6 +346,14 @@ def _load(fh, weights_only, pickle_module, kw):
     return obj
 
 
+#: PyTorch dtypes (and their storage classes) minigrad has no counterpart for
+_TORCH_ONLY_DTYPES = {n: kind for kind, names in (
+    ("unsigned 16/32/64-bit", ("uint16", "uint32", "uint64")),
+    ("complex", ("complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf",
+                 "ComplexFloatStorage", "ComplexDoubleStorage", "ComplexHalfStorage")),
+    ("quantized", ("qint8", "quint8", "qint32", "quint4x2", "QInt8Storage", "QUInt8Storage",
+                   "QInt32Storage"))) for n in names}
+
 #: the first pickled object of PyTorch's legacy (pre-1.6, non-zip) format
 _LEGACY_MAGIC = 0x1950a86a20f9469cfc6c
 
@@ -750,6 +758,11 @@ def _zip_unpickler_class(base, table):
             got = table.get((module, name))
             if got is not None:
                 return got
+            if module == "torch" and name in _TORCH_ONLY_DTYPES:
+                raise RuntimeError(f"this checkpoint holds torch.{name} tensors "
+                                   f"({_TORCH_ONLY_DTYPES[name]}): minigrad has no such dtype; "
+                                   "convert them in PyTorch before saving (e.g. .to(torch.int64) "
+                                   "or .real)")
             if module == "torch" or module.startswith("torch."):
                 # PyTorch's classes (a whole torch.nn model) load as minigrad's counterparts
                 # under the same path (minigrad.nn.modules.linear.Linear...); under

@@ -209,3 +209,14 @@ def test_diff_contract_scales_with_the_inner_dimension():
                            text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "no divergence" in r.stdout
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "complex64"])
+def test_checkpoint_with_a_dtype_minigrad_lacks_names_it(dtype):
+    import io
+    buf = io.BytesIO()
+    torch.save({"a": torch.ones(2, dtype=getattr(torch, dtype))}, buf)
+    for weights_only in (True, False):
+        buf.seek(0)
+        with pytest.raises(RuntimeError, match="minigrad has no such dtype"):
+            mg.load(buf, weights_only=weights_only)
