@@ -522,20 +522,26 @@ def restore_device(saved: str, storage=None):
     A callable ``map_location`` is called as PyTorch calls it, ``f(storage, saved)`` with the
     storage on the cpu (a ``minigrad.storage.UntypedStorage``): a returned storage's device is
     used (``lambda s, loc: s`` keeps the cpu, ``lambda s, loc: s.cuda()`` the cuda device);
-    None keeps the saved device.
+    None keeps the saved device. A real ``torch.device`` is read by its name.
 
     Raises:
         AssertionError: a cuda tensor with the emulation off (as PyTorch without CUDA).
+        TypeError: a ``map_location`` of another kind ("'int' object is not callable", as
+            PyTorch, which calls it).
     """
     m = _load_map.map
-    if isinstance(m, dict):
+    if m is None:
+        target = saved
+    elif isinstance(m, dict):
         target = m.get(saved, saved)
     elif isinstance(m, (str, device)):
         target = m
+    elif type(m).__name__ == "device" and hasattr(m, "type"):   # a real torch.device
+        target = str(m)
     elif callable(m):
         from .storage import UntypedStorage
         got = m(UntypedStorage(storage, CPU), saved)
         target = saved if got is None else got.device
-    else:
-        target = saved
+    else:       # PyTorch calls whatever else it is given
+        raise TypeError(f"'{type(m).__name__}' object is not callable")
     return as_device(target)

@@ -220,3 +220,17 @@ def test_checkpoint_with_a_dtype_minigrad_lacks_names_it(dtype):
         buf.seek(0)
         with pytest.raises(RuntimeError, match="minigrad has no such dtype"):
             mg.load(buf, weights_only=weights_only)
+
+
+def test_map_location_torch_device_and_bad_values_as_torch():
+    import io
+    buf = io.BytesIO()
+    torch.save({"h": torch.ones(2)}, buf)
+    buf.seek(0)
+    assert mg.load(buf, map_location=torch.device("cuda"))["h"].device.type == "cuda"
+    buf.seek(0)
+    with pytest.raises(TypeError, match="'int' object is not callable"):
+        mg.load(buf, map_location=123)
+    buf.seek(0)
+    with pytest.raises(TypeError, match="'int' object is not callable"):
+        torch.load(buf, map_location=123)
