@@ -121,14 +121,15 @@ def fp32_two_norm(x, dims):
         lanes = np.concatenate([lanes, tail[..., :4] * tail[..., :4]], axis=-1)
     # acc[0] + acc[1] + ... + acc[7] (+ the 4 tail squares), in order: cumsum adds sequentially
     acc = np.cumsum(lanes, axis=-1)[..., -1]
-    if acc.size == 1 and tail.shape[-1] > start:     # one row: the <= 3 fmas in Python floats
+    if acc.size == 1:           # one row: its <= 3 fmas in Python floats
         a = float(acc.reshape(-1)[0])
         for v in tail.reshape(-1)[start:].tolist():
             a = _fma32_py(v, a)
         acc = np.full(acc.shape, a, np.float32)
-    for j in range(start, tail.shape[-1] if acc.size != 1 else start):
-        t = np.ascontiguousarray(tail[..., j])
-        acc = _nx.fma32(t, t, acc)
+    else:
+        for j in range(start, tail.shape[-1]):
+            t = np.ascontiguousarray(tail[..., j])
+            acc = _nx.fma32(t, t, acc)
     return np.sqrt(acc).reshape(out_shape)
 
 
